@@ -1,7 +1,52 @@
 package io.jslirp.cli;
 
-public final class Main {
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code jslirp} command. Errors in its arguments print one line and exit 1, as slirp4netns does. */
+@Command(name = "jslirp", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+        description = "User-mode networking for network namespaces and virtual machines.",
+        subcommands = {AttachCommand.class, RunCommand.class})
+public final class Main implements Runnable {
+    static final int EXIT_USAGE = 1;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing command (attach or run)");
+    }
+
     public static void main(String[] args) {
-        System.out.println("jslirp");
+        System.exit(commandLine().execute(args));
+    }
+
+    static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new Main());
+        cl.setParameterExceptionHandler((e, args) -> {
+            CommandLine c = e.getCommandLine();
+            System.err.println("jslirp: " + e.getMessage() + " (see '" + c.getCommandSpec().qualifiedName() + " --help')");
+            return EXIT_USAGE;
+        });
+        cl.setExecutionExceptionHandler((e, c, parseResult) -> {
+            System.err.println("jslirp: " + oneLine(e));
+            return EXIT_USAGE;
+        });
+        return cl;
+    }
+
+    /** An error as one line: the message, or the exception's name when it has none. */
+    static String oneLine(Throwable e) {
+        String m = e.getMessage();
+        return (m == null || m.isBlank() ? e.getClass().getSimpleName() : m).replace('\n', ' ');
+    }
+
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = Main.class.getPackage().getImplementationVersion();
+            return new String[] {"jslirp " + (v == null ? "dev" : v)};
+        }
     }
 }

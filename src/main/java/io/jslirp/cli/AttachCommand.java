@@ -1,0 +1,114 @@
+package io.jslirp.cli;
+
+import io.jslirp.engine.Engine;
+import io.jslirp.engine.EngineConfig;
+import io.jslirp.link.TapLink;
+import io.jslirp.sys.Libc;
+import io.jslirp.sys.Namespaces;
+import io.jslirp.util.Log;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/** {@code jslirp attach}: slirp4netns's command line, serving an existing network namespace. */
+@Command(name = "attach", mixinStandardHelpOptions = true,
+        description = {"Create tap device TAPNAME in the network namespace of PID (or at PATH) and serve it.",
+                "Flags, arguments and defaults as slirp4netns 1.2."},
+        footer = {"", "Example:", "  unshare --user --map-root-user --net sleep infinity &",
+                "  jslirp attach --configure --mtu 65520 $! tap0"})
+final class AttachCommand implements Callable<Integer> {
+    @Mixin
+    NetworkOptions network;
+
+    @Option(names = {"-c", "--configure"}, description = "bring up the interface: address .100, MTU, default route via the gateway")
+    boolean configure;
+
+    @Option(names = {"-r", "--ready-fd"}, paramLabel = "FD", description = "write \"1\" to FD when the network is configured")
+    Integer readyFd;
+
+    @Option(names = {"-e", "--exit-fd"}, paramLabel = "FD", description = "exit when FD becomes readable or is closed")
+    Integer exitFd;
+
+    @Option(names = "--netns-type", paramLabel = "TYPE", description = "pid or path (default: ${DEFAULT-VALUE})", defaultValue = "pid")
+    String netnsType;
+
+    @Option(names = "--userns-path", paramLabel = "PATH", description = "user namespace to join first (the jslirp launcher enters it before the JVM starts)")
+    String usernsPath;
+
+    @Parameters(index = "0", paramLabel = "PID|PATH", description = "process whose network namespace to serve, or the namespace's path")
+    String target;
+
+    @Parameters(index = "1", paramLabel = "TAPNAME", defaultValue = "tap0", description = "name of the tap device (default: ${DEFAULT-VALUE})")
+    String tapName;
+
+    @Override
+    public Integer call() throws Exception {
+        EngineConfig config = network.engineConfig();
+        String netnsPath = netnsPath();
+        long mac = network.guestMac();
+        int tapFd = Namespaces.callInNetns(netnsPath,
+                () -> GuestInterface.create(tapName, configure, config.network(), mac));
+        Engine engine = new Engine(new TapLink(tapFd), config);
+        if (exitFd != null) engine.stopWhenReadable(exitFd);
+        if (readyFd != null) signalReady(readyFd);
+        return serveUntilStopped(engine);
+    }
+
+    private String netnsPath() {
+        switch (netnsType) {
+            case "pid" -> {
+                if (!target.chars().allMatch(Character::isDigit) || target.isEmpty()) {
+                    throw new IllegalArgumentException("PID must be a number: " + target + " (use --netns-type=path for a path)");
+                }
+                String path = "/proc/" + target + "/ns/net";
+                if (!Files.exists(Path.of(path))) throw new IllegalArgumentException("no process with PID " + target);
+                return path;
+            }
+            case "path" -> {
+                if (!Files.exists(Path.of(target))) throw new IllegalArgumentException("no network namespace at " + target);
+                return target;
+            }
+            default -> throw new IllegalArgumentException("--netns-type must be pid or path, not " + netnsType);
+        }
+    }
+
+    private static void signalReady(int fd) {
+        MemorySegment one = Arena.ofAuto().allocateFrom("1");
+        Libc.write(fd, one, 0, 1);
+        Libc.close(fd);
+    }
+
+    /** Runs the engine on this thread until the exit fd or SIGTERM/SIGINT, then prints the counters. */
+    private static int serveUntilStopped(Engine engine) {
+        CountDownLatch done = new CountDownLatch(1);
+        Thread hook = new Thread(() -> {
+            engine.stop();
+            try {
+                done.await();
+            } catch (InterruptedException ignored) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            engine.run();
+        } finally {
+            Log.warn("counters: " + engine.counters());
+            done.countDown();
+        }
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+            // stopped by a signal: the JVM is exiting already
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,29 @@
+package io.jslirp.cli;
+
+import io.jslirp.stack.NetworkConfig;
+import io.jslirp.sys.InterfaceConfig;
+import io.jslirp.sys.Tap;
+import io.jslirp.wire.Mac;
+
+/** The guest's tap device, created (and with --configure set up) from inside its network namespace. */
+final class GuestInterface {
+    private GuestInterface() {}
+
+    /**
+     * Creates the tap device in the calling thread's network namespace and returns its descriptor;
+     * with configure, brings up lo and the device with the guest address and a default route via
+     * the gateway, as slirp4netns --configure does.
+     */
+    static int create(String ifname, boolean configure, NetworkConfig network, long guestMac) {
+        int fd = Tap.open(ifname);
+        if (configure) {
+            InterfaceConfig.setUp("lo");
+            if (guestMac >= 0) InterfaceConfig.setMac(ifname, Mac.toBytes(guestMac));
+            InterfaceConfig.setMtu(ifname, network.mtu());
+            InterfaceConfig.setIpv4(ifname, network.guest(), network.prefixLength());
+            InterfaceConfig.setUp(ifname);
+            InterfaceConfig.addDefaultRoute(network.gateway());
+        }
+        return fd;
+    }
+}

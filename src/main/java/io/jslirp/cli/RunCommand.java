@@ -1,0 +1,74 @@
+package io.jslirp.cli;
+
+import io.jslirp.engine.Engine;
+import io.jslirp.engine.EngineConfig;
+import io.jslirp.link.TapLink;
+import io.jslirp.sys.Namespaces;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * {@code jslirp run}: a command in a fresh network namespace with jslirp's network. The launcher
+ * has already put this JVM in a new user namespace; a platform thread makes the network namespace,
+ * sets up the tap in it and starts the command from there, so the command inherits the namespace
+ * while every other thread (and every host socket) stays in the host's network.
+ */
+@Command(name = "run", mixinStandardHelpOptions = true,
+        description = "Run COMMAND (default: $SHELL) in a new network namespace served by jslirp; exit with its status.",
+        footer = {"", "Examples:", "  jslirp run -- curl http://10.0.2.2:8080/   # 10.0.2.2 is the host's 127.0.0.1",
+                "  jslirp run --mtu 65520 -- sh"})
+final class RunCommand implements Callable<Integer> {
+    @Mixin
+    NetworkOptions network;
+
+    @Option(names = "--ifname", paramLabel = "NAME", defaultValue = "tap0", description = "name of the interface inside (default: ${DEFAULT-VALUE})")
+    String ifname;
+
+    @Parameters(paramLabel = "COMMAND", arity = "0..*", description = "command and arguments (after --)")
+    List<String> command = new ArrayList<>();
+
+    private record Guest(int tapFd, Process process) {}
+
+    @Override
+    public Integer call() throws Exception {
+        EngineConfig config = network.engineConfig();
+        long mac = network.guestMac();
+        List<String> argv = command.isEmpty() ? List.of(System.getenv().getOrDefault("SHELL", "/bin/sh")) : command;
+
+        CompletableFuture<Guest> started = new CompletableFuture<>();
+        Thread.ofPlatform().name("netns-setup").start(() -> {
+            try {
+                Namespaces.unshare(Namespaces.CLONE_NEWNET);
+                int fd = GuestInterface.create(ifname, true, config.network(), mac);
+                Process p;
+                try {
+                    p = new ProcessBuilder(argv).inheritIO().start();
+                } catch (IOException e) {
+                    throw new IllegalArgumentException("cannot run " + argv.getFirst() + ": " + Main.oneLine(e));
+                }
+                started.complete(new Guest(fd, p));
+            } catch (Throwable t) {
+                started.completeExceptionally(t);
+            }
+        });
+        Guest guest;
+        try {
+            guest = started.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw e.getCause() instanceof Exception ex ? ex : e;
+        }
+        Engine engine = new Engine(new TapLink(guest.tapFd()), config);
+        guest.process().onExit().thenRun(engine::stop);
+        engine.run();
+        if (network.debug) io.jslirp.util.Log.warn("counters: " + engine.counters());
+        return guest.process().waitFor();
+    }
+}

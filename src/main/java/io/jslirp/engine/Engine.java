@@ -1,0 +1,83 @@
+package io.jslirp.engine;
+
+import io.jslirp.host.HostTransport;
+import io.jslirp.host.OutboundPolicy;
+import io.jslirp.link.Link;
+import io.jslirp.loop.EventLoop;
+import io.jslirp.stack.Counters;
+import io.jslirp.stack.Stack;
+import io.jslirp.sys.Epoll;
+import io.jslirp.sys.EventFd;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One jslirp instance: a link, the virtual network behind it, and the host sockets that carry
+ * its flows, all driven by one event loop on the thread that calls {@link #run()}.
+ */
+public final class Engine {
+    /** Frames taken from the link per wakeup before timers and the flush get their turn. */
+    private static final int RECEIVE_BUDGET = 64;
+
+    private final Link link;
+    private final EventLoop loop = new EventLoop();
+    private final Stack stack;
+    private final HostTransport transport;
+    private final EventFd wakeup = new EventFd();
+    private final MemorySegment rx = Arena.ofAuto().allocate(65536 + 64, 64);
+    private volatile boolean stopRequested;
+
+    public Engine(Link link, EngineConfig config) {
+        this.link = link;
+        this.stack = new Stack(config.network(), link::send, new Counters());
+        this.transport = new HostTransport(loop, stack, new OutboundPolicy(config.network(), config.nameserver()),
+                config.tcp(), config.udpIdleNanos());
+        stack.setTransport(transport);
+        loop.register(link.fd(), Epoll.IN, events -> receiveFrames());
+        loop.register(wakeup.fd(), Epoll.IN, events -> {
+            wakeup.drain();
+            if (stopRequested) loop.stop();
+        });
+    }
+
+    public Counters counters() {
+        return stack.counters();
+    }
+
+    /** Registers an extra descriptor whose readiness (e.g. an exit fd) stops the engine. */
+    public void stopWhenReadable(int fd) {
+        loop.register(fd, Epoll.IN, events -> loop.stop());
+    }
+
+    /** Serves until {@link #stop()}; then resets open connections and closes everything. */
+    public void run() {
+        try {
+            loop.run();
+        } finally {
+            transport.shutdown();
+            loop.close();
+            link.close();
+            wakeup.close();
+        }
+    }
+
+    /** Asks the loop to stop; safe from any thread. */
+    public void stop() {
+        stopRequested = true;
+        wakeup.signal();
+    }
+
+    private void receiveFrames() {
+        for (int i = 0; i < RECEIVE_BUDGET; i++) {
+            int n = link.receive(rx);
+            if (n == 0) return;
+            if (n < 0) {
+                loop.stop();
+                return;
+            }
+            stack.receive(rx, n);
+        }
+        loop.runAgain();
+    }
+}

@@ -1,0 +1,147 @@
+package io.jslirp.host;
+
+import io.jslirp.loop.EventLoop;
+import io.jslirp.loop.Handler;
+import io.jslirp.loop.Timer;
+import io.jslirp.sys.Epoll;
+import io.jslirp.sys.Errno;
+import io.jslirp.sys.Libc;
+import io.jslirp.sys.Sockets;
+import io.jslirp.tcp.TcpConnection;
+import io.jslirp.tcp.TcpHostSide;
+import io.jslirp.util.Log;
+import io.jslirp.util.RingBuffer;
+
+/**
+ * One guest TCP connection re-originated as a host socket: moves bytes between the socket and
+ * the connection's buffers, and keeps the socket's epoll interest to what can make progress
+ * (reading only while there is room, writing only while guest data waits).
+ */
+final class TcpFlow implements Handler, TcpHostSide {
+    private final TcpNat nat;
+    private final EventLoop loop;
+    final int fd;
+    TcpConnection conn;
+    final Timer timer;
+    private boolean connecting = true;
+    private boolean shutDown;
+    private int interest;
+    boolean dirty;
+
+    TcpFlow(TcpNat nat, EventLoop loop, int fd) {
+        this.nat = nat;
+        this.loop = loop;
+        this.fd = fd;
+        this.timer = new Timer(this::onTimer);
+    }
+
+    /** Starts the non-blocking connect; the connection answers the guest when it completes. */
+    void connect(int address, int port) {
+        int r = Sockets.connect4(fd, address, port);
+        if (r == 0) {
+            connected();
+        } else if (r == -Errno.EINPROGRESS) {
+            setInterest(Epoll.OUT);
+        } else {
+            Log.debug(() -> conn + " host connect failed: " + Errno.describe(-r));
+            conn.hostRefused();
+        }
+    }
+
+    private void connected() {
+        connecting = false;
+        conn.hostConnected(EventLoop.now());
+    }
+
+    @Override
+    public void onEvents(int events) {
+        if (connecting) {
+            int err = Sockets.soError(fd);
+            if (err == 0) {
+                connected();
+            } else {
+                Log.debug(() -> conn + " host connect failed: " + Errno.describe(err));
+                conn.hostRefused();
+                return;
+            }
+        } else if ((events & Epoll.ERR) != 0 && Sockets.soError(fd) != 0) {
+            conn.hostReset();
+            return;
+        } else if ((events & (Epoll.IN | Epoll.HUP)) != 0) {
+            readFromHost();
+        }
+        nat.markDirty(this);
+    }
+
+    private void readFromHost() {
+        while (conn.wantsHostData()) {
+            RingBuffer ring = conn.fromHost();
+            int want = ring.free();
+            long n = Libc.readv2(fd, ring.memory(), ring.writeOffset(), ring.writeSpan(), ring.memory(), 0, ring.writeSpan2());
+            if (n > 0) {
+                conn.hostDataAdded((int) n);
+                if (n < want) return;
+            } else if (n == 0) {
+                conn.hostFinished();
+                return;
+            } else if (n == -Errno.EAGAIN) {
+                return;
+            } else {
+                conn.hostReset();
+                return;
+            }
+        }
+    }
+
+    private void onTimer() {
+        conn.onTimer(EventLoop.now());
+        nat.markDirty(this);
+    }
+
+    /** End of the loop iteration: one write toward the host, then the segments toward the guest. */
+    void flush(long now) {
+        if (conn.state() == TcpConnection.State.CLOSED) return;
+        RingBuffer ring = conn.toHost();
+        if (!ring.isEmpty() && !connecting) {
+            long n = Libc.writev2(fd, ring.memory(), ring.readOffset(), ring.readSpan(), ring.memory(), 0, ring.readSpan2());
+            if (n > 0) {
+                conn.deliveredToHost((int) n);
+            } else if (n != -Errno.EAGAIN) {
+                conn.hostReset();
+                return;
+            }
+        }
+        if (conn.guestFinished() && ring.isEmpty() && !shutDown) {
+            Sockets.shutdown(fd, Sockets.SHUT_WR);
+            shutDown = true;
+        }
+        conn.flush(now);
+        if (conn.state() == TcpConnection.State.CLOSED) return;
+        int want = 0;
+        if (connecting) want = Epoll.OUT;
+        else {
+            if (conn.wantsHostData()) want |= Epoll.IN;
+            if (!ring.isEmpty()) want |= Epoll.OUT;
+        }
+        setInterest(want);
+        loop.schedule(timer, conn.deadline());
+    }
+
+    /** Registers only for events that can make progress; with none, leaves epoll so a hangup cannot spin. */
+    private void setInterest(int events) {
+        if (events == interest) return;
+        if (interest == 0) loop.register(fd, events, this);
+        else if (events == 0) loop.unregister(fd);
+        else loop.modify(fd, events);
+        interest = events;
+    }
+
+    @Override
+    public void closed(boolean reset) {
+        if (reset) Sockets.setLingerZero(fd);
+        setInterest(0);
+        loop.schedule(timer, Long.MAX_VALUE);
+        Libc.close(fd);
+        nat.remove(this, reset);
+    }
+}

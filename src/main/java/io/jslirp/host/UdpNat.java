@@ -1,0 +1,130 @@
+package io.jslirp.host;
+
+import io.jslirp.loop.EventLoop;
+import io.jslirp.loop.Handler;
+import io.jslirp.loop.Timer;
+import io.jslirp.stack.Counters;
+import io.jslirp.stack.Stack;
+import io.jslirp.sys.Epoll;
+import io.jslirp.sys.Errno;
+import io.jslirp.sys.Libc;
+import io.jslirp.sys.Sockets;
+import io.jslirp.util.FlowTable;
+import io.jslirp.util.Log;
+import io.jslirp.wire.Ipv4;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The guest's UDP flows: one connected host socket per (guest address and port, destination
+ * address and port), closed after an idle timeout. Replies go back to the guest from the address
+ * it sent to, so the DNS address answers for the upstream nameserver.
+ */
+final class UdpNat {
+    /** Datagrams read from one socket per wakeup before other work gets its turn. */
+    private static final int READ_BUDGET = 64;
+    private static final int MAX_PAYLOAD = 65535 - Ipv4.MIN_HEADER_LENGTH - 8;
+
+    private final EventLoop loop;
+    private final Stack stack;
+    private final OutboundPolicy policy;
+    private final long idleTimeoutNanos;
+    private final Counters counters;
+    private final FlowTable<Flow> flows = new FlowTable<>(64);
+
+    UdpNat(EventLoop loop, Stack stack, OutboundPolicy policy, long idleTimeoutNanos) {
+        this.loop = loop;
+        this.stack = stack;
+        this.policy = policy;
+        this.idleTimeoutNanos = idleTimeoutNanos;
+        this.counters = stack.counters();
+    }
+
+    int size() {
+        return flows.size();
+    }
+
+    void datagram(MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort) {
+        Flow flow = flows.get(src, srcPort, dst, dstPort);
+        if (flow == null) {
+            int target = policy.udpTarget(dst, dstPort);
+            if (target == OutboundPolicy.UNREACHABLE) {
+                counters.unsupported++;
+                return;
+            }
+            int fd = Sockets.udp4();
+            if (fd < 0) {
+                Log.warn("cannot open a UDP socket: " + Errno.describe(-fd));
+                return;
+            }
+            int r = Sockets.connect4(fd, target, dstPort);
+            if (r < 0) {
+                Libc.close(fd);
+                counters.unsupported++;
+                return;
+            }
+            flow = new Flow(fd, src, srcPort, dst, dstPort);
+            flows.put(src, srcPort, dst, dstPort, flow);
+            loop.register(fd, Epoll.IN, flow);
+            counters.udpFlows++;
+            Flow opened = flow;
+            Log.debug(() -> opened + " opened");
+        }
+        Libc.write(flow.fd, f, off, len); // a full socket buffer drops the datagram, as a router would
+        flow.touch();
+    }
+
+    void closeAll() {
+        java.util.List<Flow> all = new java.util.ArrayList<>();
+        flows.forEach(all::add);
+        all.forEach(Flow::close);
+    }
+
+    private final class Flow implements Handler {
+        final int fd;
+        final int guestAddress, guestPort, remoteAddress, remotePort;
+        final Timer idle = new Timer(this::close);
+
+        Flow(int fd, int guestAddress, int guestPort, int remoteAddress, int remotePort) {
+            this.fd = fd;
+            this.guestAddress = guestAddress;
+            this.guestPort = guestPort;
+            this.remoteAddress = remoteAddress;
+            this.remotePort = remotePort;
+        }
+
+        void touch() {
+            loop.schedule(idle, EventLoop.now() + idleTimeoutNanos);
+        }
+
+        @Override
+        public void onEvents(int events) {
+            MemorySegment frame = stack.frame();
+            for (int i = 0; i < READ_BUDGET; i++) {
+                int n = Libc.read(fd, frame, Stack.UDP_PAYLOAD_OFFSET, MAX_PAYLOAD);
+                if (n == -Errno.EAGAIN) return;
+                if (n < 0) continue; // e.g. ECONNREFUSED from an earlier datagram's ICMP error
+                if (n > stack.config().mtu() - Ipv4.MIN_HEADER_LENGTH - 8) {
+                    counters.unsupported++; // would need fragmentation toward the guest
+                    continue;
+                }
+                stack.sendUdp(remoteAddress, remotePort, guestAddress, guestPort, n);
+                touch();
+            }
+            loop.runAgain();
+        }
+
+        void close() {
+            loop.unregister(fd);
+            loop.schedule(idle, Long.MAX_VALUE);
+            Libc.close(fd);
+            flows.remove(guestAddress, guestPort, remoteAddress, remotePort);
+            Log.debug(() -> this + " closed");
+        }
+
+        @Override
+        public String toString() {
+            return "udp " + Ipv4.format(guestAddress) + ":" + guestPort + " -> " + Ipv4.format(remoteAddress) + ":" + remotePort;
+        }
+    }
+}

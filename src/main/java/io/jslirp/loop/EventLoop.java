@@ -1,0 +1,116 @@
+package io.jslirp.loop;
+
+import io.jslirp.sys.Epoll;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.PriorityQueue;
+
+/**
+ * The single-threaded event loop: epoll readiness, timers, and work run at the end of every
+ * iteration (the flush that coalesces what the iteration produced). It never sleeps while work is
+ * pending: the epoll timeout is the time to the next timer, or zero when a handler asked for
+ * another pass.
+ */
+public final class EventLoop implements AutoCloseable {
+    private final Epoll epoll = new Epoll(256);
+    private Handler[] handlers = new Handler[1024];
+    private final PriorityQueue<Timer> timers = new PriorityQueue<>((a, b) -> Long.compare(a.queuedAt, b.queuedAt));
+    private final List<Runnable> endOfIteration = new ArrayList<>();
+    private boolean running;
+    private boolean again;
+
+    public static long now() {
+        return System.nanoTime();
+    }
+
+    public void register(int fd, int events, Handler handler) {
+        if (fd >= handlers.length) {
+            handlers = java.util.Arrays.copyOf(handlers, Math.max(fd + 1, handlers.length * 2));
+        }
+        handlers[fd] = handler;
+        epoll.add(fd, events);
+    }
+
+    public void modify(int fd, int events) {
+        epoll.modify(fd, events);
+    }
+
+    public void unregister(int fd) {
+        if (fd < handlers.length && handlers[fd] != null) {
+            handlers[fd] = null;
+            epoll.remove(fd);
+        }
+    }
+
+    /** Adds work to run after the events of every iteration (in registration order). */
+    public void atEndOfIteration(Runnable task) {
+        endOfIteration.add(task);
+    }
+
+    /** Asks for another iteration without waiting (a handler stopped at its budget with work left). */
+    public void runAgain() {
+        again = true;
+    }
+
+    /** Arms (or re-arms) timer to run at deadline (nanoTime), or disarms it with Long.MAX_VALUE. */
+    public void schedule(Timer timer, long deadline) {
+        timer.deadline = deadline;
+        if (deadline == Long.MAX_VALUE) return; // a queued entry finds it disarmed when due
+        if (timer.queuedAt != Long.MAX_VALUE) {
+            if (timer.queuedAt <= deadline) return; // re-queued when the earlier entry comes due
+            timers.remove(timer);
+        }
+        timer.queuedAt = deadline;
+        timers.add(timer);
+    }
+
+    public void stop() {
+        running = false;
+    }
+
+    /** Runs until {@link #stop()}. */
+    public void run() {
+        running = true;
+        while (running) {
+            int n = epoll.wait(timeoutMillis());
+            again = false;
+            for (int i = 0; i < n; i++) {
+                int fd = epoll.readyFd(i);
+                Handler h = fd < handlers.length ? handlers[fd] : null;
+                if (h != null) h.onEvents(epoll.readyEvents(i));
+            }
+            runTimers(now());
+            for (int i = 0; i < endOfIteration.size(); i++) endOfIteration.get(i).run();
+        }
+    }
+
+    private int timeoutMillis() {
+        if (again) return 0;
+        Timer next = timers.peek();
+        if (next == null) return -1;
+        long wait = next.queuedAt - now();
+        if (wait <= 0) return 0;
+        return (int) Math.min(Integer.MAX_VALUE, (wait + 999_999) / 1_000_000);
+    }
+
+    private void runTimers(long now) {
+        Timer t;
+        while ((t = timers.peek()) != null && t.queuedAt <= now) {
+            timers.poll();
+            t.queuedAt = Long.MAX_VALUE;
+            if (t.deadline <= now) {
+                t.deadline = Long.MAX_VALUE;
+                t.action.run();
+            } else if (t.deadline != Long.MAX_VALUE) {
+                t.queuedAt = t.deadline;
+                timers.add(t);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        epoll.close();
+    }
+}

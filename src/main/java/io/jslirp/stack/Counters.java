@@ -1,0 +1,23 @@
+package io.jslirp.stack;
+
+/** What crossed the stack and what it dropped, for logs and the status report. */
+public final class Counters {
+    public long framesIn;
+    public long framesOut;
+    /** Frames dropped because they were truncated or inconsistent. */
+    public long malformed;
+    /** Well-formed frames of a kind the stack does not handle (yet), dropped. */
+    public long unsupported;
+    /** Frames the link refused to take (its queue was full). */
+    public long sendDropped;
+    public long tcpConnections;
+    public long tcpRefused;
+    public long udpFlows;
+
+    @Override
+    public String toString() {
+        return "frames_in=" + framesIn + " frames_out=" + framesOut + " malformed=" + malformed
+                + " unsupported=" + unsupported + " send_dropped=" + sendDropped
+                + " tcp_connections=" + tcpConnections + " tcp_refused=" + tcpRefused + " udp_flows=" + udpFlows;
+    }
+}

@@ -1,0 +1,195 @@
+package io.jslirp.stack;
+
+import io.jslirp.tcp.TcpOutput;
+import io.jslirp.wire.Arp;
+import io.jslirp.wire.Checksum;
+import io.jslirp.wire.Dhcp;
+import io.jslirp.wire.Ethernet;
+import io.jslirp.wire.Icmpv4;
+import io.jslirp.wire.Ipv4;
+import io.jslirp.wire.Tcp;
+import io.jslirp.wire.Udp;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The virtual network's link and IP layers: takes the guest's frames, answers what the gateway
+ * answers itself (ARP, ICMP echo, DHCP), hands TCP and UDP to the {@link Transport}, and builds
+ * the frames going back to the guest in one reused buffer.
+ */
+public final class Stack implements TcpOutput {
+    /** Where an IPv4 payload starts in an outgoing frame. */
+    public static final int IP_PAYLOAD_OFFSET = Ethernet.HEADER_LENGTH + Ipv4.MIN_HEADER_LENGTH;
+    /** Where a UDP payload starts in an outgoing frame. */
+    public static final int UDP_PAYLOAD_OFFSET = IP_PAYLOAD_OFFSET + Udp.HEADER_LENGTH;
+    private static final int TTL = 64;
+
+    private final NetworkConfig config;
+    private final FrameSink sink;
+    private final Counters counters;
+    private final DhcpServer dhcp;
+    private final MemorySegment tx;
+    private Transport transport;
+    private long guestMac = Ethernet.BROADCAST;
+    private int ipId;
+
+    public Stack(NetworkConfig config, FrameSink sink, Counters counters) {
+        this.config = config;
+        this.sink = sink;
+        this.counters = counters;
+        this.dhcp = new DhcpServer(config);
+        this.tx = Arena.ofAuto().allocate(Ethernet.HEADER_LENGTH + 65536, 64);
+    }
+
+    public void setTransport(Transport transport) {
+        this.transport = transport;
+    }
+
+    public NetworkConfig config() {
+        return config;
+    }
+
+    public Counters counters() {
+        return counters;
+    }
+
+    /** Takes one frame of length bytes from the guest. Never throws for bad input: counts and drops it. */
+    public void receive(MemorySegment f, int length) {
+        counters.framesIn++;
+        if (length < Ethernet.HEADER_LENGTH) {
+            counters.malformed++;
+            return;
+        }
+        long source = Ethernet.source(f, 0);
+        int type = Ethernet.type(f, 0);
+        int payload = length - Ethernet.HEADER_LENGTH;
+        switch (type) {
+            case Ethernet.TYPE_ARP -> arp(f, Ethernet.HEADER_LENGTH, payload, source);
+            case Ethernet.TYPE_IPV4 -> ipv4(f, Ethernet.HEADER_LENGTH, payload, source);
+            default -> counters.unsupported++;
+        }
+    }
+
+    private void arp(MemorySegment f, long off, int len, long source) {
+        if (!Arp.valid(f, off, len)) {
+            counters.malformed++;
+            return;
+        }
+        int target = Arp.targetIp(f, off);
+        if (Arp.operation(f, off) != Arp.REQUEST || !answersFor(target)) {
+            return; // gratuitous ARP, replies, probes for other guests' addresses
+        }
+        guestMac = source;
+        long mac = config.macOf(target);
+        Ethernet.write(tx, 0, source, mac, Ethernet.TYPE_ARP);
+        Arp.write(tx, Ethernet.HEADER_LENGTH, Arp.REPLY, mac, target, Arp.senderMac(f, off), Arp.senderIp(f, off));
+        send(Ethernet.HEADER_LENGTH + Arp.LENGTH);
+    }
+
+    /** The virtual hosts the stack itself answers ARP and ping for. */
+    private boolean answersFor(int address) {
+        return address == config.gateway() || address == config.dns();
+    }
+
+    private void ipv4(MemorySegment f, long off, int len, long sourceMac) {
+        if (Ipv4.check(f, off, len) != null) {
+            counters.malformed++;
+            return;
+        }
+        if (Ipv4.isFragment(f, off)) {
+            counters.unsupported++; // reassembly comes with the complete virtual network
+            return;
+        }
+        guestMac = sourceMac;
+        int ihl = Ipv4.headerLength(f, off);
+        int l4Len = Ipv4.totalLength(f, off) - ihl;
+        long l4 = off + ihl;
+        int src = Ipv4.source(f, off);
+        int dst = Ipv4.destination(f, off);
+        switch (Ipv4.protocol(f, off)) {
+            case Ipv4.PROTO_TCP -> {
+                if (Tcp.check(f, l4, l4Len) != null) counters.malformed++;
+                else transport.tcp(f, l4, l4Len, src, dst);
+            }
+            case Ipv4.PROTO_UDP -> udp(f, l4, l4Len, src, dst);
+            case Ipv4.PROTO_ICMP -> icmp(f, l4, l4Len, src, dst);
+            default -> counters.unsupported++;
+        }
+    }
+
+    private void udp(MemorySegment f, long off, int len, int src, int dst) {
+        if (Udp.check(f, off, len) != null) {
+            counters.malformed++;
+            return;
+        }
+        int payloadLen = Udp.length(f, off) - Udp.HEADER_LENGTH;
+        int srcPort = Udp.sourcePort(f, off);
+        int dstPort = Udp.destinationPort(f, off);
+        if (dstPort == Dhcp.SERVER_PORT) {
+            if (dhcp.handle(f, off + Udp.HEADER_LENGTH, payloadLen, tx, UDP_PAYLOAD_OFFSET)) {
+                int replyLen = dhcp.replyLength();
+                sendUdp(config.gateway(), Dhcp.SERVER_PORT, dhcp.replyDestination(), Dhcp.CLIENT_PORT, replyLen, dhcp.replyMac());
+            } else if (dhcp.lastError() != null) {
+                counters.malformed++;
+            }
+            return;
+        }
+        transport.udp(f, off + Udp.HEADER_LENGTH, payloadLen, src, srcPort, dst, dstPort);
+    }
+
+    private void icmp(MemorySegment f, long off, int len, int src, int dst) {
+        if (len < Icmpv4.HEADER_LENGTH || Checksum.of(f, off, len) != 0) {
+            counters.malformed++;
+            return;
+        }
+        if (Icmpv4.type(f, off) != Icmpv4.ECHO_REQUEST || !answersFor(dst)) {
+            counters.unsupported++; // echo to other hosts comes with the complete virtual network
+            return;
+        }
+        MemorySegment.copy(f, off, tx, IP_PAYLOAD_OFFSET, len);
+        Icmpv4.setType(tx, IP_PAYLOAD_OFFSET, Icmpv4.ECHO_REPLY);
+        Icmpv4.fillChecksum(tx, IP_PAYLOAD_OFFSET, len);
+        sendIpv4(Ipv4.PROTO_ICMP, dst, src, len, guestMac);
+    }
+
+    // ---- output ----
+
+    /** The reused outgoing frame; UDP payloads go at {@link #UDP_PAYLOAD_OFFSET}. */
+    @Override
+    public MemorySegment frame() {
+        return tx;
+    }
+
+    @Override
+    public long tcpOffset() {
+        return IP_PAYLOAD_OFFSET;
+    }
+
+    @Override
+    public void sendTcp4(int source, int destination, int tcpLength) {
+        Tcp.fillChecksum4(tx, IP_PAYLOAD_OFFSET, tcpLength, source, destination);
+        sendIpv4(Ipv4.PROTO_TCP, source, destination, tcpLength, guestMac);
+    }
+
+    /** Sends a UDP datagram whose payloadLength bytes are already at {@link #UDP_PAYLOAD_OFFSET}. */
+    public void sendUdp(int source, int sourcePort, int destination, int destinationPort, int payloadLength) {
+        sendUdp(source, sourcePort, destination, destinationPort, payloadLength, guestMac);
+    }
+
+    private void sendUdp(int source, int sourcePort, int destination, int destinationPort, int payloadLength, long mac) {
+        Udp.write4(tx, IP_PAYLOAD_OFFSET, sourcePort, destinationPort, payloadLength, source, destination);
+        sendIpv4(Ipv4.PROTO_UDP, source, destination, Udp.HEADER_LENGTH + payloadLength, mac);
+    }
+
+    private void sendIpv4(int protocol, int source, int destination, int l4Length, long mac) {
+        Ethernet.write(tx, 0, mac, config.gatewayMac(), Ethernet.TYPE_IPV4);
+        Ipv4.write(tx, Ethernet.HEADER_LENGTH, Ipv4.MIN_HEADER_LENGTH + l4Length, ipId++ & 0xffff, TTL, protocol, source, destination);
+        send(IP_PAYLOAD_OFFSET + l4Length);
+    }
+
+    private void send(int length) {
+        if (sink.send(tx, length)) counters.framesOut++;
+        else counters.sendDropped++;
+    }
+}

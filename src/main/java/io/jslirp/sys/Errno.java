@@ -1,0 +1,51 @@
+package io.jslirp.sys;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+
+/** Linux errno values used by jslirp, and their descriptions. */
+public final class Errno {
+    private Errno() {}
+
+    public static final int EPERM = 1, ENOENT = 2, ESRCH = 3, EINTR = 4, EBADF = 9, EAGAIN = 11,
+            ENOMEM = 12, EACCES = 13, EINVAL = 22, EMFILE = 24, EPIPE = 32, EADDRINUSE = 98,
+            ENETUNREACH = 101, ECONNRESET = 104, ENOBUFS = 105, ENOTCONN = 107, ETIMEDOUT = 110,
+            ECONNREFUSED = 111, EHOSTUNREACH = 113, EALREADY = 114, EINPROGRESS = 115;
+
+    // glibc ≥ 2.32: untranslated, thread-safe, and names the constant; plain strerror elsewhere (musl).
+    private static final MethodHandle DESC = lookup("strerrordesc_np", "strerror");
+    private static final MethodHandle NAME = lookup("strerrorname_np", null);
+
+    private static MethodHandle lookup(String preferred, String fallback) {
+        var fd = FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.JAVA_INT);
+        var symbol = Native.LINKER.defaultLookup().find(preferred);
+        if (symbol.isEmpty() && fallback != null) {
+            symbol = Native.LINKER.defaultLookup().find(fallback);
+        }
+        return symbol.map(s -> Native.LINKER.downcallHandle(s, fd)).orElse(null);
+    }
+
+    /** E.g. {@code "Connection refused (ECONNREFUSED)"}; {@code "errno 999"} for unknown values. */
+    public static String describe(int errno) {
+        String desc = cString(DESC, errno);
+        String name = cString(NAME, errno);
+        if (desc == null) {
+            return name == null ? "errno " + errno : name;
+        }
+        return name == null ? desc + " (errno " + errno + ")" : desc + " (" + name + ")";
+    }
+
+    private static String cString(MethodHandle fn, int errno) {
+        if (fn == null) {
+            return null;
+        }
+        try {
+            MemorySegment p = (MemorySegment) fn.invokeExact(errno);
+            return p.equals(MemorySegment.NULL) ? null : p.reinterpret(Long.MAX_VALUE).getString(0);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+}

@@ -1,0 +1,320 @@
+package io.jslirp.sys;
+
+import static io.jslirp.sys.Native.NET_INT;
+import static io.jslirp.sys.Native.NET_SHORT;
+import static io.jslirp.sys.Native.address;
+import static io.jslirp.sys.Native.downcall;
+import static io.jslirp.sys.Native.errno;
+import static io.jslirp.sys.Native.rethrow;
+import static io.jslirp.sys.Native.scratch;
+import static io.jslirp.sys.Native.sockaddrIn;
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+
+/**
+ * IPv4 sockets. Every call returns a non-negative result or {@code -errno}, never throws for an OS
+ * error, and allocates nothing. IPv4 addresses are ints in host byte order (10.0.2.2 is
+ * {@code 0x0A000202}); ports are ints. All sockets are created non-blocking and close-on-exec.
+ * Buffers may be heap segments only on non-blocking sockets (see {@link Libc}).
+ */
+public final class Sockets {
+    private Sockets() {}
+
+    public static final int AF_INET = 2, AF_INET6 = 10;
+    public static final int SOL_SOCKET = 1, IPPROTO_IP = 0, IPPROTO_TCP = 6;
+    public static final int SO_REUSEADDR = 2, SO_ERROR = 4, SO_SNDBUF = 7, SO_RCVBUF = 8, SO_LINGER = 13;
+    public static final int TCP_NODELAY = 1, TCP_CORK = 3;
+    public static final int SHUT_WR = 1, SHUT_RDWR = 2;
+    public static final int SIOCOUTQ = 0x5411, SIOCINQ = 0x541B;
+    public static final int MSG_PEEK = 0x2, MSG_DONTWAIT = 0x40, MSG_NOSIGNAL = 0x4000;
+
+    private static final int SOCK_STREAM = 1, SOCK_DGRAM = 2;
+    private static final int SOCK_NONBLOCK = 0x800, SOCK_CLOEXEC = 0x80000;
+    private static final int SOCKADDR_IN_SIZE = 16;
+
+    private static final Linker.Option HEAP = Linker.Option.critical(true);
+
+    private static final MethodHandle SOCKET =
+            downcall("socket", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final FunctionDescriptor FD_ADDR_LEN =
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT);
+    private static final MethodHandle CONNECT = downcall("connect", FD_ADDR_LEN);
+    private static final MethodHandle BIND = downcall("bind", FD_ADDR_LEN);
+    private static final MethodHandle LISTEN =
+            downcall("listen", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final MethodHandle ACCEPT4 = downcall("accept4",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle GETSOCKNAME = downcall("getsockname",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle GETSOCKOPT = downcall("getsockopt",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle SETSOCKOPT = downcall("setsockopt",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle SHUTDOWN =
+            downcall("shutdown", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+
+    private static final FunctionDescriptor XFER_RAW =
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT);
+    private static final FunctionDescriptor XFER_SEG =
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT);
+    private static final MethodHandle SEND = downcall("send", XFER_RAW);
+    private static final MethodHandle SEND_HEAP = downcall("send", XFER_SEG, HEAP);
+    private static final MethodHandle RECV = downcall("recv", XFER_RAW);
+    private static final MethodHandle RECV_HEAP = downcall("recv", XFER_SEG, HEAP);
+    private static final MethodHandle SENDTO = downcall("sendto", FunctionDescriptor.of(
+            JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle SENDTO_HEAP = downcall("sendto", FunctionDescriptor.of(
+            JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT), HEAP);
+    private static final MethodHandle RECVFROM = downcall("recvfrom", FunctionDescriptor.of(
+            JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle RECVFROM_HEAP = downcall("recvfrom", FunctionDescriptor.of(
+            JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG), HEAP);
+
+    /** A non-blocking TCP socket: fd or -errno. */
+    public static int tcp4() {
+        return socket(AF_INET, SOCK_STREAM);
+    }
+
+    /** A non-blocking UDP socket: fd or -errno. */
+    public static int udp4() {
+        return socket(AF_INET, SOCK_DGRAM);
+    }
+
+    private static int socket(int domain, int type) {
+        MemorySegment err = scratch().errno;
+        int r;
+        try {
+            r = (int) SOCKET.invokeExact(err, domain, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        return r < 0 ? -errno(err) : r;
+    }
+
+    /** 0 when connected at once, -EINPROGRESS (then wait for EPOLLOUT and check {@link #soError}), or -errno. */
+    public static int connect4(int fd, int addr, int port) {
+        return addrCall(CONNECT, fd, addr, port);
+    }
+
+    /** 0 or -errno. */
+    public static int bind4(int fd, int addr, int port) {
+        return addrCall(BIND, fd, addr, port);
+    }
+
+    private static int addrCall(MethodHandle call, int fd, int addr, int port) {
+        Native.Scratch s = scratch();
+        sockaddrIn(s.sockaddr, 0, addr, port);
+        int r;
+        try {
+            r = (int) call.invokeExact(s.errno, fd, s.sockaddr.address(), SOCKADDR_IN_SIZE);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        return r < 0 ? -errno(s.errno) : r;
+    }
+
+    /** 0 or -errno. */
+    public static int listen(int fd, int backlog) {
+        MemorySegment err = scratch().errno;
+        int r;
+        try {
+            r = (int) LISTEN.invokeExact(err, fd, backlog);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        return r < 0 ? -errno(err) : r;
+    }
+
+    /**
+     * Accepts a connection as a new non-blocking, close-on-exec fd, or returns -errno (-EAGAIN when
+     * none is pending). Fills peerAddrPort[0] with the peer address and [1] with its port unless null.
+     */
+    public static int accept4(int fd, int[] peerAddrPort) {
+        Native.Scratch s = scratch();
+        s.len.set(JAVA_INT, 0, SOCKADDR_IN_SIZE);
+        int r;
+        try {
+            r = (int) ACCEPT4.invokeExact(s.errno, fd, s.sockaddr.address(), s.len.address(),
+                    SOCK_NONBLOCK | SOCK_CLOEXEC);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        if (r < 0) {
+            return -errno(s.errno);
+        }
+        if (peerAddrPort != null) {
+            readSockaddr(s.sockaddr, peerAddrPort);
+        }
+        return r;
+    }
+
+    /** The bound local port (getsockname) or -errno. */
+    public static int localPort(int fd) {
+        Native.Scratch s = scratch();
+        s.len.set(JAVA_INT, 0, SOCKADDR_IN_SIZE);
+        int r;
+        try {
+            r = (int) GETSOCKNAME.invokeExact(s.errno, fd, s.sockaddr.address(), s.len.address());
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        return r < 0 ? -errno(s.errno) : Short.toUnsignedInt(s.sockaddr.get(NET_SHORT, 2));
+    }
+
+    /**
+     * The socket's pending error (SO_ERROR, which it also clears) as a positive errno; 0 means none,
+     * e.g. a non-blocking connect has completed. If getsockopt itself fails, its errno.
+     */
+    public static int soError(int fd) {
+        int v = getInt(fd, SOL_SOCKET, SO_ERROR);
+        return v < 0 ? -v : v;
+    }
+
+    /** setsockopt with an int value: 0 or -errno. */
+    public static int setInt(int fd, int level, int option, int value) {
+        Native.Scratch s = scratch();
+        s.value.set(JAVA_INT, 0, value);
+        return setsockopt(s, fd, level, option, 4);
+    }
+
+    /** getsockopt of an int option: the (non-negative) value or -errno. */
+    public static int getInt(int fd, int level, int option) {
+        Native.Scratch s = scratch();
+        s.len.set(JAVA_INT, 0, 4);
+        int r;
+        try {
+            r = (int) GETSOCKOPT.invokeExact(s.errno, fd, level, option, s.value.address(), s.len.address());
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        return r < 0 ? -errno(s.errno) : s.value.get(JAVA_INT, 0);
+    }
+
+    /** SO_LINGER {on, 0 s}: a later close() aborts the connection with a RST. 0 or -errno. */
+    public static int setLingerZero(int fd) {
+        Native.Scratch s = scratch();
+        s.value.set(JAVA_INT, 0, 1); // l_onoff
+        s.value.set(JAVA_INT, 4, 0); // l_linger
+        return setsockopt(s, fd, SOL_SOCKET, SO_LINGER, 8);
+    }
+
+    private static int setsockopt(Native.Scratch s, int fd, int level, int option, int len) {
+        int r;
+        try {
+            r = (int) SETSOCKOPT.invokeExact(s.errno, fd, level, option, s.value.address(), len);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        return r < 0 ? -errno(s.errno) : r;
+    }
+
+    /** 0 or -errno. */
+    public static int shutdown(int fd, int how) {
+        MemorySegment err = scratch().errno;
+        int r;
+        try {
+            r = (int) SHUTDOWN.invokeExact(err, fd, how);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        return r < 0 ? -errno(err) : r;
+    }
+
+    /** An ioctl that returns an int through its pointer argument (SIOCOUTQ, SIOCINQ): value or -errno. */
+    public static int ioctlInt(int fd, long request) {
+        MemorySegment value = scratch().value;
+        int r = Native.ioctl(fd, request, value.address());
+        return r < 0 ? r : value.get(JAVA_INT, 0);
+    }
+
+    /** Bytes sent or -errno; MSG_NOSIGNAL is always added, so a closed peer gives -EPIPE, not SIGPIPE. */
+    public static int send(int fd, MemorySegment buf, long off, int len, int flags) {
+        MemorySegment err = scratch().errno;
+        long r;
+        try {
+            if (buf.isNative()) {
+                r = (long) SEND.invokeExact(err, fd, address(buf, off, len), (long) len, flags | MSG_NOSIGNAL);
+            } else {
+                r = (long) SEND_HEAP.invokeExact(err, fd, buf.asSlice(off, len), (long) len, flags | MSG_NOSIGNAL);
+            }
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        return r < 0 ? -errno(err) : (int) r;
+    }
+
+    /** Bytes received, 0 at end of stream, or -errno. */
+    public static int recv(int fd, MemorySegment buf, long off, int len, int flags) {
+        MemorySegment err = scratch().errno;
+        long r;
+        try {
+            if (buf.isNative()) {
+                r = (long) RECV.invokeExact(err, fd, address(buf, off, len), (long) len, flags);
+            } else {
+                r = (long) RECV_HEAP.invokeExact(err, fd, buf.asSlice(off, len), (long) len, flags);
+            }
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        return r < 0 ? -errno(err) : (int) r;
+    }
+
+    /** One datagram to addr:port: bytes sent or -errno. */
+    public static int sendTo4(int fd, MemorySegment buf, long off, int len, int addr, int port) {
+        Native.Scratch s = scratch();
+        sockaddrIn(s.sockaddr, 0, addr, port);
+        long sa = s.sockaddr.address();
+        long r;
+        try {
+            if (buf.isNative()) {
+                r = (long) SENDTO.invokeExact(s.errno, fd, address(buf, off, len), (long) len,
+                        MSG_NOSIGNAL, sa, SOCKADDR_IN_SIZE);
+            } else {
+                r = (long) SENDTO_HEAP.invokeExact(s.errno, fd, buf.asSlice(off, len), (long) len,
+                        MSG_NOSIGNAL, sa, SOCKADDR_IN_SIZE);
+            }
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        return r < 0 ? -errno(s.errno) : (int) r;
+    }
+
+    /**
+     * One datagram (truncated to len): its bytes or -errno. Fills srcAddrPort[0] with the source
+     * address and [1] with its port unless null.
+     */
+    public static int recvFrom4(int fd, MemorySegment buf, long off, int len, int[] srcAddrPort) {
+        Native.Scratch s = scratch();
+        s.len.set(JAVA_INT, 0, SOCKADDR_IN_SIZE);
+        long sa = s.sockaddr.address();
+        long sl = s.len.address();
+        long r;
+        try {
+            if (buf.isNative()) {
+                r = (long) RECVFROM.invokeExact(s.errno, fd, address(buf, off, len), (long) len, 0, sa, sl);
+            } else {
+                r = (long) RECVFROM_HEAP.invokeExact(s.errno, fd, buf.asSlice(off, len), (long) len, 0, sa, sl);
+            }
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        if (r < 0) {
+            return -errno(s.errno);
+        }
+        if (srcAddrPort != null) {
+            readSockaddr(s.sockaddr, srcAddrPort);
+        }
+        return (int) r;
+    }
+
+    private static void readSockaddr(MemorySegment sa, int[] addrPort) {
+        addrPort[0] = sa.get(NET_INT, 4);
+        addrPort[1] = Short.toUnsignedInt(sa.get(NET_SHORT, 2));
+    }
+}

@@ -1,0 +1,488 @@
+package io.jslirp.tcp;
+
+import io.jslirp.util.RingBuffer;
+import io.jslirp.wire.Seq;
+import io.jslirp.wire.Tcp;
+import io.jslirp.wire.TcpOptions;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The guest-facing half of one NATed TCP flow: the guest connected to a remote address and we
+ * play that remote. Pure logic: it is driven by the guest's segments, by what the host side
+ * reports, and by a clock passed in as {@code now} (nanoseconds); it never calls the OS.
+ *
+ * <p>Data from the guest goes into {@link #toHost()}; the host side drains it into the host
+ * socket and calls {@link #deliveredToHost}. Data from the host socket goes into
+ * {@link #fromHost()}, which is also the retransmission buffer: bytes leave it only when the
+ * guest acknowledges them. The host side calls {@link #flush} once per event-loop iteration,
+ * after all input was processed, so small pieces coalesce into full segments and at most one
+ * pure ACK goes out per iteration.
+ */
+public final class TcpConnection {
+    public enum State { CONNECTING, SYN_RECEIVED, ESTABLISHED, CLOSE_WAIT, LAST_ACK, FIN_WAIT_1, FIN_WAIT_2, CLOSING, TIME_WAIT, CLOSED }
+
+    private static final int DEFAULT_GUEST_MSS = 536;
+
+    public final int guestAddress, guestPort, remoteAddress, remotePort;
+    private final TcpConfig config;
+    private final TcpOutput out;
+    private final TcpHostSide host;
+    private final Arena arena = Arena.ofConfined();
+    private final RingBuffer toHost;
+    private final RingBuffer fromHost;
+
+    private State state = State.CONNECTING;
+
+    // Receive side (guest -> us).
+    private final int irs;
+    private int rcvNxt;
+    private final boolean windowScaling;
+    private final int rcvShift;
+    private int advertisedRightEdge;
+    private boolean ackPending;
+    private boolean guestFinished;
+
+    // Send side (us -> guest).
+    private final int iss;
+    private int sndUna, sndNxt, sndMax;
+    private long sndWnd;
+    private final int sndShift;
+    private final int sendMss;
+    private boolean hostFinished;
+    private boolean finSent;
+    private int finSeq;
+    private boolean finAcked;
+    private int dupAcks;
+
+    // Timers: one deadline serves retransmission, zero-window persist and TIME_WAIT.
+    private long deadline = Long.MAX_VALUE;
+    private long rto = TcpConfig.INITIAL_RTO_NANOS;
+    private long srtt = -1, rttvar;
+    private int retransmissions;
+    private boolean timing;
+    private int timedSeq;
+    private long timedAt;
+
+    /** A connection for a guest SYN (already validated) whose host connect is now in progress. */
+    public TcpConnection(int guestAddress, int guestPort, int remoteAddress, int remotePort, int guestIsn,
+                         TcpOptions synOptions, int iss, TcpConfig config, TcpOutput out, TcpHostSide host) {
+        this.guestAddress = guestAddress;
+        this.guestPort = guestPort;
+        this.remoteAddress = remoteAddress;
+        this.remotePort = remotePort;
+        this.config = config;
+        this.out = out;
+        this.host = host;
+        this.irs = guestIsn;
+        this.rcvNxt = guestIsn + 1;
+        this.windowScaling = synOptions.windowScale >= 0;
+        this.sndShift = windowScaling ? synOptions.windowScale : 0;
+        this.rcvShift = windowScaling ? config.windowShift() : 0;
+        this.sendMss = Math.min(config.mss(), synOptions.mss > 0 ? synOptions.mss : DEFAULT_GUEST_MSS);
+        this.iss = iss;
+        this.sndUna = iss;
+        this.sndNxt = iss;
+        this.sndMax = iss;
+        this.toHost = new RingBuffer(arena, config.receiveBuffer());
+        this.fromHost = new RingBuffer(arena, config.sendBuffer());
+    }
+
+    public State state() {
+        return state;
+    }
+
+    /** Guest data accepted and waiting for the host socket. */
+    public RingBuffer toHost() {
+        return toHost;
+    }
+
+    /** Host data not yet acknowledged by the guest; the host side appends to it and then calls {@link #hostDataAdded}. */
+    public RingBuffer fromHost() {
+        return fromHost;
+    }
+
+    /** True once the guest sent FIN and every byte before it was accepted: shut down host writing when toHost is empty. */
+    public boolean guestFinished() {
+        return guestFinished;
+    }
+
+    /** True while the host side may read more from the host socket into {@link #fromHost()}. */
+    public boolean wantsHostData() {
+        return !hostFinished && fromHost.free() > 0 && (state == State.ESTABLISHED || state == State.CLOSE_WAIT);
+    }
+
+    /** Next time {@link #onTimer} must run, or Long.MAX_VALUE. */
+    public long deadline() {
+        return deadline;
+    }
+
+    // ---- events from the host side ----
+
+    /** The host connect succeeded: answer the guest's SYN. */
+    public void hostConnected(long now) {
+        if (state != State.CONNECTING) return;
+        state = State.SYN_RECEIVED;
+        sendSynAck(now);
+    }
+
+    /** The host connect failed: reset the guest's connection attempt at once. */
+    public void hostRefused() {
+        if (state != State.CONNECTING) return;
+        sendSegment(0, rcvNxt, Tcp.RST | Tcp.ACK, 0, 0);
+        close(false);
+    }
+
+    /** n bytes were appended to {@link #fromHost()}. */
+    public void hostDataAdded(int n) {
+        fromHost.commitWrite(n);
+    }
+
+    /** The host peer closed its writing side: send FIN after the data already buffered. */
+    public void hostFinished() {
+        hostFinished = true;
+    }
+
+    /** The host peer reset the connection (or the host socket failed): reset the guest. */
+    public void hostReset() {
+        resetGuest(false);
+    }
+
+    private void resetGuest(boolean resetHost) {
+        if (state == State.CLOSED) return;
+        if (state != State.CONNECTING) sendSegment(sndNxt, rcvNxt, Tcp.RST | Tcp.ACK, 0, 0);
+        close(resetHost);
+    }
+
+    /** The host side wrote n bytes of {@link #toHost()} to the host socket. */
+    public void deliveredToHost(int n) {
+        toHost.discard(n);
+        // Lesson 1: when the window reopens from zero, or grows by a segment beyond what the guest
+        // was told, tell the guest in this iteration, not when its persist timer fires.
+        int advertised = Math.max(advertisedRightEdge - rcvNxt, 0);
+        int window = advertisableWindow();
+        if (window > advertised && (advertised == 0 || window - advertised >= config.mss())) {
+            ackPending = true;
+        }
+    }
+
+    // ---- segments from the guest ----
+
+    /**
+     * Processes one segment from the guest for this flow: len bytes of TCP header and payload at
+     * off; opts are its parsed options.
+     */
+    public void onSegment(MemorySegment s, long off, int len, TcpOptions opts, long now) {
+        int flags = Tcp.flags(s, off);
+        int seq = Tcp.seq(s, off);
+        int ack = Tcp.ack(s, off);
+        int hdr = Tcp.headerLength(s, off);
+        int payload = len - hdr;
+
+        if (state == State.CLOSED) return;
+        if (state == State.CONNECTING) {
+            if ((flags & Tcp.RST) != 0 && seq == rcvNxt) close(true);
+            return; // SYN retransmissions wait for the host connect
+        }
+        if (state == State.SYN_RECEIVED && (flags & (Tcp.SYN | Tcp.ACK)) == Tcp.SYN && seq == irs) {
+            sendSynAck(now); // our SYN-ACK was lost
+            return;
+        }
+
+        int segLen = payload + ((flags & Tcp.SYN) != 0 ? 1 : 0) + ((flags & Tcp.FIN) != 0 ? 1 : 0);
+        if (!acceptable(seq, segLen)) {
+            if ((flags & Tcp.RST) == 0) ackPending = true; // also answers keepalives and window probes
+            return;
+        }
+        if ((flags & Tcp.RST) != 0) {
+            // RFC 5961: only an exact RST closes; one merely in the window gets a challenge ACK.
+            if (seq == rcvNxt) close(true);
+            else ackPending = true;
+            return;
+        }
+        if ((flags & Tcp.SYN) != 0) {
+            ackPending = true; // RFC 5961 challenge ACK
+            return;
+        }
+        if ((flags & Tcp.ACK) == 0) return;
+
+        if (state == State.SYN_RECEIVED) {
+            if (Seq.gt(ack, sndUna) && Seq.le(ack, sndMax)) {
+                state = State.ESTABLISHED;
+                sndUna = iss + 1;
+                stopTimer();
+                retransmissions = 0;
+            } else {
+                sendSegment(ack, 0, Tcp.RST, 0, 0);
+                return;
+            }
+        }
+        processAck(ack, Tcp.window(s, off), payload, now);
+        if (state == State.CLOSED) return;
+
+        if (payload > 0) receiveData(s, off + hdr, seq, payload);
+        if ((flags & Tcp.FIN) != 0 && seq + payload == rcvNxt) receiveFin(now);
+        else if ((flags & Tcp.FIN) != 0 && state == State.TIME_WAIT) {
+            ackPending = true;
+            deadline = now + config.timeWaitNanos();
+        }
+    }
+
+    /**
+     * RFC 9293 acceptability, with two allowances: a segment at exactly rcvNxt is processed even
+     * with a zero window (its ACK and FIN count; data beyond the buffer is dropped), and a
+     * retransmission that starts before rcvNxt but brings new bytes is trimmed, not refused.
+     */
+    private boolean acceptable(int seq, int segLen) {
+        if (seq == rcvNxt) return true;
+        int wnd = Math.max(advertisedRightEdge - rcvNxt, 0);
+        if (segLen == 0) return Seq.inWindow(seq, rcvNxt, wnd);
+        return Seq.lt(seq, rcvNxt) ? Seq.gt(seq + segLen, rcvNxt) : Seq.inWindow(seq, rcvNxt, wnd);
+    }
+
+    private void processAck(int ack, int window, int payload, long now) {
+        if (Seq.gt(ack, sndMax)) {
+            ackPending = true; // acknowledges something never sent
+            return;
+        }
+        long newWnd = (long) window << sndShift;
+        if (Seq.lt(ack, sndUna)) return;
+        if (Seq.gt(ack, sndUna)) {
+            fromHost.discard(Math.min(ack - sndUna, fromHost.size()));
+            if (finSent && Seq.gt(ack, finSeq)) finAcked = true;
+            sndUna = ack;
+            if (Seq.lt(sndNxt, sndUna)) sndNxt = sndUna;
+            if (timing && Seq.ge(ack, timedSeq)) {
+                sampleRtt(now - timedAt);
+                timing = false;
+            }
+            dupAcks = 0;
+            retransmissions = 0;
+            sndWnd = newWnd;
+            if (sndNxt != sndUna) deadline = now + rto;
+            else stopTimer();
+            if (finAcked) onFinAcked(now);
+        } else {
+            boolean dup = payload == 0 && newWnd == sndWnd && sndNxt != sndUna;
+            sndWnd = newWnd;
+            if (dup && ++dupAcks == 3) {
+                // Fast retransmit of the first unacknowledged segment.
+                timing = false;
+                int len = Math.min(sendMss, fromHost.size());
+                if (len > 0) sendSegment(sndUna, rcvNxt, Tcp.ACK, 0, len);
+            }
+            if (sndWnd == 0 && stopped()) deadline = Math.min(deadline, now + rto);
+        }
+    }
+
+    private void onFinAcked(long now) {
+        switch (state) {
+            case FIN_WAIT_1 -> state = State.FIN_WAIT_2;
+            case CLOSING -> enterTimeWait(now);
+            case LAST_ACK -> close(false);
+            default -> { }
+        }
+    }
+
+    private void receiveData(MemorySegment s, long payloadOff, int seq, int len) {
+        if (guestFinished || !(state == State.ESTABLISHED || state == State.FIN_WAIT_1 || state == State.FIN_WAIT_2)) return;
+        int skip = rcvNxt - seq;
+        if (skip < 0) {
+            ackPending = true; // out of order: a duplicate ACK tells the guest what is missing
+            return;
+        }
+        if (skip >= len) {
+            ackPending = true;
+            return;
+        }
+        int n = toHost.append(s, payloadOff + skip, len - skip);
+        rcvNxt += n;
+        ackPending = true;
+    }
+
+    private void receiveFin(long now) {
+        if (guestFinished) {
+            ackPending = true;
+            return;
+        }
+        guestFinished = true;
+        rcvNxt++;
+        ackPending = true;
+        switch (state) {
+            case ESTABLISHED -> state = State.CLOSE_WAIT;
+            case FIN_WAIT_1 -> state = finAcked ? State.TIME_WAIT : State.CLOSING;
+            case FIN_WAIT_2 -> enterTimeWait(now);
+            default -> { }
+        }
+        if (state == State.TIME_WAIT) enterTimeWait(now);
+    }
+
+    private void enterTimeWait(long now) {
+        state = State.TIME_WAIT;
+        deadline = now + config.timeWaitNanos();
+    }
+
+    // ---- output ----
+
+    /** Sends what is due: data the guest's window allows, our FIN, or one ACK. Call once per loop iteration. */
+    public void flush(long now) {
+        if (state == State.CONNECTING || state == State.CLOSED) return;
+        if (state == State.SYN_RECEIVED) {
+            if (ackPending) sendSynAck(now);
+            return;
+        }
+        boolean sent = false;
+        if (state == State.ESTABLISHED || state == State.CLOSE_WAIT || state == State.FIN_WAIT_1
+                || state == State.CLOSING || state == State.LAST_ACK) {
+            sent = sendData(now);
+        }
+        if (ackPending && !sent) sendSegment(sndNxt, rcvNxt, Tcp.ACK, 0, 0);
+        if (deadline == Long.MAX_VALUE && sndNxt != sndUna) deadline = now + rto;
+        if (stopped() && sndWnd == 0 && unsent() > 0) deadline = now + rto; // persist
+    }
+
+    private boolean stopped() {
+        return deadline == Long.MAX_VALUE;
+    }
+
+    private int unsent() {
+        int inFlightData = Math.min(sndNxt - sndUna, fromHost.size());
+        return fromHost.size() - inFlightData;
+    }
+
+    private boolean sendData(long now) {
+        boolean sent = false;
+        while (true) {
+            int inFlight = sndNxt - sndUna;
+            int offset = Math.min(inFlight, fromHost.size());
+            int available = fromHost.size() - offset;
+            long room = sndWnd - inFlight;
+            int len = (int) Math.min(Math.min(available, sendMss), Math.max(room, 0));
+            // FIN goes with (or after) the last data byte; after a go-back it is sent again.
+            boolean finDue = hostFinished && !finAcked && len == available && sndNxt + len == sndUna + fromHost.size();
+            if (len <= 0 && !finDue) break;
+            int flags = Tcp.ACK;
+            if (len == available && len > 0) flags |= Tcp.PSH;
+            if (finDue) flags |= Tcp.FIN;
+            if (!timing && len > 0 && sndNxt == sndMax) {
+                timing = true;
+                timedSeq = sndNxt + len;
+                timedAt = now;
+            }
+            sendSegment(sndNxt, rcvNxt, flags, offset, len);
+            sent = true;
+            sndNxt += len + (finDue ? 1 : 0);
+            if (Seq.gt(sndNxt, sndMax)) sndMax = sndNxt;
+            if (finDue) {
+                finSent = true;
+                finSeq = sndNxt - 1;
+                if (state == State.ESTABLISHED) state = State.FIN_WAIT_1;
+                else if (state == State.CLOSE_WAIT) state = State.LAST_ACK;
+                break;
+            }
+        }
+        if (sent && deadline == Long.MAX_VALUE) deadline = now + rto;
+        return sent;
+    }
+
+    private void sendSynAck(long now) {
+        MemorySegment f = out.frame();
+        long off = out.tcpOffset();
+        int hdr = Tcp.writeSynOptions(f, off, config.mss(), windowScaling ? rcvShift : -1);
+        int window = Math.min(toHost.free(), 0xffff); // never scaled in a SYN
+        Tcp.write(f, off, remotePort, guestPort, iss, rcvNxt, Tcp.SYN | Tcp.ACK, window, hdr);
+        out.sendTcp4(remoteAddress, guestAddress, hdr);
+        advertisedRightEdge = rcvNxt + window;
+        ackPending = false;
+        sndNxt = iss + 1;
+        sndMax = iss + 1;
+        deadline = now + rto;
+    }
+
+    private int advertisableWindow() {
+        return (Math.min(toHost.free(), 0xffff << rcvShift) >>> rcvShift) << rcvShift;
+    }
+
+    private void sendSegment(int seq, int ack, int flags, int dataOffset, int len) {
+        MemorySegment f = out.frame();
+        long off = out.tcpOffset();
+        int window = advertisableWindow();
+        if ((flags & Tcp.RST) != 0) window = 0;
+        Tcp.write(f, off, remotePort, guestPort, seq, ack, flags, window >>> rcvShift, Tcp.MIN_HEADER_LENGTH);
+        if (len > 0) fromHost.peek(dataOffset, f, off + Tcp.MIN_HEADER_LENGTH, len);
+        out.sendTcp4(remoteAddress, guestAddress, Tcp.MIN_HEADER_LENGTH + len);
+        if ((flags & Tcp.ACK) != 0) {
+            advertisedRightEdge = rcvNxt + window;
+            ackPending = false;
+        }
+    }
+
+    // ---- timers ----
+
+    /** Runs the timer that {@link #deadline()} announced. */
+    public void onTimer(long now) {
+        if (now < deadline) return;
+        deadline = Long.MAX_VALUE;
+        switch (state) {
+            case CONNECTING, CLOSED -> { }
+            case TIME_WAIT -> close(false);
+            case SYN_RECEIVED -> {
+                if (backOff()) sendSynAck(now);
+            }
+            default -> {
+                if (sndNxt != sndUna) {
+                    if (!backOff()) return;
+                    sndNxt = sndUna; // go back: resend from the oldest unacknowledged byte
+                    timing = false;
+                    sendData(now);
+                } else if (sndWnd == 0 && unsent() > 0) {
+                    // Zero-window probe: an old sequence number makes the guest answer with its window.
+                    sendSegment(sndUna - 1, rcvNxt, Tcp.ACK, 0, 0);
+                    rto = Math.min(rto * 2, TcpConfig.MAX_RTO_NANOS);
+                    deadline = now + rto;
+                }
+            }
+        }
+    }
+
+    /** Doubles the RTO for a retransmission; false (and the connection reset) when the guest stopped answering. */
+    private boolean backOff() {
+        if (++retransmissions > TcpConfig.MAX_RETRANSMISSIONS) {
+            resetGuest(true);
+            return false;
+        }
+        rto = Math.min(rto * 2, TcpConfig.MAX_RTO_NANOS);
+        return true;
+    }
+
+    private void sampleRtt(long r) {
+        // RFC 6298 section 2.
+        if (srtt < 0) {
+            srtt = r;
+            rttvar = r / 2;
+        } else {
+            rttvar = (3 * rttvar + Math.abs(srtt - r)) / 4;
+            srtt = (7 * srtt + r) / 8;
+        }
+        rto = Math.clamp(srtt + Math.max(4 * rttvar, 1_000_000L), TcpConfig.MIN_RTO_NANOS, TcpConfig.MAX_RTO_NANOS);
+    }
+
+    private void stopTimer() {
+        deadline = Long.MAX_VALUE;
+    }
+
+    private void close(boolean reset) {
+        if (state == State.CLOSED) return;
+        state = State.CLOSED;
+        deadline = Long.MAX_VALUE;
+        host.closed(reset);
+        arena.close();
+    }
+
+    @Override
+    public String toString() {
+        return "tcp " + io.jslirp.wire.Ipv4.format(guestAddress) + ":" + guestPort + " -> "
+                + io.jslirp.wire.Ipv4.format(remoteAddress) + ":" + remotePort + " " + state;
+    }
+}

@@ -1,0 +1,110 @@
+package io.jslirp.util;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A byte FIFO of fixed capacity in native memory, so its bytes can go to and from syscalls
+ * without copying. Data occupies at most two contiguous spans (before and after the wrap):
+ * {@link #readSpan}/{@link #readSpan2} for the bytes held, {@link #writeSpan}/{@link #writeSpan2}
+ * for the free space. Single-threaded.
+ */
+public final class RingBuffer {
+    private final MemorySegment memory;
+    private final int capacity;
+    private int head;
+    private int size;
+
+    public RingBuffer(Arena arena, int capacity) {
+        this.memory = arena.allocate(capacity, 64);
+        this.capacity = capacity;
+    }
+
+    public MemorySegment memory() {
+        return memory;
+    }
+
+    public int capacity() {
+        return capacity;
+    }
+
+    public int size() {
+        return size;
+    }
+
+    public int free() {
+        return capacity - size;
+    }
+
+    public boolean isEmpty() {
+        return size == 0;
+    }
+
+    /** Offset in {@link #memory()} of the first held byte. */
+    public int readOffset() {
+        return head;
+    }
+
+    /** Length of the first contiguous span of held bytes, starting at {@link #readOffset()}. */
+    public int readSpan() {
+        return Math.min(size, capacity - head);
+    }
+
+    /** Length of the second span of held bytes, starting at offset 0. */
+    public int readSpan2() {
+        return size - readSpan();
+    }
+
+    /** Offset in {@link #memory()} where the next appended byte goes. */
+    public int writeOffset() {
+        int tail = head + size;
+        return tail >= capacity ? tail - capacity : tail;
+    }
+
+    /** Length of the first contiguous span of free space, starting at {@link #writeOffset()}. */
+    public int writeSpan() {
+        int tail = head + size;
+        return tail >= capacity ? capacity - size : capacity - tail;
+    }
+
+    /** Length of the second span of free space, starting at offset 0. */
+    public int writeSpan2() {
+        return free() - writeSpan();
+    }
+
+    /** Records that n bytes were written into the free spans (e.g. by a read syscall). */
+    public void commitWrite(int n) {
+        if (n < 0 || n > free()) throw new IllegalArgumentException("commit " + n + " with " + free() + " free");
+        size += n;
+    }
+
+    /** Drops the n oldest bytes. */
+    public void discard(int n) {
+        if (n < 0 || n > size) throw new IllegalArgumentException("discard " + n + " of " + size);
+        head += n;
+        if (head >= capacity) head -= capacity;
+        size -= n;
+        if (size == 0) head = 0;
+    }
+
+    /** Appends up to len bytes from src; returns how many fitted. */
+    public int append(MemorySegment src, long srcOffset, int len) {
+        int n = Math.min(len, free());
+        int first = Math.min(n, writeSpan());
+        int at = writeOffset();
+        MemorySegment.copy(src, srcOffset, memory, at, first);
+        if (n > first) MemorySegment.copy(src, srcOffset + first, memory, 0, n - first);
+        size += n;
+        return n;
+    }
+
+    /** Copies len held bytes starting skip bytes after the oldest into dst, without removing them. */
+    public void peek(int skip, MemorySegment dst, long dstOffset, int len) {
+        if (skip < 0 || len < 0 || skip + len > size) throw new IllegalArgumentException("peek " + skip + "+" + len + " of " + size);
+        int start = head + skip;
+        if (start >= capacity) start -= capacity;
+        int first = Math.min(len, capacity - start);
+        MemorySegment.copy(memory, start, dst, dstOffset, first);
+        if (len > first) MemorySegment.copy(memory, 0, dst, dstOffset + first, len - first);
+    }
+}

@@ -1,0 +1,53 @@
+package io.jslirp.wire;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+/** The Internet checksum (RFC 1071): ones' complement sum of 16-bit words. */
+public final class Checksum {
+    private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+    private Checksum() {}
+
+    /** Adds len bytes at off to a running 32-bit-folded partial sum. */
+    public static int sum(MemorySegment s, long off, int len, int initial) {
+        long acc = initial & 0xffffffffL;
+        int i = 0;
+        // 8 bytes at a time: sum the four 16-bit words via two 32-bit halves, carries kept in the long.
+        for (; i + 8 <= len; i += 8) {
+            long w = s.get(U64, off + i);
+            acc += (w >>> 32) + (w & 0xffffffffL);
+        }
+        for (; i + 2 <= len; i += 2) {
+            acc += Bytes.u16(s, off + i);
+        }
+        if (i < len) {
+            acc += Bytes.u8(s, off + i) << 8;
+        }
+        return fold(acc);
+    }
+
+    /** Folds carries into 16 bits (result still a partial sum, not complemented). */
+    public static int fold(long acc) {
+        while ((acc >>> 16) != 0) {
+            acc = (acc & 0xffff) + (acc >>> 16);
+        }
+        return (int) acc;
+    }
+
+    /** Final checksum value to store: complement of the folded sum. */
+    public static int finish(int sum) {
+        return ~fold(sum & 0xffffffffL) & 0xffff;
+    }
+
+    public static int of(MemorySegment s, long off, int len) {
+        return finish(sum(s, off, len, 0));
+    }
+
+    /** Partial sum of the IPv4 pseudo-header used by TCP and UDP. */
+    public static int pseudoHeader4(int src, int dst, int protocol, int l4Length) {
+        long acc = (src >>> 16) + (src & 0xffff) + (dst >>> 16) + (dst & 0xffff) + protocol + l4Length;
+        return fold(acc);
+    }
+}

@@ -1,0 +1,107 @@
+package io.jslirp.wire;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * DHCPv4 message (RFC 2131) in a UDP payload.
+ * <pre>
+ *  0      1      2      3      4             8      10     12      16      20      24      28          44       108      236    240
+ * +------+------+------+------+-------------+------+------+-------+-------+-------+-------+-----------+--------+--------+------+---------
+ * |  op  |htype | hlen | hops |    xid      | secs |flags |ciaddr |yiaddr |siaddr |giaddr |  chaddr   | sname  |  file  |cookie|options
+ * +------+------+------+------+-------------+------+------+-------+-------+-------+-------+-----------+--------+--------+------+---------
+ * </pre>
+ */
+public final class Dhcp {
+    public static final int SERVER_PORT = 67;
+    public static final int CLIENT_PORT = 68;
+    public static final int FIXED_LENGTH = 240;
+    public static final int OP_REQUEST = 1, OP_REPLY = 2;
+    public static final int MAGIC_COOKIE = 0x63825363;
+    public static final int FLAG_BROADCAST = 0x8000;
+
+    public static final int OPT_PAD = 0, OPT_SUBNET_MASK = 1, OPT_ROUTER = 3, OPT_DNS = 6, OPT_HOSTNAME = 12,
+            OPT_MTU = 26, OPT_BROADCAST = 28, OPT_REQUESTED_IP = 50, OPT_LEASE_TIME = 51, OPT_MESSAGE_TYPE = 53,
+            OPT_SERVER_ID = 54, OPT_RENEWAL_TIME = 58, OPT_REBINDING_TIME = 59, OPT_BOOTFILE = 67, OPT_END = 255;
+    public static final int DISCOVER = 1, OFFER = 2, REQUEST = 3, DECLINE = 4, ACK = 5, NAK = 6, RELEASE = 7, INFORM = 8;
+
+    private Dhcp() {}
+
+    /** Null when len bytes hold a BOOTREQUEST for Ethernet with the magic cookie, else the reason. */
+    public static String checkRequest(MemorySegment s, long off, int len) {
+        if (len < FIXED_LENGTH) return "dhcp truncated";
+        if (Bytes.u8(s, off) != OP_REQUEST || Bytes.u8(s, off + 1) != 1 || Bytes.u8(s, off + 2) != 6) return "dhcp not an ethernet request";
+        if (Bytes.u32(s, off + 236) != MAGIC_COOKIE) return "dhcp bad cookie";
+        return null;
+    }
+
+    public static int xid(MemorySegment s, long off) {
+        return Bytes.u32(s, off + 4);
+    }
+
+    public static int flags(MemorySegment s, long off) {
+        return Bytes.u16(s, off + 10);
+    }
+
+    public static int clientAddress(MemorySegment s, long off) {
+        return Bytes.u32(s, off + 12);
+    }
+
+    public static long clientMac(MemorySegment s, long off) {
+        return Bytes.mac(s, off + 28);
+    }
+
+    /**
+     * Finds option code in the options of a message of len bytes and returns the offset of its value
+     * (its length byte is at result - 1), or -1 when absent or the option list is malformed.
+     */
+    public static long findOption(MemorySegment s, long off, int len, int code) {
+        long p = off + FIXED_LENGTH;
+        long end = off + len;
+        while (p < end) {
+            int c = Bytes.u8(s, p);
+            if (c == OPT_END) return -1;
+            if (c == OPT_PAD) {
+                p++;
+                continue;
+            }
+            if (p + 1 >= end) return -1;
+            int l = Bytes.u8(s, p + 1);
+            if (p + 2 + l > end) return -1;
+            if (c == code) return p + 2;
+            p += 2 + l;
+        }
+        return -1;
+    }
+
+    /** The DHCP message type option, or -1. */
+    public static int messageType(MemorySegment s, long off, int len) {
+        long v = findOption(s, off, len, OPT_MESSAGE_TYPE);
+        return v < 0 || Bytes.u8(s, v - 1) != 1 ? -1 : Bytes.u8(s, v);
+    }
+
+    /** Requested IP address option, or 0. */
+    public static int requestedAddress(MemorySegment s, long off, int len) {
+        long v = findOption(s, off, len, OPT_REQUESTED_IP);
+        return v < 0 || Bytes.u8(s, v - 1) != 4 ? 0 : Bytes.u32(s, v);
+    }
+
+    /** Server identifier option, or 0. */
+    public static int serverId(MemorySegment s, long off, int len) {
+        long v = findOption(s, off, len, OPT_SERVER_ID);
+        return v < 0 || Bytes.u8(s, v - 1) != 4 ? 0 : Bytes.u32(s, v);
+    }
+
+    /** Writes the fixed part of a BOOTREPLY; options follow at off + FIXED_LENGTH. */
+    public static void writeReply(MemorySegment s, long off, int xid, int flags, int yourAddress, int serverAddress, long clientMac) {
+        s.asSlice(off, FIXED_LENGTH).fill((byte) 0);
+        Bytes.u8(s, off, OP_REPLY);
+        Bytes.u8(s, off + 1, 1);
+        Bytes.u8(s, off + 2, 6);
+        Bytes.u32(s, off + 4, xid);
+        Bytes.u16(s, off + 10, flags);
+        Bytes.u32(s, off + 16, yourAddress);
+        Bytes.u32(s, off + 20, serverAddress);
+        Bytes.mac(s, off + 28, clientMac);
+        Bytes.u32(s, off + 236, MAGIC_COOKIE);
+    }
+}

@@ -1,0 +1,142 @@
+package io.jslirp.wire;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * TCP header (RFC 9293).
+ * <pre>
+ *  0               1               2               3
+ * +-------------------------------+-------------------------------+
+ * |          source port          |       destination port        |
+ * +-------------------------------+-------------------------------+
+ * |                        sequence number                        |
+ * |                     acknowledgment number                     |
+ * +-------+-------+---------------+-------------------------------+
+ * | offset|  rsvd |     flags     |            window             |
+ * +-------+-------+---------------+-------------------------------+
+ * |           checksum            |        urgent pointer         |
+ * +-------------------------------+-------------------------------+
+ * |                    options (offset > 5) ...                   |
+ * </pre>
+ */
+public final class Tcp {
+    public static final int MIN_HEADER_LENGTH = 20;
+    public static final int FIN = 0x01, SYN = 0x02, RST = 0x04, PSH = 0x08, ACK = 0x10, URG = 0x20;
+
+    private static final int OPT_END = 0, OPT_NOP = 1, OPT_MSS = 2, OPT_WSCALE = 3, OPT_SACK_PERMITTED = 4, OPT_TIMESTAMP = 8;
+
+    private Tcp() {}
+
+    /** Null when len bytes (the IP payload) hold a complete TCP header, else the reason. */
+    public static String check(MemorySegment s, long off, int len) {
+        if (len < MIN_HEADER_LENGTH) return "tcp truncated header";
+        int h = headerLength(s, off);
+        if (h < MIN_HEADER_LENGTH || h > len) return "tcp bad header length";
+        return null;
+    }
+
+    public static int sourcePort(MemorySegment s, long off) {
+        return Bytes.u16(s, off);
+    }
+
+    public static int destinationPort(MemorySegment s, long off) {
+        return Bytes.u16(s, off + 2);
+    }
+
+    public static int seq(MemorySegment s, long off) {
+        return Bytes.u32(s, off + 4);
+    }
+
+    public static int ack(MemorySegment s, long off) {
+        return Bytes.u32(s, off + 8);
+    }
+
+    public static int headerLength(MemorySegment s, long off) {
+        return (Bytes.u8(s, off + 12) >>> 4) * 4;
+    }
+
+    public static int flags(MemorySegment s, long off) {
+        return Bytes.u8(s, off + 13) & 0x3f;
+    }
+
+    public static int window(MemorySegment s, long off) {
+        return Bytes.u16(s, off + 14);
+    }
+
+    /**
+     * Parses the options of the header at off into opts. Returns false on a malformed option
+     * list (an option running past the header, or a length below 2) or a header that does not fit
+     * in the segment, which the caller drops.
+     */
+    public static boolean parseOptions(MemorySegment s, long off, TcpOptions opts) {
+        opts.clear();
+        if (s.byteSize() - off < MIN_HEADER_LENGTH) return false;
+        long end = off + headerLength(s, off);
+        if (end > s.byteSize()) return false;
+        long p = off + MIN_HEADER_LENGTH;
+        while (p < end) {
+            int kind = Bytes.u8(s, p);
+            if (kind == OPT_END) break;
+            if (kind == OPT_NOP) {
+                p++;
+                continue;
+            }
+            if (p + 1 >= end) return false;
+            int len = Bytes.u8(s, p + 1);
+            if (len < 2 || p + len > end) return false;
+            switch (kind) {
+                case OPT_MSS -> { if (len == 4) opts.mss = Bytes.u16(s, p + 2); }
+                case OPT_WSCALE -> { if (len == 3) opts.windowScale = Math.min(14, Bytes.u8(s, p + 2)); }
+                case OPT_SACK_PERMITTED -> opts.sackPermitted = len == 2;
+                case OPT_TIMESTAMP -> {
+                    if (len == 10) {
+                        opts.hasTimestamp = true;
+                        opts.tsVal = Bytes.u32(s, p + 2);
+                        opts.tsEcr = Bytes.u32(s, p + 6);
+                    }
+                }
+                default -> { }
+            }
+            p += len;
+        }
+        return true;
+    }
+
+    /**
+     * Writes a header of headerLength bytes (20 + options already written by {@link #writeSynOptions}).
+     * The checksum is filled by {@link #fillChecksum4} once the payload is in place.
+     */
+    public static void write(MemorySegment s, long off, int sourcePort, int destinationPort, int seq, int ack,
+                             int flags, int window, int headerLength) {
+        Bytes.u16(s, off, sourcePort);
+        Bytes.u16(s, off + 2, destinationPort);
+        Bytes.u32(s, off + 4, seq);
+        Bytes.u32(s, off + 8, ack);
+        Bytes.u8(s, off + 12, (headerLength / 4) << 4);
+        Bytes.u8(s, off + 13, flags);
+        Bytes.u16(s, off + 14, window);
+        Bytes.u16(s, off + 16, 0);
+        Bytes.u16(s, off + 18, 0);
+    }
+
+    /** Writes MSS and (when windowScale >= 0) window-scale options after the fixed header; returns the header length. */
+    public static int writeSynOptions(MemorySegment s, long off, int mss, int windowScale) {
+        long p = off + MIN_HEADER_LENGTH;
+        Bytes.u8(s, p, OPT_MSS);
+        Bytes.u8(s, p + 1, 4);
+        Bytes.u16(s, p + 2, mss);
+        if (windowScale < 0) return MIN_HEADER_LENGTH + 4;
+        Bytes.u8(s, p + 4, OPT_NOP);
+        Bytes.u8(s, p + 5, OPT_WSCALE);
+        Bytes.u8(s, p + 6, 3);
+        Bytes.u8(s, p + 7, windowScale);
+        return MIN_HEADER_LENGTH + 8;
+    }
+
+    /** Fills the checksum of a segment of segmentLength bytes (header and payload) for IPv4. */
+    public static void fillChecksum4(MemorySegment s, long off, int segmentLength, int srcIp, int dstIp) {
+        Bytes.u16(s, off + 16, 0);
+        int sum = Checksum.sum(s, off, segmentLength, Checksum.pseudoHeader4(srcIp, dstIp, Ipv4.PROTO_TCP, segmentLength));
+        Bytes.u16(s, off + 16, Checksum.finish(sum));
+    }
+}

@@ -1,0 +1,104 @@
+package io.jslirp.wire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.jslirp.wire.Segs.Kind;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.Size;
+
+/**
+ * Arbitrary bytes of arbitrary length: every check/parse method returns a reason, false or -1 and
+ * never throws. Segments are cut to exactly off + len bytes, so reading past len would throw.
+ */
+class MalformedInputTest {
+
+    private static void neverThrows(MemorySegment s, long off, int len, int code) {
+        Ipv4.check(s, off, len);
+        Udp.check(s, off, len);
+        Tcp.check(s, off, len);
+        Arp.valid(s, off, len);
+        Dhcp.checkRequest(s, off, len);
+        Dhcp.findOption(s, off, len, code);
+        Dhcp.messageType(s, off, len);
+        Dhcp.requestedAddress(s, off, len);
+        Dhcp.serverId(s, off, len);
+        TcpOptions opts = new TcpOptions();
+        Tcp.parseOptions(s, off, opts);
+    }
+
+    @Property(tries = 500)
+    void randomBytes(@ForAll Kind kind, @ForAll @Size(max = 300) byte[] data, @ForAll @IntRange(max = 300) int offSeed,
+                     @ForAll @IntRange(max = 300) int lenSeed, @ForAll @IntRange(max = 255) int code) {
+        int off = offSeed % (data.length + 1);
+        int len = lenSeed % (data.length - off + 1);
+        try (Arena arena = Arena.ofConfined()) {
+            neverThrows(Segs.of(kind, arena, data).asSlice(0, off + len), off, len, code);
+        }
+    }
+
+    /** Random bytes shaped to get past the first checks: IPv4 version, DHCP header and cookie, TCP offset. */
+    @Property(tries = 500)
+    void randomBytesThatLookAlmostValid(@ForAll Kind kind, @ForAll @Size(min = 20, max = 400) byte[] data,
+                                        @ForAll @IntRange(max = 400) int lenSeed,
+                                        @ForAll @IntRange(max = 255) int code) {
+        data[0] = (byte) (0x40 | (data[0] & 0x0f)); // version 4 (and, for DHCP, op 0x4x: not a request)
+        int len = lenSeed % (data.length + 1);
+        if (data.length > 12 && (data[3] & 1) == 0) data[12] = (byte) (data[12] & 0x7f); // TCP offset <= 7 words
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment s = Segs.of(kind, arena, data).asSlice(0, len);
+            neverThrows(s, 0, len, code);
+            if (len >= 240) {
+                Bytes.u8(s, 0, 1);
+                Bytes.u8(s, 1, 1);
+                Bytes.u8(s, 2, 6);
+                Bytes.u32(s, 236, Dhcp.MAGIC_COOKIE);
+                assertThat(Dhcp.checkRequest(s, 0, len)).isNull();
+                neverThrows(s, 0, len, code);
+            }
+        }
+    }
+
+    /** Whatever check accepts is consistent with what the accessors report and the reference checksum. */
+    @Property(tries = 500)
+    void acceptedInputIsConsistent(@ForAll Kind kind, @ForAll @Size(min = 0, max = 100) byte[] data,
+                                   @ForAll @IntRange(min = 0, max = 3) int fixChecksum) {
+        if (data.length >= 20) {
+            data[0] = (byte) (0x40 | (data[0] & 0x0f));
+            int ihl = (data[0] & 0x0f) * 4;
+            if (fixChecksum > 0 && ihl >= 20 && ihl <= data.length) {
+                data[10] = 0;
+                data[11] = 0;
+                Ref.put16(data, 10, Ref.checksum(data, 0, ihl));
+            }
+        }
+        int len = data.length;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment s = Segs.of(kind, arena, data);
+
+            // Reference classification, from the bytes alone.
+            String ip;
+            if (len < 20) ip = "ipv4 truncated header";
+            else if ((data[0] & 0xff) >> 4 != 4) ip = "ipv4 bad version";
+            else if ((data[0] & 0x0f) * 4 < 20 || (data[0] & 0x0f) * 4 > len) ip = "ipv4 bad header length";
+            else if (Ref.u16(data, 2) < (data[0] & 0x0f) * 4 || Ref.u16(data, 2) > len) ip = "ipv4 bad total length";
+            else if (Ref.checksum(data, 0, (data[0] & 0x0f) * 4) != 0) ip = "ipv4 bad checksum";
+            else ip = null;
+            assertThat(Ipv4.check(s, 0, len)).isEqualTo(ip);
+
+            String udp = len < 8 ? "udp truncated header"
+                    : Ref.u16(data, 4) < 8 || Ref.u16(data, 4) > len ? "udp bad length" : null;
+            assertThat(Udp.check(s, 0, len)).isEqualTo(udp);
+
+            String tcp = len < 20 ? "tcp truncated header"
+                    : (data[12] & 0xf0) >> 2 < 20 || (data[12] & 0xf0) >> 2 > len ? "tcp bad header length" : null;
+            assertThat(Tcp.check(s, 0, len)).isEqualTo(tcp);
+
+            boolean arp = len >= 28 && Ref.u16(data, 0) == 1 && Ref.u16(data, 2) == 0x0800 && data[4] == 6 && data[5] == 4;
+            assertThat(Arp.valid(s, 0, len)).isEqualTo(arp);
+        }
+    }
+}
