@@ -1,6 +1,7 @@
 package io.jslirp.loop;
 
 import io.jslirp.sys.Epoll;
+import io.jslirp.util.Log;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -78,11 +79,29 @@ public final class EventLoop implements AutoCloseable {
             for (int i = 0; i < n; i++) {
                 int fd = epoll.readyFd(i);
                 Handler h = fd < handlers.length ? handlers[fd] : null;
-                if (h != null) h.onEvents(epoll.readyEvents(i));
+                if (h != null) {
+                    try {
+                        h.onEvents(epoll.readyEvents(i));
+                    } catch (RuntimeException e) {
+                        internalError(e);
+                    }
+                }
             }
             runTimers(now());
-            for (int i = 0; i < endOfIteration.size(); i++) endOfIteration.get(i).run();
+            for (int i = 0; i < endOfIteration.size(); i++) {
+                try {
+                    endOfIteration.get(i).run();
+                } catch (RuntimeException e) {
+                    internalError(e);
+                }
+            }
         }
+    }
+
+    /** A bug in one handler must not stop the network: log it and carry on. */
+    private static void internalError(RuntimeException e) {
+        Log.warn("internal error (please report): " + e);
+        if (Log.debugEnabled()) e.printStackTrace();
     }
 
     private int timeoutMillis() {
@@ -101,7 +120,11 @@ public final class EventLoop implements AutoCloseable {
             t.queuedAt = Long.MAX_VALUE;
             if (t.deadline <= now) {
                 t.deadline = Long.MAX_VALUE;
-                t.action.run();
+                try {
+                    t.action.run();
+                } catch (RuntimeException e) {
+                    internalError(e);
+                }
             } else if (t.deadline != Long.MAX_VALUE) {
                 t.queuedAt = t.deadline;
                 timers.add(t);
