@@ -1,0 +1,191 @@
+package io.jslirp.stack;
+
+import io.jslirp.wire.Arp;
+import io.jslirp.wire.Bytes;
+import io.jslirp.wire.Checksum;
+import io.jslirp.wire.Dhcp;
+import io.jslirp.wire.Ethernet;
+import io.jslirp.wire.Icmpv4;
+import io.jslirp.wire.Ipv4;
+import io.jslirp.wire.Udp;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The gateway's own services through an in-memory link: frames in, frames out. */
+class StackTest {
+    private static final long GUEST_MAC = 0x0200_0000_0001L;
+    private static final int GUEST = Ipv4.parse("10.0.2.100");
+    private static final int GATEWAY = Ipv4.parse("10.0.2.2");
+    private static final int DNS = Ipv4.parse("10.0.2.3");
+
+    private final Arena arena = Arena.ofAuto();
+    private final List<MemorySegment> sent = new ArrayList<>();
+    private final List<String> transport = new ArrayList<>();
+    private final Stack stack = new Stack(NetworkConfig.defaults(), (frame, length) -> {
+        MemorySegment copy = arena.allocate(length);
+        MemorySegment.copy(frame, 0, copy, 0, length);
+        sent.add(copy);
+        return true;
+    }, new Counters());
+
+    StackTest() {
+        stack.setTransport(new Transport() {
+            @Override
+            public void tcp(MemorySegment frame, long offset, int length, int source, int destination) {
+                transport.add("tcp " + length);
+            }
+
+            @Override
+            public void udp(MemorySegment frame, long offset, int length, int source, int sourcePort, int destination, int destinationPort) {
+                transport.add("udp " + Ipv4.format(destination) + ":" + destinationPort + " " + length);
+            }
+        });
+    }
+
+    private MemorySegment frame(int size) {
+        return arena.allocate(size);
+    }
+
+    @Test
+    void answersArpForGatewayAndDnsOnly() {
+        for (int target : new int[] {GATEWAY, DNS, Ipv4.parse("10.0.2.50")}) {
+            MemorySegment f = frame(42);
+            Ethernet.write(f, 0, Ethernet.BROADCAST, GUEST_MAC, Ethernet.TYPE_ARP);
+            Arp.write(f, 14, Arp.REQUEST, GUEST_MAC, GUEST, 0, target);
+            stack.receive(f, 42);
+        }
+        assertThat(sent).hasSize(2);
+        MemorySegment reply = sent.getFirst();
+        assertThat(Ethernet.destination(reply, 0)).isEqualTo(GUEST_MAC);
+        assertThat(Arp.operation(reply, 14)).isEqualTo(Arp.REPLY);
+        assertThat(Arp.senderIp(reply, 14)).isEqualTo(GATEWAY);
+        assertThat(Arp.senderMac(reply, 14)).isEqualTo(0x5255_0a00_0202L);
+        assertThat(Arp.targetIp(reply, 14)).isEqualTo(GUEST);
+        assertThat(Arp.senderIp(sent.get(1), 14)).isEqualTo(DNS);
+    }
+
+    @Test
+    void answersPingToTheGateway() {
+        int icmpLen = 8 + 56;
+        MemorySegment f = ipv4Frame(Ipv4.PROTO_ICMP, GUEST, GATEWAY, icmpLen);
+        Bytes.u8(f, 34, Icmpv4.ECHO_REQUEST);
+        Bytes.u16(f, 38, 0x1234);
+        Bytes.u16(f, 40, 7);
+        for (int i = 0; i < 56; i++) Bytes.u8(f, 42 + i, i);
+        Icmpv4.fillChecksum(f, 34, icmpLen);
+        stack.receive(f, 14 + 20 + icmpLen);
+
+        assertThat(sent).hasSize(1);
+        MemorySegment reply = sent.getFirst();
+        assertThat(Ipv4.check(reply, 14, 20 + icmpLen)).isNull();
+        assertThat(Ipv4.source(reply, 14)).isEqualTo(GATEWAY);
+        assertThat(Ipv4.destination(reply, 14)).isEqualTo(GUEST);
+        assertThat(Icmpv4.type(reply, 34)).isEqualTo(Icmpv4.ECHO_REPLY);
+        assertThat(Bytes.u16(reply, 38)).isEqualTo(0x1234);
+        assertThat(Bytes.u16(reply, 40)).isEqualTo(7);
+        assertThat(Checksum.of(reply, 34, icmpLen)).isZero();
+        assertThat(reply.asSlice(42, 56).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE))
+                .isEqualTo(f.asSlice(42, 56).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+    }
+
+    @Test
+    void dhcpOffersThePoolAndAcksTheRequest() {
+        MemorySegment offer = dhcpExchange(Dhcp.DISCOVER, 0);
+        int offered = Bytes.u32(offer, 42 + 16);
+        assertThat(Ipv4.format(offered)).isEqualTo("10.0.2.15");
+        assertThat(option(offer, Dhcp.OPT_MESSAGE_TYPE)).isEqualTo(Dhcp.OFFER);
+        assertThat(option(offer, Dhcp.OPT_ROUTER)).isEqualTo(GATEWAY);
+        assertThat(option(offer, Dhcp.OPT_DNS)).isEqualTo(DNS);
+        assertThat(option(offer, Dhcp.OPT_SUBNET_MASK)).isEqualTo(0xffffff00);
+        assertThat(option(offer, Dhcp.OPT_MTU)).isEqualTo(1500);
+        assertThat(option(offer, Dhcp.OPT_LEASE_TIME)).isEqualTo(86400);
+
+        MemorySegment ack = dhcpExchange(Dhcp.REQUEST, offered);
+        assertThat(option(ack, Dhcp.OPT_MESSAGE_TYPE)).isEqualTo(Dhcp.ACK);
+        assertThat(Bytes.u32(ack, 42 + 16)).isEqualTo(offered);
+
+        MemorySegment nak = dhcpExchange(Dhcp.REQUEST, Ipv4.parse("10.0.2.99"));
+        assertThat(option(nak, Dhcp.OPT_MESSAGE_TYPE)).isEqualTo(Dhcp.NAK);
+    }
+
+    private MemorySegment dhcpExchange(int type, int requested) {
+        sent.clear();
+        int len = Dhcp.FIXED_LENGTH + 12;
+        MemorySegment f = ipv4Frame(Ipv4.PROTO_UDP, 0, 0xffffffff, 8 + len);
+        long d = 42;
+        Bytes.u8(f, d, Dhcp.OP_REQUEST);
+        Bytes.u8(f, d + 1, 1);
+        Bytes.u8(f, d + 2, 6);
+        Bytes.u32(f, d + 4, 0xCAFE);
+        Bytes.mac(f, d + 28, GUEST_MAC);
+        Bytes.u32(f, d + 236, Dhcp.MAGIC_COOKIE);
+        long o = d + Dhcp.FIXED_LENGTH;
+        Bytes.u8(f, o, Dhcp.OPT_MESSAGE_TYPE);
+        Bytes.u8(f, o + 1, 1);
+        Bytes.u8(f, o + 2, type);
+        Bytes.u8(f, o + 3, Dhcp.OPT_REQUESTED_IP);
+        Bytes.u8(f, o + 4, 4);
+        Bytes.u32(f, o + 5, requested);
+        Bytes.u8(f, o + 9, Dhcp.OPT_END);
+        Udp.write4(f, 34, Dhcp.CLIENT_PORT, Dhcp.SERVER_PORT, len, 0, 0xffffffff);
+        stack.receive(f, 42 + len);
+        assertThat(sent).hasSize(1);
+        MemorySegment reply = sent.getFirst();
+        assertThat(Udp.destinationPort(reply, 34)).isEqualTo(Dhcp.CLIENT_PORT);
+        assertThat(Dhcp.xid(reply, 42)).isEqualTo(0xCAFE);
+        return reply;
+    }
+
+    private static int option(MemorySegment reply, int code) {
+        int len = Udp.length(reply, 34) - 8;
+        long v = Dhcp.findOption(reply, 42, len, code);
+        assertThat(v).as("option %d", code).isPositive();
+        return switch (Bytes.u8(reply, v - 1)) {
+            case 1 -> Bytes.u8(reply, v);
+            case 2 -> Bytes.u16(reply, v);
+            default -> Bytes.u32(reply, v);
+        };
+    }
+
+    @Test
+    void handsOtherUdpToTheTransport() {
+        MemorySegment f = ipv4Frame(Ipv4.PROTO_UDP, GUEST, DNS, 8 + 5);
+        Udp.write4(f, 34, 40000, 53, 5, GUEST, DNS);
+        stack.receive(f, 42 + 5);
+        assertThat(transport).containsExactly("udp 10.0.2.3:53 5");
+    }
+
+    @Test
+    void countsAndDropsMalformedFrames() {
+        MemorySegment f = ipv4Frame(Ipv4.PROTO_UDP, GUEST, GATEWAY, 8 + 5);
+        Udp.write4(f, 34, 40000, 9, 5, GUEST, GATEWAY);
+        stack.receive(f, 5);                       // shorter than an Ethernet header
+        stack.receive(f, 30);                      // IPv4 header cut short
+        Bytes.u16(f, 14 + 2, 200);                 // total length beyond the frame
+        Bytes.u16(f, 14 + 10, 0);
+        Bytes.u16(f, 14 + 10, Checksum.of(f, 14, 20));
+        stack.receive(f, 47);
+        MemorySegment tcp = ipv4Frame(Ipv4.PROTO_TCP, GUEST, GATEWAY, 10); // TCP header truncated
+        stack.receive(tcp, 44);
+        MemorySegment arp = frame(30);
+        Ethernet.write(arp, 0, Ethernet.BROADCAST, GUEST_MAC, Ethernet.TYPE_ARP);
+        stack.receive(arp, 30);                    // ARP truncated
+        assertThat(stack.counters().malformed).isEqualTo(5);
+        assertThat(stack.counters().framesIn).isEqualTo(5);
+        assertThat(sent).isEmpty();
+        assertThat(transport).isEmpty();
+    }
+
+    private MemorySegment ipv4Frame(int protocol, int src, int dst, int l4Len) {
+        MemorySegment f = frame(14 + 20 + l4Len);
+        Ethernet.write(f, 0, 0x5255_0a00_0202L, GUEST_MAC, Ethernet.TYPE_IPV4);
+        Ipv4.write(f, 14, 20 + l4Len, 1, 64, protocol, src, dst);
+        return f;
+    }
+}

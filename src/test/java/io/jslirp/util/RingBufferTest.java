@@ -1,0 +1,78 @@
+package io.jslirp.util;
+
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayDeque;
+import java.util.Random;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class RingBufferTest {
+    /** Appends (direct and through the write spans, as a read syscall does), peeks and discards agree with a deque. */
+    @Property(tries = 200)
+    void behavesLikeAByteQueue(@ForAll long seed) {
+        Random r = new Random(seed);
+        try (Arena arena = Arena.ofConfined()) {
+            RingBuffer ring = new RingBuffer(arena, 64);
+            ArrayDeque<Byte> model = new ArrayDeque<>();
+            MemorySegment src = arena.allocate(100);
+            MemorySegment dst = arena.allocate(100);
+            for (int step = 0; step < 300; step++) {
+                switch (r.nextInt(4)) {
+                    case 0 -> {
+                        int len = r.nextInt(80);
+                        for (int i = 0; i < len; i++) src.set(ValueLayout.JAVA_BYTE, i, (byte) r.nextInt());
+                        int n = ring.append(src, 0, len);
+                        assertThat(n).isEqualTo(Math.min(len, 64 - model.size()));
+                        for (int i = 0; i < n; i++) model.add(src.get(ValueLayout.JAVA_BYTE, i));
+                    }
+                    case 1 -> {
+                        // Fill the free spans the way readv2 would, then commit.
+                        int n = r.nextInt(ring.free() + 1);
+                        int first = Math.min(n, ring.writeSpan());
+                        for (int i = 0; i < n; i++) {
+                            byte b = (byte) r.nextInt();
+                            long at = i < first ? ring.writeOffset() + i : i - first;
+                            ring.memory().set(ValueLayout.JAVA_BYTE, at, b);
+                            model.add(b);
+                        }
+                        assertThat(ring.writeSpan() + ring.writeSpan2()).isEqualTo(ring.free());
+                        ring.commitWrite(n);
+                    }
+                    case 2 -> {
+                        int n = r.nextInt(model.size() + 1);
+                        ring.discard(n);
+                        for (int i = 0; i < n; i++) model.poll();
+                    }
+                    default -> {
+                        int skip = r.nextInt(model.size() + 1);
+                        int len = r.nextInt(model.size() - skip + 1);
+                        ring.peek(skip, dst, 0, len);
+                        Byte[] expected = model.toArray(new Byte[0]);
+                        for (int i = 0; i < len; i++) assertThat(dst.get(ValueLayout.JAVA_BYTE, i)).isEqualTo(expected[skip + i]);
+                    }
+                }
+                assertThat(ring.size()).isEqualTo(model.size());
+                assertThat(ring.readSpan() + ring.readSpan2()).isEqualTo(model.size());
+                if (ring.readSpan() > 0) {
+                    assertThat(ring.memory().get(ValueLayout.JAVA_BYTE, ring.readOffset())).isEqualTo(model.peek());
+                }
+            }
+        }
+    }
+
+    @Test
+    void refusesToDiscardOrCommitMoreThanPossible() {
+        try (Arena arena = Arena.ofConfined()) {
+            RingBuffer ring = new RingBuffer(arena, 16);
+            assertThatThrownBy(() -> ring.discard(1)).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> ring.commitWrite(17)).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+}
