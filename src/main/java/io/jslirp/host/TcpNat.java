@@ -58,18 +58,18 @@ final class TcpNat {
             return;
         }
         if ((Tcp.flags(f, off) & (Tcp.SYN | Tcp.ACK | Tcp.RST)) == Tcp.SYN) {
-            open(f, off, src, srcPort, dst, dstPort);
+            open(f, off, len, src, srcPort, dst, dstPort);
         } else {
             Resets.answer(f, off, len, src, dst, stack);
         }
     }
 
-    private void open(MemorySegment f, long off, int src, int srcPort, int dst, int dstPort) {
+    private void open(MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort) {
         int target = policy.tcpTarget(dst);
         int fd = target == OutboundPolicy.UNREACHABLE ? -1 : Sockets.tcp4();
         if (fd < 0) {
             counters.tcpRefused++;
-            Resets.answer(f, off, Tcp.headerLength(f, off), src, dst, stack);
+            Resets.answer(f, off, len, src, dst, stack);
             return;
         }
         Sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);

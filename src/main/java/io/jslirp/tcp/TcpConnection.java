@@ -55,6 +55,8 @@ public final class TcpConnection {
     private int finSeq;
     private boolean finAcked;
     private int dupAcks;
+    /** Both directions finished on the wire, but guest data still waits in toHost for the host socket. */
+    private boolean closeWhenDrained;
 
     // Timers: one deadline serves retransmission, zero-window persist and TIME_WAIT.
     private long deadline = Long.MAX_VALUE;
@@ -160,9 +162,15 @@ public final class TcpConnection {
         toHost.discard(n);
         // Lesson 1: when the window reopens from zero, or grows by a segment beyond what the guest
         // was told, tell the guest in this iteration, not when its persist timer fires.
+        // Compare the space freed, not the window rounded down to the scale unit, with the MSS, or
+        // a drain of one MSS could go unannounced.
         int advertised = Math.max(advertisedRightEdge - rcvNxt, 0);
         int window = advertisableWindow();
-        if (window > advertised && (advertised == 0 || window - advertised >= config.mss())) {
+        int space = Math.min(toHost.free(), 0xffff << rcvShift);
+        // A window under one MSS counts as closed for the guest's sender (silly-window avoidance),
+        // so crossing one MSS is a reopening too.
+        boolean reopened = advertised == 0 || (advertised < config.mss() && window >= config.mss());
+        if (window > advertised && (reopened || space - advertised >= config.mss())) {
             ackPending = true;
         }
     }
@@ -218,14 +226,17 @@ public final class TcpConnection {
                 return;
             }
         }
-        processAck(ack, Tcp.window(s, off), payload, now);
+        if (!processAck(ack, Tcp.window(s, off), payload, now)) return;
         if (state == State.CLOSED) return;
 
         if (payload > 0) receiveData(s, off + hdr, seq, payload);
-        if ((flags & Tcp.FIN) != 0 && seq + payload == rcvNxt) receiveFin(now);
-        else if ((flags & Tcp.FIN) != 0 && state == State.TIME_WAIT) {
-            ackPending = true;
-            deadline = now + config.timeWaitNanos();
+        if ((flags & Tcp.FIN) != 0) {
+            if (seq + payload == rcvNxt) {
+                receiveFin(now);
+            } else {
+                ackPending = true; // a FIN beyond a hole or a full buffer: a duplicate ACK says what is missing
+                if (state == State.TIME_WAIT && !closeWhenDrained) deadline = now + config.timeWaitNanos();
+            }
         }
     }
 
@@ -241,13 +252,14 @@ public final class TcpConnection {
         return Seq.lt(seq, rcvNxt) ? Seq.gt(seq + segLen, rcvNxt) : Seq.inWindow(seq, rcvNxt, wnd);
     }
 
-    private void processAck(int ack, int window, int payload, long now) {
+    /** False when the segment must be dropped (RFC 9293 3.10.7.4: it acknowledges something never sent). */
+    private boolean processAck(int ack, int window, int payload, long now) {
         if (Seq.gt(ack, sndMax)) {
-            ackPending = true; // acknowledges something never sent
-            return;
+            ackPending = true; // acknowledges something never sent: answer, and ignore its data and FIN
+            return false;
         }
         long newWnd = (long) window << sndShift;
-        if (Seq.lt(ack, sndUna)) return;
+        if (Seq.lt(ack, sndUna)) return true;
         if (Seq.gt(ack, sndUna)) {
             fromHost.discard(Math.min(ack - sndUna, fromHost.size()));
             if (finSent && Seq.gt(ack, finSeq)) finAcked = true;
@@ -274,14 +286,28 @@ public final class TcpConnection {
             }
             if (sndWnd == 0 && stopped()) deadline = Math.min(deadline, now + rto);
         }
+        return true;
     }
 
     private void onFinAcked(long now) {
         switch (state) {
             case FIN_WAIT_1 -> state = State.FIN_WAIT_2;
             case CLOSING -> enterTimeWait(now);
-            case LAST_ACK -> close(false);
+            case LAST_ACK -> finish();
             default -> { }
+        }
+    }
+
+    /**
+     * Both directions are finished on the wire. Closing hands the flow back and frees the buffers,
+     * so wait until the host socket has taken every byte the guest sent (checked in {@link #flush}).
+     */
+    private void finish() {
+        if (toHost.isEmpty()) {
+            close(false);
+        } else {
+            closeWhenDrained = true;
+            stopTimer();
         }
     }
 
@@ -289,7 +315,8 @@ public final class TcpConnection {
         if (guestFinished || !(state == State.ESTABLISHED || state == State.FIN_WAIT_1 || state == State.FIN_WAIT_2)) return;
         int skip = rcvNxt - seq;
         if (skip < 0) {
-            ackPending = true; // out of order: a duplicate ACK tells the guest what is missing
+            // Out of order: a duplicate ACK per segment, at once, so the guest can fast-retransmit.
+            sendSegment(sndNxt, rcvNxt, Tcp.ACK, 0, 0);
             return;
         }
         if (skip >= len) {
@@ -328,6 +355,10 @@ public final class TcpConnection {
     /** Sends what is due: data the guest's window allows, our FIN, or one ACK. Call once per loop iteration. */
     public void flush(long now) {
         if (state == State.CONNECTING || state == State.CLOSED) return;
+        if (closeWhenDrained && toHost.isEmpty()) {
+            close(false);
+            return;
+        }
         if (state == State.SYN_RECEIVED) {
             if (ackPending) sendSynAck(now);
             return;
@@ -426,7 +457,7 @@ public final class TcpConnection {
         deadline = Long.MAX_VALUE;
         switch (state) {
             case CONNECTING, CLOSED -> { }
-            case TIME_WAIT -> close(false);
+            case TIME_WAIT -> finish();
             case SYN_RECEIVED -> {
                 if (backOff()) sendSynAck(now);
             }
