@@ -1,0 +1,175 @@
+package io.jslirp.it;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A network namespace made for one test: {@code unshare --net sleep infinity} holds it (its PID is
+ * what a stack attaches to); commands run inside with {@code nsenter --net=/proc/PID/ns/net}.
+ * Closing kills the holder, which frees the namespace and every device in it.
+ *
+ * <p>Safety: {@link #create()} waits until the holder really is in a new network namespace before
+ * returning (a stack attached a moment too early would configure the host's namespace), disables
+ * IPv6 and installs an nftables output filter inside the namespace that lets the guest's own
+ * sockets talk only to the gateway 10.0.2.2, the DNS address 10.0.2.3 and DHCP broadcasts.
+ */
+public final class Namespace implements AutoCloseable {
+    public static final String GATEWAY = "10.0.2.2";
+    public static final String DNS = "10.0.2.3";
+
+    private final Process holder;
+    private final long pid;
+
+    private Namespace(Process holder) {
+        this.holder = holder;
+        this.pid = holder.pid();
+    }
+
+    /** A new namespace, IPv4 only, with the egress guard. */
+    public static Namespace create() {
+        Process p;
+        try {
+            p = new ProcessBuilder("unshare", "--net", "--", "sleep", "infinity")
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .redirectError(ProcessBuilder.Redirect.DISCARD)
+                    .start();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot start unshare", e);
+        }
+        Namespace ns = new Namespace(p);
+        try {
+            ns.awaitOwnNetns();
+            ns.setUp();
+            return ns;
+        } catch (RuntimeException | Error e) {
+            ns.close();
+            throw e;
+        }
+    }
+
+    private void awaitOwnNetns() {
+        String host = link("/proc/self/ns/net");
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!holder.isAlive()) throw new IllegalStateException("unshare --net exited with " + holder.exitValue());
+            String mine = link("/proc/" + pid + "/ns/net");
+            if (mine != null && !mine.equals(host)) {
+                // unshare has switched namespaces; also wait for the exec of sleep
+                if (comm().equals("sleep")) return;
+            }
+            sleep(10);
+        }
+        throw new IllegalStateException("unshare --net (pid " + pid + ") did not enter a new network namespace in time");
+    }
+
+    private String comm() {
+        try {
+            return Files.readString(Path.of("/proc/" + pid + "/comm")).strip();
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    private static String link(String path) {
+        try {
+            return Files.readSymbolicLink(Path.of(path)).toString();
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private void setUp() {
+        require(exec(Duration.ofSeconds(10), "ip", "link", "set", "lo", "up"));
+        require(exec(Duration.ofSeconds(10), "sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1",
+                "net.ipv6.conf.default.disable_ipv6=1"));
+        if (ItEnv.which("nft") != null) {
+            String rules = """
+                    table inet jslirp_it_guard {
+                      chain out {
+                        type filter hook output priority 0; policy drop;
+                        oif "lo" accept
+                        ip daddr { 10.0.2.2, 10.0.2.3 } accept
+                        ip daddr 255.255.255.255 udp dport 67 accept
+                      }
+                    }
+                    """;
+            Path f = null;
+            try {
+                f = Files.createTempFile("jslirp-it-guard", ".nft");
+                Files.writeString(f, rules);
+                require(exec(Duration.ofSeconds(10), "nft", "-f", f.toString()));
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            } finally {
+                Cmd.deleteQuietly(f);
+            }
+        }
+    }
+
+    private static void require(Cmd.Result r) {
+        if (r.exit() != 0) throw new IllegalStateException("namespace set-up failed: " + r.describe());
+    }
+
+    /** PID of the process holding the namespace (what {@code attach PID} takes). */
+    public long pid() {
+        return pid;
+    }
+
+    /** {@code /proc/PID/ns/net}. */
+    public String netnsPath() {
+        return "/proc/" + pid + "/ns/net";
+    }
+
+    /** The command line that runs {@code cmd} inside the namespace. */
+    public List<String> inside(List<String> cmd) {
+        List<String> full = new ArrayList<>(List.of("nsenter", "--net=" + netnsPath(), "--"));
+        full.addAll(cmd);
+        return full;
+    }
+
+    public Cmd.Result exec(Duration timeout, String... cmd) {
+        return Cmd.run(timeout, inside(List.of(cmd)));
+    }
+
+    /** Runs a bash script inside the namespace with {@code set -o pipefail}. */
+    public Cmd.Result bash(Duration timeout, String script) {
+        return exec(timeout, "bash", "-c", "set -o pipefail; " + script);
+    }
+
+    /** Diagnostics: addresses, routes, links and neighbours inside. */
+    public String describe() {
+        if (!holder.isAlive()) return "(namespace holder gone)";
+        return exec(Duration.ofSeconds(10), "sh", "-c", "ip -o addr; ip route; ip -o link; ip neigh").out();
+    }
+
+    public boolean alive() {
+        return holder.isAlive();
+    }
+
+    @Override
+    public void close() {
+        holder.destroy();
+        try {
+            if (!holder.waitFor(5, TimeUnit.SECONDS)) {
+                holder.destroyForcibly();
+                holder.waitFor(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
