@@ -53,6 +53,7 @@ final class AttachCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         EngineConfig config = network.engineConfig();
         String netnsPath = netnsPath();
+        refuseOwnNamespace(netnsPath);
         long mac = network.guestMac();
         int tapFd = Namespaces.callInNetns(netnsPath,
                 () -> GuestInterface.create(tapName, configure, config.network(), mac));
@@ -77,6 +78,17 @@ final class AttachCommand implements Callable<Integer> {
                 return target;
             }
             default -> throw new IllegalArgumentException("--netns-type must be pid or path, not " + netnsType);
+        }
+    }
+
+    /**
+     * A target still in jslirp's own network namespace (e.g. a process that has not finished
+     * unsharing yet) would get the tap and, with --configure, a default route in the host's
+     * network: refuse.
+     */
+    private static void refuseOwnNamespace(String netnsPath) throws java.io.IOException {
+        if (Files.isSameFile(Path.of(netnsPath), Path.of("/proc/self/ns/net"))) {
+            throw new IllegalArgumentException(netnsPath + " is jslirp's own network namespace, not a separate one");
         }
     }
 

@@ -104,10 +104,6 @@ final class UdpNat {
                 int n = Libc.read(fd, frame, Stack.UDP_PAYLOAD_OFFSET, MAX_PAYLOAD);
                 if (n == -Errno.EAGAIN) return;
                 if (n < 0) continue; // e.g. ECONNREFUSED from an earlier datagram's ICMP error
-                if (n > stack.config().mtu() - Ipv4.MIN_HEADER_LENGTH - 8) {
-                    counters.unsupported++; // would need fragmentation toward the guest
-                    continue;
-                }
                 stack.sendUdp(remoteAddress, remotePort, guestAddress, guestPort, n);
                 touch();
             }

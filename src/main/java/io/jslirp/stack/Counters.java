@@ -10,6 +10,8 @@ public final class Counters {
     public long unsupported;
     /** Frames the link refused to take (its queue was full). */
     public long sendDropped;
+    /** Incomplete fragmented datagrams given up (timed out, or their slot was needed). */
+    public long reassemblyDropped;
     public long tcpConnections;
     public long tcpRefused;
     public long udpFlows;
@@ -18,6 +20,6 @@ public final class Counters {
     public String toString() {
         return "frames_in=" + framesIn + " frames_out=" + framesOut + " malformed=" + malformed
                 + " unsupported=" + unsupported + " send_dropped=" + sendDropped
-                + " tcp_connections=" + tcpConnections + " tcp_refused=" + tcpRefused + " udp_flows=" + udpFlows;
+                + " reassembly_dropped=" + reassemblyDropped + " tcp_connections=" + tcpConnections + " tcp_refused=" + tcpRefused + " udp_flows=" + udpFlows;
     }
 }

@@ -30,6 +30,9 @@ public final class Stack implements TcpOutput {
     private final Counters counters;
     private final DhcpServer dhcp;
     private final MemorySegment tx;
+    /** Fragments toward the guest are built here, so the datagram in {@link #tx} stays intact. */
+    private final MemorySegment fragmentTx;
+    private final Reassembler reassembler;
     private Transport transport;
     private long guestMac = Ethernet.BROADCAST;
     private int ipId;
@@ -40,6 +43,8 @@ public final class Stack implements TcpOutput {
         this.counters = counters;
         this.dhcp = new DhcpServer(config);
         this.tx = Arena.ofAuto().allocate(Ethernet.HEADER_LENGTH + 65536, 64);
+        this.fragmentTx = Arena.ofAuto().allocate(Ethernet.HEADER_LENGTH + config.mtu(), 64);
+        this.reassembler = new Reassembler(counters);
     }
 
     public void setTransport(Transport transport) {
@@ -84,7 +89,7 @@ public final class Stack implements TcpOutput {
         long mac = config.macOf(target);
         Ethernet.write(tx, 0, source, mac, Ethernet.TYPE_ARP);
         Arp.write(tx, Ethernet.HEADER_LENGTH, Arp.REPLY, mac, target, Arp.senderMac(f, off), Arp.senderIp(f, off));
-        send(Ethernet.HEADER_LENGTH + Arp.LENGTH);
+        send(tx, Ethernet.HEADER_LENGTH + Arp.LENGTH);
     }
 
     /** The virtual hosts the stack itself answers ARP and ping for. */
@@ -97,17 +102,21 @@ public final class Stack implements TcpOutput {
             counters.malformed++;
             return;
         }
-        if (Ipv4.isFragment(f, off)) {
-            counters.unsupported++; // reassembly comes with the complete virtual network
-            return;
-        }
         guestMac = sourceMac;
-        int ihl = Ipv4.headerLength(f, off);
-        int l4Len = Ipv4.totalLength(f, off) - ihl;
-        long l4 = off + ihl;
         int src = Ipv4.source(f, off);
         int dst = Ipv4.destination(f, off);
-        switch (Ipv4.protocol(f, off)) {
+        int protocol = Ipv4.protocol(f, off);
+        if (Ipv4.isFragment(f, off)) {
+            MemorySegment whole = reassembler.add(f, off, System.nanoTime());
+            if (whole != null) transport(whole, Reassembler.PAYLOAD_OFFSET, reassembler.completedLength(), protocol, src, dst);
+            return;
+        }
+        int ihl = Ipv4.headerLength(f, off);
+        transport(f, off + ihl, Ipv4.totalLength(f, off) - ihl, protocol, src, dst);
+    }
+
+    private void transport(MemorySegment f, long l4, int l4Len, int protocol, int src, int dst) {
+        switch (protocol) {
             case Ipv4.PROTO_TCP -> {
                 if (Tcp.check(f, l4, l4Len) != null) counters.malformed++;
                 else transport.tcp(f, l4, l4Len, src, dst);
@@ -183,13 +192,31 @@ public final class Stack implements TcpOutput {
     }
 
     private void sendIpv4(int protocol, int source, int destination, int l4Length, long mac) {
+        int id = ipId++ & 0xffff;
+        if (Ipv4.MIN_HEADER_LENGTH + l4Length > config.mtu()) {
+            sendFragments(protocol, source, destination, l4Length, mac, id);
+            return;
+        }
         Ethernet.write(tx, 0, mac, config.gatewayMac(), Ethernet.TYPE_IPV4);
-        Ipv4.write(tx, Ethernet.HEADER_LENGTH, Ipv4.MIN_HEADER_LENGTH + l4Length, ipId++ & 0xffff, TTL, protocol, source, destination);
-        send(IP_PAYLOAD_OFFSET + l4Length);
+        Ipv4.write(tx, Ethernet.HEADER_LENGTH, Ipv4.MIN_HEADER_LENGTH + l4Length, id, TTL, protocol, source, destination);
+        send(tx, IP_PAYLOAD_OFFSET + l4Length);
     }
 
-    private void send(int length) {
-        if (sink.send(tx, length)) counters.framesOut++;
+    /** Splits the datagram whose payload is in {@link #tx} into fragments that fit the MTU (RFC 791). */
+    private void sendFragments(int protocol, int source, int destination, int l4Length, long mac, int id) {
+        int piece = (config.mtu() - Ipv4.MIN_HEADER_LENGTH) & ~7;
+        for (int at = 0; at < l4Length; at += piece) {
+            int len = Math.min(piece, l4Length - at);
+            int field = (at / 8) | (at + len < l4Length ? Ipv4.MORE_FRAGMENTS : 0);
+            Ethernet.write(fragmentTx, 0, mac, config.gatewayMac(), Ethernet.TYPE_IPV4);
+            Ipv4.write(fragmentTx, Ethernet.HEADER_LENGTH, Ipv4.MIN_HEADER_LENGTH + len, id, field, TTL, protocol, source, destination);
+            MemorySegment.copy(tx, IP_PAYLOAD_OFFSET + at, fragmentTx, IP_PAYLOAD_OFFSET, len);
+            send(fragmentTx, IP_PAYLOAD_OFFSET + len);
+        }
+    }
+
+    private void send(MemorySegment frame, int length) {
+        if (sink.send(frame, length)) counters.framesOut++;
         else counters.sendDropped++;
     }
 }

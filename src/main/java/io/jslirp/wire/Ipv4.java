@@ -24,7 +24,9 @@ public final class Ipv4 {
     public static final int PROTO_ICMP = 1;
     public static final int PROTO_TCP = 6;
     public static final int PROTO_UDP = 17;
-    private static final int FLAG_MORE_FRAGMENTS = 0x2000;
+    /** The flags-and-offset field: don't fragment; more fragments follow; offset in 8-byte units. */
+    public static final int DONT_FRAGMENT = 0x4000;
+    public static final int MORE_FRAGMENTS = 0x2000;
     private static final int FRAGMENT_OFFSET_MASK = 0x1fff;
 
     private Ipv4() {}
@@ -61,7 +63,16 @@ public final class Ipv4 {
     }
 
     public static boolean isFragment(MemorySegment s, long off) {
-        return (Bytes.u16(s, off + 6) & (FLAG_MORE_FRAGMENTS | FRAGMENT_OFFSET_MASK)) != 0;
+        return (Bytes.u16(s, off + 6) & (MORE_FRAGMENTS | FRAGMENT_OFFSET_MASK)) != 0;
+    }
+
+    public static boolean moreFragments(MemorySegment s, long off) {
+        return (Bytes.u16(s, off + 6) & MORE_FRAGMENTS) != 0;
+    }
+
+    /** Offset of this fragment's data in the original datagram, in bytes. */
+    public static int fragmentOffset(MemorySegment s, long off) {
+        return (Bytes.u16(s, off + 6) & FRAGMENT_OFFSET_MASK) * 8;
     }
 
     public static int ttl(MemorySegment s, long off) {
@@ -82,10 +93,16 @@ public final class Ipv4 {
 
     /** Writes a 20-byte header with don't-fragment set and its checksum. */
     public static void write(MemorySegment s, long off, int totalLength, int id, int ttl, int protocol, int source, int destination) {
+        write(s, off, totalLength, id, DONT_FRAGMENT, ttl, protocol, source, destination);
+    }
+
+    /** Writes a 20-byte header with the given flags-and-offset field (see {@link #MORE_FRAGMENTS}) and its checksum. */
+    public static void write(MemorySegment s, long off, int totalLength, int id, int fragmentField, int ttl, int protocol,
+                             int source, int destination) {
         Bytes.u16(s, off, 0x4500);
         Bytes.u16(s, off + 2, totalLength);
         Bytes.u16(s, off + 4, id);
-        Bytes.u16(s, off + 6, 0x4000);
+        Bytes.u16(s, off + 6, fragmentField);
         Bytes.u8(s, off + 8, ttl);
         Bytes.u8(s, off + 9, protocol);
         Bytes.u16(s, off + 10, 0);

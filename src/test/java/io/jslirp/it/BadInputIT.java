@@ -19,7 +19,9 @@ class BadInputIT {
             for (List<String> cmd : List.of(
                     List.of(bin, "attach", "--no-such-flag", "1", "tap0"),
                     List.of(bin, "attach", "--cidr", "10.0.2.0/99", Long.toString(ns.pid()), "tap0"),
-                    List.of(bin, "attach", "999999999", "tap0"))) {
+                    List.of(bin, "attach", "999999999", "tap0"),
+                    // this JVM shares the host's network namespace: jslirp must not put a tap there
+                    List.of(bin, "attach", "--configure", Long.toString(ProcessHandle.current().pid()), "jslirpbad0"))) {
                 Cmd.Result r = Cmd.run(Duration.ofSeconds(50), cmd);
                 assertThat(r.timedOut()).as("must exit by itself: %s", r).isFalse();
                 assertThat(r.exit()).as("%s", r).isNotZero();
