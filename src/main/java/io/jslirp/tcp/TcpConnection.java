@@ -43,6 +43,16 @@ public final class TcpConnection {
     private int advertisedRightEdge;
     private boolean ackPending;
     private boolean guestFinished;
+    private final OutOfOrder outOfOrder = new OutOfOrder();
+    private final int[] sackEdges = new int[2 * Tcp.MAX_SACK_BLOCKS_WITH_TIMESTAMPS];
+
+    // Options the guest's SYN offered.
+    /** RFC 7323 timestamps: every segment but a RST carries them, echoing the guest's TSval. */
+    private final boolean timestamps;
+    /** The guest takes SACK blocks (RFC 2018): our ACKs report data received ahead of a gap. */
+    private final boolean sackPermitted;
+    private int tsRecent;
+    private int lastAckSent;
 
     // Send side (us -> guest).
     private final int iss;
@@ -55,6 +65,9 @@ public final class TcpConnection {
     private int finSeq;
     private boolean finAcked;
     private int dupAcks;
+    /** NewReno fast recovery (RFC 6582): until sndUna passes recover, each partial ACK resends the next hole. */
+    private boolean inRecovery;
+    private int recover;
     /** Both directions finished on the wire, but guest data still waits in toHost for the host socket. */
     private boolean closeWhenDrained;
 
@@ -66,6 +79,8 @@ public final class TcpConnection {
     private boolean timing;
     private int timedSeq;
     private long timedAt;
+    /** The clock at the latest event, for the timestamps of segments sent while handling it. */
+    private long now;
 
     /** A connection for a guest SYN (already validated) whose host connect is now in progress. */
     public TcpConnection(int guestAddress, int guestPort, int remoteAddress, int remotePort, int guestIsn,
@@ -82,7 +97,12 @@ public final class TcpConnection {
         this.windowScaling = synOptions.windowScale >= 0;
         this.sndShift = windowScaling ? synOptions.windowScale : 0;
         this.rcvShift = windowScaling ? config.windowShift() : 0;
-        this.sendMss = Math.min(config.mss(), synOptions.mss > 0 ? synOptions.mss : DEFAULT_GUEST_MSS);
+        this.timestamps = synOptions.hasTimestamp;
+        this.tsRecent = synOptions.tsVal;
+        this.sackPermitted = synOptions.sackPermitted;
+        // Payload per segment: the MSS counts no options, so timestamps come out of it (RFC 6691).
+        this.sendMss = Math.min(config.mss(), synOptions.mss > 0 ? synOptions.mss : DEFAULT_GUEST_MSS)
+                - (timestamps ? Tcp.TIMESTAMPS_LENGTH : 0);
         this.iss = iss;
         this.sndUna = iss;
         this.sndNxt = iss;
@@ -125,6 +145,7 @@ public final class TcpConnection {
     /** The host connect succeeded: answer the guest's SYN. */
     public void hostConnected(long now) {
         if (state != State.CONNECTING) return;
+        this.now = now;
         state = State.SYN_RECEIVED;
         sendSynAck(now);
     }
@@ -187,6 +208,7 @@ public final class TcpConnection {
         int ack = Tcp.ack(s, off);
         int hdr = Tcp.headerLength(s, off);
         int payload = len - hdr;
+        this.now = now;
 
         if (state == State.CLOSED) return;
         if (state == State.CONNECTING) {
@@ -202,6 +224,9 @@ public final class TcpConnection {
         if (!acceptable(seq, segLen)) {
             if ((flags & Tcp.RST) == 0) ackPending = true; // also answers keepalives and window probes
             return;
+        }
+        if (timestamps && opts.hasTimestamp && Seq.le(seq, lastAckSent) && Seq.le(lastAckSent, seq + segLen)) {
+            tsRecent = opts.tsVal; // RFC 7323 section 4.3
         }
         if ((flags & Tcp.RST) != 0) {
             // RFC 5961: only an exact RST closes; one merely in the window gets a challenge ACK.
@@ -226,7 +251,7 @@ public final class TcpConnection {
                 return;
             }
         }
-        if (!processAck(ack, Tcp.window(s, off), payload, now)) return;
+        if (!processAck(ack, Tcp.window(s, off), payload, timestamps && opts.hasTimestamp ? opts.tsEcr : 0, now)) return;
         if (state == State.CLOSED) return;
 
         if (payload > 0) receiveData(s, off + hdr, seq, payload);
@@ -253,7 +278,7 @@ public final class TcpConnection {
     }
 
     /** False when the segment must be dropped (RFC 9293 3.10.7.4: it acknowledges something never sent). */
-    private boolean processAck(int ack, int window, int payload, long now) {
+    private boolean processAck(int ack, int window, int payload, int tsEcr, long now) {
         if (Seq.gt(ack, sndMax)) {
             ackPending = true; // acknowledges something never sent: answer, and ignore its data and FIN
             return false;
@@ -265,11 +290,18 @@ public final class TcpConnection {
             if (finSent && Seq.gt(ack, finSeq)) finAcked = true;
             sndUna = ack;
             if (Seq.lt(sndNxt, sndUna)) sndNxt = sndUna;
-            if (timing && Seq.ge(ack, timedSeq)) {
+            if (tsEcr != 0) {
+                sampleRtt(Math.max(0, (now / 1_000_000L - (tsEcr & 0xffffffffL)) & 0xffffffffL) * 1_000_000L);
+                timing = false;
+            } else if (timing && Seq.ge(ack, timedSeq)) {
                 sampleRtt(now - timedAt);
                 timing = false;
             }
             dupAcks = 0;
+            if (inRecovery) {
+                if (Seq.ge(ack, recover)) inRecovery = false;
+                else retransmitFirst(); // partial ACK: the next hole, at once
+            }
             retransmissions = 0;
             sndWnd = newWnd;
             if (sndNxt != sndUna) deadline = now + rto;
@@ -278,15 +310,21 @@ public final class TcpConnection {
         } else {
             boolean dup = payload == 0 && newWnd == sndWnd && sndNxt != sndUna;
             sndWnd = newWnd;
-            if (dup && ++dupAcks == 3) {
-                // Fast retransmit of the first unacknowledged segment.
+            if (dup && ++dupAcks == 3 && !inRecovery) {
+                // Fast retransmit of the first unacknowledged segment, then NewReno recovery.
+                inRecovery = true;
+                recover = sndMax;
                 timing = false;
-                int len = Math.min(sendMss, fromHost.size());
-                if (len > 0) sendSegment(sndUna, rcvNxt, Tcp.ACK, 0, len);
+                retransmitFirst();
             }
             if (sndWnd == 0 && stopped()) deadline = Math.min(deadline, now + rto);
         }
         return true;
+    }
+
+    private void retransmitFirst() {
+        int len = Math.min(sendMss, fromHost.size());
+        if (len > 0) sendSegment(sndUna, rcvNxt, Tcp.ACK, 0, len);
     }
 
     private void onFinAcked(long now) {
@@ -315,7 +353,10 @@ public final class TcpConnection {
         if (guestFinished || !(state == State.ESTABLISHED || state == State.FIN_WAIT_1 || state == State.FIN_WAIT_2)) return;
         int skip = rcvNxt - seq;
         if (skip < 0) {
-            // Out of order: a duplicate ACK per segment, at once, so the guest can fast-retransmit.
+            // Ahead of a gap: keep it in the buffer's free space, and send a duplicate ACK (with SACK
+            // blocks) per segment at once, so the guest resends just the gap.
+            int stored = toHost.writeAhead(-skip, s, payloadOff, len);
+            if (stored > 0) outOfOrder.add(seq, seq + stored);
             sendSegment(sndNxt, rcvNxt, Tcp.ACK, 0, 0);
             return;
         }
@@ -325,6 +366,11 @@ public final class TcpConnection {
         }
         int n = toHost.append(s, payloadOff + skip, len - skip);
         rcvNxt += n;
+        if (!outOfOrder.isEmpty()) {
+            int gained = outOfOrder.advance(rcvNxt);
+            toHost.commitWrite(gained);
+            rcvNxt += gained;
+        }
         ackPending = true;
     }
 
@@ -355,6 +401,7 @@ public final class TcpConnection {
     /** Sends what is due: data the guest's window allows, our FIN, or one ACK. Call once per loop iteration. */
     public void flush(long now) {
         if (state == State.CONNECTING || state == State.CLOSED) return;
+        this.now = now;
         if (closeWhenDrained && toHost.isEmpty()) {
             close(false);
             return;
@@ -421,14 +468,21 @@ public final class TcpConnection {
         MemorySegment f = out.frame();
         long off = out.tcpOffset();
         int hdr = Tcp.writeSynOptions(f, off, config.mss(), windowScaling ? rcvShift : -1);
+        if (timestamps) hdr = Tcp.appendTimestamps(f, off, hdr, tsVal(), tsRecent);
         int window = Math.min(toHost.free(), 0xffff); // never scaled in a SYN
         Tcp.write(f, off, remotePort, guestPort, iss, rcvNxt, Tcp.SYN | Tcp.ACK, window, hdr);
         out.sendTcp4(remoteAddress, guestAddress, hdr);
         advertisedRightEdge = rcvNxt + window;
+        lastAckSent = rcvNxt;
         ackPending = false;
         sndNxt = iss + 1;
         sndMax = iss + 1;
         deadline = now + rto;
+    }
+
+    /** Our timestamp clock: milliseconds (RFC 7323 allows 1 ms to 1 s per tick). */
+    private int tsVal() {
+        return (int) (now / 1_000_000L);
     }
 
     private int advertisableWindow() {
@@ -439,12 +493,22 @@ public final class TcpConnection {
         MemorySegment f = out.frame();
         long off = out.tcpOffset();
         int window = advertisableWindow();
-        if ((flags & Tcp.RST) != 0) window = 0;
-        Tcp.write(f, off, remotePort, guestPort, seq, ack, flags, window >>> rcvShift, Tcp.MIN_HEADER_LENGTH);
-        if (len > 0) fromHost.peek(dataOffset, f, off + Tcp.MIN_HEADER_LENGTH, len);
-        out.sendTcp4(remoteAddress, guestAddress, Tcp.MIN_HEADER_LENGTH + len);
+        int hdr = Tcp.MIN_HEADER_LENGTH;
+        if ((flags & Tcp.RST) != 0) {
+            window = 0;
+        } else {
+            if (timestamps) hdr = Tcp.appendTimestamps(f, off, hdr, tsVal(), tsRecent);
+            if (sackPermitted && !outOfOrder.isEmpty()) {
+                int blocks = outOfOrder.sackBlocks(sackEdges, Tcp.MAX_SACK_BLOCKS_WITH_TIMESTAMPS);
+                hdr = Tcp.appendSack(f, off, hdr, sackEdges, blocks);
+            }
+        }
+        Tcp.write(f, off, remotePort, guestPort, seq, ack, flags, window >>> rcvShift, hdr);
+        if (len > 0) fromHost.peek(dataOffset, f, off + hdr, len);
+        out.sendTcp4(remoteAddress, guestAddress, hdr + len);
         if ((flags & Tcp.ACK) != 0) {
             advertisedRightEdge = rcvNxt + window;
+            lastAckSent = ack;
             ackPending = false;
         }
     }
@@ -454,6 +518,7 @@ public final class TcpConnection {
     /** Runs the timer that {@link #deadline()} announced. */
     public void onTimer(long now) {
         if (now < deadline) return;
+        this.now = now;
         deadline = Long.MAX_VALUE;
         switch (state) {
             case CONNECTING, CLOSED -> { }
@@ -466,6 +531,7 @@ public final class TcpConnection {
                     if (!backOff()) return;
                     sndNxt = sndUna; // go back: resend from the oldest unacknowledged byte
                     timing = false;
+                    inRecovery = false;
                     sendData(now);
                 } else if (sndWnd == 0 && unsent() > 0) {
                     // Zero-window probe: an old sequence number makes the guest answer with its window.

@@ -98,6 +98,22 @@ public final class RingBuffer {
         return n;
     }
 
+    /**
+     * Writes len bytes into the free space skip bytes past the newest held byte, without holding
+     * them yet (for data that arrived ahead of a gap: {@link #commitWrite} takes it in once the
+     * gap is filled). Returns how many fitted.
+     */
+    public int writeAhead(int skip, MemorySegment src, long srcOffset, int len) {
+        int n = Math.min(len, free() - skip);
+        if (skip < 0 || n <= 0) return 0;
+        int at = head + size + skip;
+        at %= capacity;
+        int first = Math.min(n, capacity - at);
+        MemorySegment.copy(src, srcOffset, memory, at, first);
+        if (n > first) MemorySegment.copy(src, srcOffset + first, memory, 0, n - first);
+        return n;
+    }
+
     /** Copies len held bytes starting skip bytes after the oldest into dst, without removing them. */
     public void peek(int skip, MemorySegment dst, long dstOffset, int len) {
         if (skip < 0 || len < 0 || skip + len > size) throw new IllegalArgumentException("peek " + skip + "+" + len + " of " + size);

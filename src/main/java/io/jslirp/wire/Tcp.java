@@ -23,7 +23,11 @@ public final class Tcp {
     public static final int MIN_HEADER_LENGTH = 20;
     public static final int FIN = 0x01, SYN = 0x02, RST = 0x04, PSH = 0x08, ACK = 0x10, URG = 0x20;
 
-    private static final int OPT_END = 0, OPT_NOP = 1, OPT_MSS = 2, OPT_WSCALE = 3, OPT_SACK_PERMITTED = 4, OPT_TIMESTAMP = 8;
+    private static final int OPT_END = 0, OPT_NOP = 1, OPT_MSS = 2, OPT_WSCALE = 3, OPT_SACK_PERMITTED = 4, OPT_SACK = 5, OPT_TIMESTAMP = 8;
+    /** Bytes {@link #appendTimestamps} adds. */
+    public static final int TIMESTAMPS_LENGTH = 12;
+    /** Most SACK blocks that fit beside timestamps in 40 bytes of options. */
+    public static final int MAX_SACK_BLOCKS_WITH_TIMESTAMPS = 3;
 
     private Tcp() {}
 
@@ -88,6 +92,12 @@ public final class Tcp {
                 case OPT_MSS -> { if (len == 4) opts.mss = Bytes.u16(s, p + 2); }
                 case OPT_WSCALE -> { if (len == 3) opts.windowScale = Math.min(14, Bytes.u8(s, p + 2)); }
                 case OPT_SACK_PERMITTED -> opts.sackPermitted = len == 2;
+                case OPT_SACK -> {
+                    if ((len - 2) % 8 == 0) {
+                        opts.sackBlocks = Math.min((len - 2) / 8, opts.sackEdges.length / 2);
+                        for (int i = 0; i < 2 * opts.sackBlocks; i++) opts.sackEdges[i] = Bytes.u32(s, p + 2 + 4L * i);
+                    }
+                }
                 case OPT_TIMESTAMP -> {
                     if (len == 10) {
                         opts.hasTimestamp = true;
@@ -131,6 +141,35 @@ public final class Tcp {
         Bytes.u8(s, p + 6, 3);
         Bytes.u8(s, p + 7, windowScale);
         return MIN_HEADER_LENGTH + 8;
+    }
+
+    /** Appends NOP, NOP, timestamps (RFC 7323) to a header of length bytes at off; returns the new length. */
+    public static int appendTimestamps(MemorySegment s, long off, int length, int tsVal, int tsEcr) {
+        long p = off + length;
+        Bytes.u8(s, p, OPT_NOP);
+        Bytes.u8(s, p + 1, OPT_NOP);
+        Bytes.u8(s, p + 2, OPT_TIMESTAMP);
+        Bytes.u8(s, p + 3, 10);
+        Bytes.u32(s, p + 4, tsVal);
+        Bytes.u32(s, p + 8, tsEcr);
+        return length + TIMESTAMPS_LENGTH;
+    }
+
+    /**
+     * Appends NOP, NOP, SACK (RFC 2018) with blocks [edges[2i], edges[2i+1]) to a header of length
+     * bytes at off; returns the new length.
+     */
+    public static int appendSack(MemorySegment s, long off, int length, int[] edges, int blocks) {
+        long p = off + length;
+        Bytes.u8(s, p, OPT_NOP);
+        Bytes.u8(s, p + 1, OPT_NOP);
+        Bytes.u8(s, p + 2, OPT_SACK);
+        Bytes.u8(s, p + 3, 2 + 8 * blocks);
+        for (int i = 0; i < blocks; i++) {
+            Bytes.u32(s, p + 4 + 8L * i, edges[2 * i]);
+            Bytes.u32(s, p + 8 + 8L * i, edges[2 * i + 1]);
+        }
+        return length + 4 + 8 * blocks;
     }
 
     /** Fills the checksum of a segment of segmentLength bytes (header and payload) for IPv4. */

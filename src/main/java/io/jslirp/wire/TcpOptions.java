@@ -10,6 +10,9 @@ public final class TcpOptions {
     public boolean hasTimestamp;
     public int tsVal;
     public int tsEcr;
+    /** SACK blocks (RFC 2018): [sackEdges[2i], sackEdges[2i+1]) for i below sackBlocks. */
+    public int sackBlocks;
+    public final int[] sackEdges = new int[8];
 
     public TcpOptions() {
         clear();
@@ -22,5 +25,6 @@ public final class TcpOptions {
         hasTimestamp = false;
         tsVal = 0;
         tsEcr = 0;
+        sackBlocks = 0;
     }
 }

@@ -48,12 +48,14 @@ final class TcpHarness {
     /** Bytes the fake host socket produced so far (offset of the next byte of the host stream). */
     private long hostProduced;
 
-    private TcpHarness(TcpConfig config, int irs, int iss, int guestMss, int guestWscale) {
+    private TcpHarness(TcpConfig config, int irs, int iss, int guestMss, int guestWscale, int guestTsVal, boolean guestSack) {
         this.config = config;
         this.irs = irs;
         this.iss = iss;
         // As TcpNat does: parse the guest's SYN, then create the connection from it.
         Seg syn = seg(Tcp.SYN).seq(irs).ack(0).window(64240).mss(guestMss).wscale(guestWscale);
+        if (guestTsVal != NONE) syn.ts(guestTsVal, 0);
+        if (guestSack) syn.sackPermitted();
         MemorySegment s = syn.build();
         TcpOptions opts = new TcpOptions();
         assertThat(Tcp.parseOptions(s, Seg.OFFSET, opts)).isTrue();
@@ -72,6 +74,8 @@ final class TcpHarness {
         private int iss = 0x5000_0000;
         private int guestMss = 1460;
         private int guestWscale = NONE;
+        private int guestTsVal = NONE;
+        private boolean guestSack;
 
         Builder config(TcpConfig c) {
             config = c;
@@ -105,9 +109,21 @@ final class TcpHarness {
             return this;
         }
 
+        /** The guest's SYN offers timestamps with this TSval. */
+        Builder guestTimestamps(int tsVal) {
+            guestTsVal = tsVal;
+            return this;
+        }
+
+        /** The guest's SYN carries SACK-permitted. */
+        Builder guestSackPermitted() {
+            guestSack = true;
+            return this;
+        }
+
         /** The connection just after the guest's SYN, waiting for the host connect. */
         TcpHarness connecting() {
-            return new TcpHarness(config, irs, iss, guestMss, guestWscale);
+            return new TcpHarness(config, irs, iss, guestMss, guestWscale, guestTsVal, guestSack);
         }
 
         /** The connection after the three-way handshake; the guest's handshake ACK carried guestWindow. */
@@ -312,7 +328,7 @@ final class TcpHarness {
 
     /** A segment we sent, parsed back from the frame with the wire codecs. */
     record Sent(int source, int destination, int sourcePort, int destinationPort, int flags, int seq, int ack,
-                int window, byte[] payload, int mss, int wscale) {
+                int window, byte[] payload, int mss, int wscale, boolean hasTimestamps, int tsVal, int tsEcr, int[] sack) {
         int len() {
             return payload.length;
         }
@@ -330,7 +346,8 @@ final class TcpHarness {
             int hdr = Tcp.headerLength(f, off);
             byte[] payload = f.asSlice(off + hdr, tcpLength - hdr).toArray(ValueLayout.JAVA_BYTE);
             return new Sent(source, destination, Tcp.sourcePort(f, off), Tcp.destinationPort(f, off), Tcp.flags(f, off),
-                    Tcp.seq(f, off), Tcp.ack(f, off), Tcp.window(f, off), payload, o.mss, o.windowScale);
+                    Tcp.seq(f, off), Tcp.ack(f, off), Tcp.window(f, off), payload, o.mss, o.windowScale,
+                    o.hasTimestamp, o.tsVal, o.tsEcr, java.util.Arrays.copyOf(o.sackEdges, 2 * o.sackBlocks));
         }
     }
 
@@ -461,6 +478,8 @@ final class TcpHarness {
         private int flags;
         private int seq, ack, window = 0xffff;
         private int mss = NONE, wscale = NONE;
+        private boolean timestamps, sackPermitted;
+        private int tsVal, tsEcr;
         private byte[] data = new byte[0];
         private int sourcePort = GUEST_PORT, destinationPort = REMOTE_PORT;
 
@@ -504,6 +523,20 @@ final class TcpHarness {
             return this;
         }
 
+        /** A timestamps option (NOP, NOP, TS: 12 bytes). */
+        Seg ts(int val, int ecr) {
+            timestamps = true;
+            tsVal = val;
+            tsEcr = ecr;
+            return this;
+        }
+
+        /** A SACK-permitted option (NOP, NOP, kind 4: 4 bytes). */
+        Seg sackPermitted() {
+            sackPermitted = true;
+            return this;
+        }
+
         Seg ports(int source, int destination) {
             sourcePort = source;
             destinationPort = destination;
@@ -512,7 +545,7 @@ final class TcpHarness {
 
         /** TCP header length this segment will have. */
         int headerLength() {
-            int opts = (mss != NONE ? 4 : 0) + (wscale != NONE ? 4 : 0);
+            int opts = (mss != NONE ? 4 : 0) + (wscale != NONE ? 4 : 0) + (timestamps ? 12 : 0) + (sackPermitted ? 4 : 0);
             return Tcp.MIN_HEADER_LENGTH + opts;
         }
 
@@ -534,6 +567,14 @@ final class TcpHarness {
                 Bytes.u8(s, p + 1, 3);
                 Bytes.u8(s, p + 2, 3);
                 Bytes.u8(s, p + 3, wscale);
+                p += 4;
+            }
+            if (timestamps) p = OFFSET + Tcp.appendTimestamps(s, OFFSET, (int) (p - OFFSET), tsVal, tsEcr);
+            if (sackPermitted) {
+                Bytes.u8(s, p, 1);
+                Bytes.u8(s, p + 1, 1);
+                Bytes.u8(s, p + 2, 4);
+                Bytes.u8(s, p + 3, 2);
             }
             MemorySegment.copy(data, 0, s, ValueLayout.JAVA_BYTE, OFFSET + hdr, data.length);
             return s;

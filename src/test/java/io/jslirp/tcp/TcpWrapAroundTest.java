@@ -46,14 +46,14 @@ class TcpWrapAroundTest {
         // Out of order, overlap, keepalive, in-window RST, all relative to a wrapped rcvNxt.
         h.guest(h.guestData(400, 100, 1));
         h.assertSent(h.flush(), sent(ACK).ack(h.g(301)));
-        h.guest(h.guestData(250, 150, 1));
-        h.assertSent(h.flush(), sent(ACK).ack(h.g(401)));
-        assertThat(h.toHostBytes()).isEqualTo(guestStream(0, 400));
-        h.guest(seg(ACK).seq(h.g(400)).ack(h.r(1)));
-        h.assertSent(h.flush(), sent(ACK).ack(h.g(401)));
-        h.guest(seg(RST).seq(h.g(500)));
-        h.assertSent(h.flush(), sent(ACK).ack(h.g(401)));
-        h.guest(seg(RST).seq(h.g(401 + BUF)));
+        h.guest(h.guestData(250, 150, 1)); // fills the gap: the data kept beyond it counts too
+        h.assertSent(h.flush(), sent(ACK).ack(h.g(501)));
+        assertThat(h.toHostBytes()).isEqualTo(guestStream(0, 500));
+        h.guest(seg(ACK).seq(h.g(500)).ack(h.r(1)));
+        h.assertSent(h.flush(), sent(ACK).ack(h.g(501)));
+        h.guest(seg(RST).seq(h.g(600)));
+        h.assertSent(h.flush(), sent(ACK).ack(h.g(501)));
+        h.guest(seg(RST).seq(h.g(501 + BUF)));
         h.assertSent(h.flush());
         assertThat(h.conn.state()).isEqualTo(State.ESTABLISHED);
 
@@ -64,9 +64,9 @@ class TcpWrapAroundTest {
                 sent(ACK).seq(h.r(1 + MSS)).payload(hostStream(MSS, MSS)),
                 sent(ACK).seq(h.r(1 + 2 * MSS)).payload(hostStream(2 * MSS, MSS)),
                 sent(ACK | PSH).seq(h.r(1 + 3 * MSS)).payload(hostStream(3 * MSS, MSS)));
-        for (int i = 0; i < 4; i++) h.guest(seg(ACK).seq(h.g(401)).ack(h.r(1 + MSS)));
+        for (int i = 0; i < 4; i++) h.guest(seg(ACK).seq(h.g(501)).ack(h.r(1 + MSS)));
         h.assertSent(h.flush(), sent(ACK).seq(h.r(1 + MSS)).payload(hostStream(MSS, MSS)));
-        h.guest(seg(ACK).seq(h.g(401)).ack(h.r(1 + 4 * MSS)));
+        h.guest(seg(ACK).seq(h.g(501)).ack(h.r(1 + 4 * MSS)));
         assertThat(h.timerArmed()).isFalse();
         assertThat(h.conn.fromHost().isEmpty()).isTrue();
 
@@ -74,17 +74,17 @@ class TcpWrapAroundTest {
         h.hostSends(100);
         h.flush();
         h.assertSent(h.fireTimer(), sent(ACK | PSH).seq(h.r(1 + 4 * MSS)).payload(hostStream(4 * MSS, 100)));
-        h.guest(seg(ACK).seq(h.g(401)).ack(h.r(101 + 4 * MSS)));
+        h.guest(seg(ACK).seq(h.g(501)).ack(h.r(101 + 4 * MSS)));
         assertThat(h.timerArmed()).isFalse();
 
         // Close: guest first, then the host.
-        h.hostWrote(400);
-        h.guest(seg(FIN | ACK).seq(h.g(401)).ack(h.r(101 + 4 * MSS)));
-        h.assertSent(h.flush(), sent(ACK).ack(h.g(402)).window(BUF));
+        h.hostWrote(500);
+        h.guest(seg(FIN | ACK).seq(h.g(501)).ack(h.r(101 + 4 * MSS)));
+        h.assertSent(h.flush(), sent(ACK).ack(h.g(502)).window(BUF));
         assertThat(h.conn.state()).isEqualTo(State.CLOSE_WAIT);
         h.conn.hostFinished();
-        h.assertSent(h.flush(), sent(FIN | ACK).seq(h.r(101 + 4 * MSS)).ack(h.g(402)));
-        h.guest(seg(ACK).seq(h.g(402)).ack(h.r(102 + 4 * MSS)));
+        h.assertSent(h.flush(), sent(FIN | ACK).seq(h.r(101 + 4 * MSS)).ack(h.g(502)));
+        h.guest(seg(ACK).seq(h.g(502)).ack(h.r(102 + 4 * MSS)));
         assertThat(h.conn.state()).isEqualTo(State.CLOSED);
         assertThat(h.host.closed).containsExactly(false);
     }

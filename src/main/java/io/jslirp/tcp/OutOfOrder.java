@@ -1,0 +1,86 @@
+package io.jslirp.tcp;
+
+import io.jslirp.wire.Seq;
+
+/**
+ * The ranges of guest data that arrived ahead of a gap (their bytes already sit in the receive
+ * buffer's free space), kept sorted and merged, at most {@link #MAX_RANGES} of them: the bound
+ * on out-of-order state per connection. They are reported to the guest as SACK blocks.
+ */
+final class OutOfOrder {
+    static final int MAX_RANGES = 8;
+
+    private final int[] starts = new int[MAX_RANGES];
+    private final int[] ends = new int[MAX_RANGES];
+    private int count;
+    /** Sequence number of the segment that arrived last; its range goes first in SACK (RFC 2018). */
+    private int latest;
+
+    boolean isEmpty() {
+        return count == 0;
+    }
+
+    int count() {
+        return count;
+    }
+
+    /** Records [start, end); false when it would need more than {@link #MAX_RANGES} ranges. */
+    boolean add(int start, int end) {
+        int i = 0;
+        while (i < count && Seq.lt(ends[i], start)) i++;          // ranges wholly before
+        int j = i;
+        while (j < count && Seq.le(starts[j], end)) j++;          // ranges overlapping or touching
+        if (i == j && count == MAX_RANGES) return false;
+        int mergedStart = start, mergedEnd = end;
+        if (j > i) {
+            if (Seq.lt(starts[i], mergedStart)) mergedStart = starts[i];
+            if (Seq.gt(ends[j - 1], mergedEnd)) mergedEnd = ends[j - 1];
+        }
+        int removed = j - i;
+        // Replace ranges i..j-1 with the merged one.
+        int shift = 1 - removed;
+        System.arraycopy(starts, j, starts, j + shift, count - j);
+        System.arraycopy(ends, j, ends, j + shift, count - j);
+        starts[i] = mergedStart;
+        ends[i] = mergedEnd;
+        count += shift;
+        latest = start;
+        return true;
+    }
+
+    /**
+     * The next expected byte became rcvNxt: drops the ranges it covers and returns how many bytes
+     * beyond rcvNxt are already received (now in order).
+     */
+    int advance(int rcvNxt) {
+        int gained = 0;
+        while (count > 0 && Seq.le(starts[0], rcvNxt + gained)) {
+            if (Seq.gt(ends[0], rcvNxt + gained)) gained = ends[0] - rcvNxt;
+            System.arraycopy(starts, 1, starts, 0, count - 1);
+            System.arraycopy(ends, 1, ends, 0, count - 1);
+            count--;
+        }
+        return gained;
+    }
+
+    /** Fills edges with up to max SACK blocks, the latest segment's range first; returns how many. */
+    int sackBlocks(int[] edges, int max) {
+        int n = 0;
+        int first = -1;
+        for (int i = 0; i < count; i++) {
+            if (Seq.le(starts[i], latest) && Seq.lt(latest, ends[i])) first = i;
+        }
+        if (first >= 0) {
+            edges[0] = starts[first];
+            edges[1] = ends[first];
+            n = 1;
+        }
+        for (int i = 0; i < count && n < max; i++) {
+            if (i == first) continue;
+            edges[2 * n] = starts[i];
+            edges[2 * n + 1] = ends[i];
+            n++;
+        }
+        return n;
+    }
+}

@@ -1,0 +1,109 @@
+package io.jslirp.tcp;
+
+import static io.jslirp.tcp.TcpHarness.guestStream;
+import static io.jslirp.tcp.TcpHarness.hostStream;
+import static io.jslirp.tcp.TcpHarness.seg;
+import static io.jslirp.wire.Tcp.ACK;
+import static io.jslirp.wire.Tcp.SYN;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Timestamps (RFC 7323), SACK blocks toward the guest (RFC 2018) and NewReno recovery (RFC 6582). */
+class TcpRecoveryTest {
+    private static final int MSS = 1460;
+    private static final int BUF = 1 << 16;
+
+    @Test
+    void timestampsAreNegotiatedOnlyWhenOfferedAndEchoTheGuestsLatestTsVal() {
+        TcpHarness plain = TcpHarness.with().connecting();
+        plain.conn.hostConnected(plain.now);
+        assertThat(plain.single(plain.drain()).hasTimestamps()).isFalse();
+
+        TcpHarness h = TcpHarness.with().guestTimestamps(1000).buffers(BUF, BUF).connecting();
+        h.conn.hostConnected(h.now);
+        TcpHarness.Sent synAck = h.single(h.drain());
+        assertThat(synAck.flags()).isEqualTo(SYN | ACK);
+        assertThat(synAck.hasTimestamps()).isTrue();
+        assertThat(synAck.tsEcr()).isEqualTo(1000);
+
+        h.guest(seg(ACK).seq(h.g(1)).ack(h.r(1)).ts(1005, synAck.tsVal()));
+        h.guest(h.guestData(0, 100, 1).ts(1010, synAck.tsVal()));
+        TcpHarness.Sent ack = h.single(h.flush());
+        assertThat(ack.hasTimestamps()).isTrue();
+        assertThat(ack.tsEcr()).as("echoes the newest in-order TSval").isEqualTo(1010);
+        assertThat(ack.tsVal() - synAck.tsVal()).as("our clock ticks in ms").isEqualTo(0);
+
+        h.advanceMillis(7);
+        h.hostSends(MSS);
+        TcpHarness.Sent data = h.flush().getFirst();
+        assertThat(data.tsVal() - synAck.tsVal()).isEqualTo(7);
+    }
+
+    @Test
+    void timestampsComeOutOfThePayloadSoSegmentsStillFitTheMtu() {
+        TcpHarness h = TcpHarness.with().guestTimestamps(1).buffers(BUF, BUF).established();
+        h.hostSends(3000);
+        List<TcpHarness.Sent> sent = h.flush();
+        assertThat(sent).extracting(TcpHarness.Sent::len).containsExactly(MSS - 12, MSS - 12, 3000 - 2 * (MSS - 12));
+        assertThat(sent.getFirst().payload()).isEqualTo(hostStream(0, MSS - 12));
+    }
+
+    @Test
+    void duplicateAcksCarrySackBlocksLatestFirstWhenTheGuestPermitsThem() {
+        TcpHarness h = TcpHarness.with().guestSackPermitted().buffers(BUF, BUF).established();
+        h.guest(h.guestData(0, 100, 1));
+        h.flush();
+        h.guest(h.guestData(200, 100, 1));
+        TcpHarness.Sent first = h.single(h.flush());
+        assertThat(first.ack()).isEqualTo(h.g(101));
+        assertThat(first.sack()).containsExactly(h.g(201), h.g(301));
+
+        h.guest(h.guestData(500, 100, 1));
+        TcpHarness.Sent second = h.single(h.flush());
+        assertThat(second.sack()).containsExactly(h.g(501), h.g(601), h.g(201), h.g(301));
+
+        h.guest(h.guestData(100, 100, 1));
+        TcpHarness.Sent filled = h.single(h.flush());
+        assertThat(filled.ack()).isEqualTo(h.g(301));
+        assertThat(filled.sack()).containsExactly(h.g(501), h.g(601));
+        assertThat(h.toHostBytes()).isEqualTo(guestStream(0, 300));
+
+        TcpHarness noSack = TcpHarness.with().buffers(BUF, BUF).established();
+        noSack.guest(noSack.guestData(200, 100, 1));
+        assertThat(noSack.single(noSack.flush()).sack()).isEmpty();
+    }
+
+    @Test
+    void outOfOrderStateIsBoundedButNothingIsLost() {
+        TcpHarness h = TcpHarness.with().buffers(BUF, BUF).established();
+        // Twice as many separate islands as ranges are kept: the extra ones are dropped, and
+        // retransmitted later by the guest; the stream stays intact.
+        for (int i = 0; i < 2 * OutOfOrder.MAX_RANGES; i++) h.guest(h.guestData(200L * (i + 1), 100, 1));
+        h.flush();
+        for (long from = 0; from < 200L * (2 * OutOfOrder.MAX_RANGES + 1); from += 100) h.guest(h.guestData(from, 100, 1));
+        h.flush();
+        assertThat(h.toHostBytes()).isEqualTo(guestStream(0, 200 * (2 * OutOfOrder.MAX_RANGES + 1)));
+    }
+
+    @Test
+    void partialAcksDuringRecoveryResendTheNextHoleAtOnce() {
+        TcpHarness h = TcpHarness.with().buffers(BUF, BUF).established();
+        h.hostSends(6 * MSS);
+        assertThat(h.flush()).hasSize(6);
+        // Segments 1 and 3 (0-based) were lost: an ACK for segment 0, then three duplicates.
+        for (int i = 0; i < 4; i++) h.guest(seg(ACK).seq(h.g(1)).ack(h.r(1 + MSS)));
+        TcpHarness.Sent fast = h.single(h.flush());
+        assertThat(fast.seq()).isEqualTo(h.r(1 + MSS));
+        // The retransmission fills hole 1; the ACK stops at hole 3: resend it now, not at the RTO.
+        h.guest(seg(ACK).seq(h.g(1)).ack(h.r(1 + 3 * MSS)));
+        TcpHarness.Sent next = h.single(h.flush());
+        assertThat(next.seq()).isEqualTo(h.r(1 + 3 * MSS));
+        assertThat(next.payload()).isEqualTo(hostStream(3 * MSS, MSS));
+        // Everything acknowledged: recovery over, nothing more to send.
+        h.guest(seg(ACK).seq(h.g(1)).ack(h.r(1 + 6 * MSS)));
+        assertThat(h.flush()).isEmpty();
+        assertThat(h.timerArmed()).isFalse();
+    }
+}
