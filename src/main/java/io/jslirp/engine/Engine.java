@@ -27,6 +27,7 @@ public final class Engine {
     private final EventFd wakeup = new EventFd();
     private final MemorySegment rx = Arena.ofAuto().allocate(65536 + 64, 64);
     private volatile boolean stopRequested;
+    private final Runnable receiveMore = this::receiveFrames;
 
     public Engine(Link link, EngineConfig config) {
         this.link = link;
@@ -34,6 +35,7 @@ public final class Engine {
         this.transport = new HostTransport(loop, stack, new OutboundPolicy(config.network(), config.nameserver()),
                 config.tcp(), config.udpIdleNanos());
         stack.setTransport(transport);
+        loop.atEndOfIteration(link::flush); // after the transport's flush, which produces frames
         loop.register(link.fd(), Epoll.IN, events -> receiveFrames());
         loop.register(wakeup.fd(), Epoll.IN, events -> {
             wakeup.drain();
@@ -78,6 +80,6 @@ public final class Engine {
             }
             stack.receive(rx, n);
         }
-        loop.runAgain();
+        loop.runSoon(receiveMore); // a link may hold frames that epoll does not announce again
     }
 }

@@ -16,6 +16,10 @@ public interface Link extends AutoCloseable {
     /** Sends length bytes at offset 0 of frame; false when the link could not take it. */
     boolean send(MemorySegment frame, int length);
 
+    /** End of an event-loop iteration: a link that batches or holds frames sends them now. */
+    default void flush() {
+    }
+
     @Override
     void close();
 }

@@ -18,6 +18,8 @@ public final class EventLoop implements AutoCloseable {
     private Handler[] handlers = new Handler[1024];
     private final PriorityQueue<Timer> timers = new PriorityQueue<>((a, b) -> Long.compare(a.queuedAt, b.queuedAt));
     private final List<Runnable> endOfIteration = new ArrayList<>();
+    private final List<Runnable> soon = new ArrayList<>();
+    private final List<Runnable> soonNow = new ArrayList<>();
     private boolean running;
     private boolean again;
 
@@ -49,8 +51,20 @@ public final class EventLoop implements AutoCloseable {
         endOfIteration.add(task);
     }
 
-    /** Asks for another iteration without waiting (a handler stopped at its budget with work left). */
+    /**
+     * Asks for another iteration without waiting: a handler stopped at its budget while its
+     * descriptor is still readable (level-triggered epoll reports it again).
+     */
     public void runAgain() {
+        again = true;
+    }
+
+    /**
+     * Runs task at the start of the next iteration, without waiting: for work left over that
+     * epoll cannot see (frames a link already read and holds).
+     */
+    public void runSoon(Runnable task) {
+        soon.add(task);
         again = true;
     }
 
@@ -76,6 +90,18 @@ public final class EventLoop implements AutoCloseable {
         while (running) {
             int n = epoll.wait(timeoutMillis());
             again = false;
+            if (!soon.isEmpty()) {
+                soonNow.addAll(soon);
+                soon.clear();
+                for (int i = 0; i < soonNow.size(); i++) {
+                    try {
+                        soonNow.get(i).run();
+                    } catch (RuntimeException e) {
+                        internalError(e);
+                    }
+                }
+                soonNow.clear();
+            }
             for (int i = 0; i < n; i++) {
                 int fd = epoll.readyFd(i);
                 Handler h = fd < handlers.length ? handlers[fd] : null;

@@ -469,6 +469,9 @@ public final class TcpConnection {
         long off = out.tcpOffset();
         int hdr = Tcp.writeSynOptions(f, off, config.mss(), windowScaling ? rcvShift : -1);
         if (timestamps) hdr = Tcp.appendTimestamps(f, off, hdr, tsVal(), tsRecent);
+        // SACK on: the guest then recovers from loss and reordering by our SACK blocks (its SACK
+        // blocks to us are parsed but not used: recovery toward the guest is NewReno).
+        if (sackPermitted) hdr = Tcp.appendSackPermitted(f, off, hdr);
         int window = Math.min(toHost.free(), 0xffff); // never scaled in a SYN
         Tcp.write(f, off, remotePort, guestPort, iss, rcvNxt, Tcp.SYN | Tcp.ACK, window, hdr);
         out.sendTcp4(remoteAddress, guestAddress, hdr);

@@ -83,8 +83,7 @@ public final class RingBuffer {
         if (n < 0 || n > size) throw new IllegalArgumentException("discard " + n + " of " + size);
         head += n;
         if (head >= capacity) head -= capacity;
-        size -= n;
-        if (size == 0) head = 0;
+        size -= n; // head stays where it is even when empty: bytes written ahead sit relative to it
     }
 
     /** Appends up to len bytes from src; returns how many fitted. */

@@ -143,6 +143,16 @@ public final class Tcp {
         return MIN_HEADER_LENGTH + 8;
     }
 
+    /** Appends NOP, NOP, SACK-permitted (RFC 2018) to a SYN header of length bytes at off; returns the new length. */
+    public static int appendSackPermitted(MemorySegment s, long off, int length) {
+        long p = off + length;
+        Bytes.u8(s, p, OPT_NOP);
+        Bytes.u8(s, p + 1, OPT_NOP);
+        Bytes.u8(s, p + 2, OPT_SACK_PERMITTED);
+        Bytes.u8(s, p + 3, 2);
+        return length + 4;
+    }
+
     /** Appends NOP, NOP, timestamps (RFC 7323) to a header of length bytes at off; returns the new length. */
     public static int appendTimestamps(MemorySegment s, long off, int length, int tsVal, int tsEcr) {
         long p = off + length;

@@ -76,6 +76,19 @@ class TcpRecoveryTest {
     }
 
     @Test
+    void dataKeptBeyondAGapSurvivesTheHostDrainingTheBuffer() {
+        TcpHarness h = TcpHarness.with().buffers(BUF, BUF).established();
+        h.guest(h.guestData(0, 100, 1));
+        h.flush();
+        h.guest(h.guestData(200, 100, 1));
+        h.flush();
+        h.hostWrote(100); // the host socket takes everything in order: the buffer is empty
+        h.guest(h.guestData(100, 100, 1));
+        h.flush();
+        assertThat(h.toHostBytes()).isEqualTo(guestStream(100, 200));
+    }
+
+    @Test
     void outOfOrderStateIsBoundedButNothingIsLost() {
         TcpHarness h = TcpHarness.with().buffers(BUF, BUF).established();
         // Twice as many separate islands as ranges are kept: the extra ones are dropped, and

@@ -49,6 +49,21 @@ class RingBufferTest {
                         int n = r.nextInt(model.size() + 1);
                         ring.discard(n);
                         for (int i = 0; i < n; i++) model.poll();
+                        // Bytes written ahead of the tail survive a discard, even one that empties the ring.
+                        if (ring.free() > 3) {
+                            src.set(ValueLayout.JAVA_BYTE, 0, (byte) 0x77);
+                            assertThat(ring.writeAhead(2, src, 0, 1)).isEqualTo(1);
+                            if (ring.isEmpty()) ring.discard(0);
+                            src.set(ValueLayout.JAVA_BYTE, 0, (byte) 0x11);
+                            src.set(ValueLayout.JAVA_BYTE, 1, (byte) 0x22);
+                            ring.append(src, 0, 2);
+                            ring.commitWrite(1);
+                            ring.peek(ring.size() - 3, dst, 0, 3);
+                            assertThat(dst.asSlice(0, 3).toArray(ValueLayout.JAVA_BYTE)).containsExactly(0x11, 0x22, 0x77);
+                            model.add((byte) 0x11);
+                            model.add((byte) 0x22);
+                            model.add((byte) 0x77);
+                        }
                     }
                     default -> {
                         int skip = r.nextInt(model.size() + 1);
