@@ -2,11 +2,15 @@ package io.jslirp.cli;
 
 import io.jslirp.stack.NetworkConfig;
 import io.jslirp.sys.InterfaceConfig;
+import io.jslirp.sys.SysException;
+import io.jslirp.util.Log;
 import io.jslirp.sys.Tap;
 import io.jslirp.wire.Mac;
 
 /** The guest's tap device, created (and with --configure set up) from inside its network namespace. */
 final class GuestInterface {
+    static final int TAP_QUEUE_FRAMES = 10_000;
+
     private GuestInterface() {}
 
     /**
@@ -16,6 +20,14 @@ final class GuestInterface {
      */
     static int create(String ifname, boolean configure, NetworkConfig network, long guestMac) {
         int fd = Tap.open(ifname);
+        // The tap drops what the guest sends once this many frames wait for jslirp: room for a
+        // burst from many connections at once (the kernel's default is 1000). Best effort: a
+        // user namespace may not allow it.
+        try {
+            InterfaceConfig.setTxQueueLength(ifname, TAP_QUEUE_FRAMES);
+        } catch (SysException e) {
+            Log.debug(e::getMessage);
+        }
         if (configure) {
             InterfaceConfig.setUp("lo");
             if (guestMac >= 0) InterfaceConfig.setMac(ifname, Mac.toBytes(guestMac));

@@ -74,7 +74,7 @@ final class TcpFlow implements Handler, TcpHostSide {
     }
 
     private void readFromHost() {
-        while (conn.wantsHostData()) {
+        while (conn.readyForHostData()) {
             RingBuffer ring = conn.fromHost();
             int want = ring.free();
             long n = Libc.readv2(fd, ring.memory(), ring.writeOffset(), ring.writeSpan(), ring.memory(), 0, ring.writeSpan2());
@@ -120,7 +120,7 @@ final class TcpFlow implements Handler, TcpHostSide {
         int want = 0;
         if (connecting) want = Epoll.OUT;
         else {
-            if (conn.wantsHostData()) want |= Epoll.IN;
+            if (conn.readyForHostData()) want |= Epoll.IN;
             if (!ring.isEmpty()) want |= Epoll.OUT;
         }
         setInterest(want);

@@ -16,7 +16,8 @@ public final class InterfaceConfig {
     private InterfaceConfig() {}
 
     private static final long SIOCADDRT = 0x890B, SIOCGIFFLAGS = 0x8913, SIOCSIFFLAGS = 0x8914,
-            SIOCSIFADDR = 0x8916, SIOCSIFNETMASK = 0x891C, SIOCSIFMTU = 0x8922, SIOCSIFHWADDR = 0x8924;
+            SIOCSIFADDR = 0x8916, SIOCSIFNETMASK = 0x891C, SIOCSIFMTU = 0x8922, SIOCSIFHWADDR = 0x8924,
+            SIOCSIFTXQLEN = 0x8943;
     private static final short IFF_UP = 0x1;
     private static final short ARPHRD_ETHER = 1;
     private static final short RTF_UP = 0x1, RTF_GATEWAY = 0x2;
@@ -46,6 +47,15 @@ public final class InterfaceConfig {
             MemorySegment ifr = Ifreq.allocate(arena, ifname);
             ifr.set(JAVA_INT, Ifreq.UNION, mtu);
             ioctlOnce(SIOCSIFMTU, ifr, "set MTU " + mtu + " on " + ifname);
+        }
+    }
+
+    /** SIOCSIFTXQLEN: for a tap, the frames it queues for its reader before it drops. */
+    public static void setTxQueueLength(String ifname, int frames) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment ifr = Ifreq.allocate(arena, ifname);
+            ifr.set(JAVA_INT, Ifreq.UNION, frames);
+            ioctlOnce(SIOCSIFTXQLEN, ifr, "set queue length " + frames + " on " + ifname);
         }
     }
 

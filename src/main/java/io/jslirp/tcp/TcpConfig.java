@@ -4,14 +4,16 @@ package io.jslirp.tcp;
  * Per-connection TCP parameters.
  *
  * @param mss             largest segment payload we send and announce (MTU - 40 for IPv4)
- * @param receiveBuffer   bytes buffered from the guest toward the host socket; bounds the window
- *                        advertised to the guest (power of two)
- * @param sendBuffer      bytes read from the host socket and held until the guest acknowledges
- *                        them (power of two)
+ * @param receiveBuffer   most bytes buffered from the guest toward the host socket; bounds the
+ *                        window advertised to the guest
+ * @param sendBuffer      most bytes read from the host socket and held until the guest
+ *                        acknowledges them
+ * @param initialBuffer   what each of the two buffers starts with; they grow while the flow's
+ *                        speed needs it (see {@link TcpConnection}), so an idle flow costs little
  * @param timeWaitNanos   how long a connection closed by the host side lingers to answer a
  *                        retransmitted guest FIN
  */
-public record TcpConfig(int mss, int receiveBuffer, int sendBuffer, long timeWaitNanos) {
+public record TcpConfig(int mss, int receiveBuffer, int sendBuffer, int initialBuffer, long timeWaitNanos) {
     public static final long INITIAL_RTO_NANOS = 1_000_000_000L;
     public static final long MIN_RTO_NANOS = 200_000_000L;
     public static final long MAX_RTO_NANOS = 60_000_000_000L;
@@ -19,7 +21,7 @@ public record TcpConfig(int mss, int receiveBuffer, int sendBuffer, long timeWai
     public static final int MAX_RETRANSMISSIONS = 12;
 
     public static TcpConfig forMtu(int mtu) {
-        return new TcpConfig(mtu - 40, 1 << 20, 1 << 20, 2_000_000_000L);
+        return new TcpConfig(mtu - 40, 1 << 20, 1 << 20, 16 << 10, 2_000_000_000L);
     }
 
     /** Our window-scale shift: the smallest that fits the receive buffer in 16 bits. */

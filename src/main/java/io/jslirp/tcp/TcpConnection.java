@@ -5,7 +5,6 @@ import io.jslirp.wire.Seq;
 import io.jslirp.wire.Tcp;
 import io.jslirp.wire.TcpOptions;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -29,7 +28,6 @@ public final class TcpConnection {
     private final TcpConfig config;
     private final TcpOutput out;
     private final TcpHostSide host;
-    private final Arena arena = Arena.ofConfined();
     private final RingBuffer toHost;
     private final RingBuffer fromHost;
 
@@ -107,8 +105,8 @@ public final class TcpConnection {
         this.sndUna = iss;
         this.sndNxt = iss;
         this.sndMax = iss;
-        this.toHost = new RingBuffer(arena, config.receiveBuffer());
-        this.fromHost = new RingBuffer(arena, config.sendBuffer());
+        this.toHost = new RingBuffer(Math.min(config.initialBuffer(), config.receiveBuffer()), config.receiveBuffer());
+        this.fromHost = new RingBuffer(Math.min(config.initialBuffer(), config.sendBuffer()), config.sendBuffer());
     }
 
     public State state() {
@@ -130,9 +128,15 @@ public final class TcpConnection {
         return guestFinished;
     }
 
-    /** True while the host side may read more from the host socket into {@link #fromHost()}. */
-    public boolean wantsHostData() {
-        return !hostFinished && fromHost.free() > 0 && (state == State.ESTABLISHED || state == State.CLOSE_WAIT);
+    /**
+     * True while the host side may read more from the host socket into {@link #fromHost()}. When
+     * the buffer is full but the guest's window would take more in flight than it holds, the
+     * buffer grows first (up to its maximum).
+     */
+    public boolean readyForHostData() {
+        if (hostFinished || !(state == State.ESTABLISHED || state == State.CLOSE_WAIT)) return false;
+        if (fromHost.free() == 0 && sndWnd > fromHost.capacity()) fromHost.grow();
+        return fromHost.free() > 0;
     }
 
     /** Next time {@link #onTimer} must run, or Long.MAX_VALUE. */
@@ -181,6 +185,8 @@ public final class TcpConnection {
     /** The host side wrote n bytes of {@link #toHost()} to the host socket. */
     public void deliveredToHost(int n) {
         toHost.discard(n);
+        // The host socket keeps up: a bigger buffer lets the guest keep more in flight.
+        if (toHost.isEmpty() && n >= toHost.capacity() / 2) toHost.grow();
         // Lesson 1: when the window reopens from zero, or grows by a segment beyond what the guest
         // was told, tell the guest in this iteration, not when its persist timer fires.
         // Compare the space freed, not the window rounded down to the scale unit, with the MSS, or
@@ -577,7 +583,8 @@ public final class TcpConnection {
         state = State.CLOSED;
         deadline = Long.MAX_VALUE;
         host.closed(reset);
-        arena.close();
+        toHost.close();
+        fromHost.close();
     }
 
     @Override

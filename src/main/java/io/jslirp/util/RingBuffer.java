@@ -4,20 +4,56 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
- * A byte FIFO of fixed capacity in native memory, so its bytes can go to and from syscalls
- * without copying. Data occupies at most two contiguous spans (before and after the wrap):
+ * A byte FIFO in native memory, so its bytes can go to and from syscalls without copying. It
+ * starts small and {@link #grow}s on demand up to a fixed maximum, so idle flows cost little. Data occupies at most two contiguous spans (before and after the wrap):
  * {@link #readSpan}/{@link #readSpan2} for the bytes held, {@link #writeSpan}/{@link #writeSpan2}
  * for the free space. Single-threaded.
  */
-public final class RingBuffer {
-    private final MemorySegment memory;
-    private final int capacity;
+public final class RingBuffer implements AutoCloseable {
+    private final int maxCapacity;
+    private Arena arena;
+    private MemorySegment memory;
+    private int capacity;
     private int head;
     private int size;
 
-    public RingBuffer(Arena arena, int capacity) {
+    /** A buffer of capacity bytes that may grow to maxCapacity. Owned by the creating thread. */
+    public RingBuffer(int capacity, int maxCapacity) {
+        if (capacity <= 0 || capacity > maxCapacity) throw new IllegalArgumentException("capacity " + capacity + " of at most " + maxCapacity);
+        this.maxCapacity = maxCapacity;
+        this.arena = Arena.ofConfined();
         this.memory = arena.allocate(capacity, 64);
         this.capacity = capacity;
+    }
+
+    public int maxCapacity() {
+        return maxCapacity;
+    }
+
+    /**
+     * Doubles the capacity (up to the maximum), keeping the bytes held and those written ahead
+     * at the same distance from the oldest byte. Returns false when already at the maximum.
+     */
+    public boolean grow() {
+        if (capacity == maxCapacity) return false;
+        int newCapacity = (int) Math.min((long) capacity * 2, maxCapacity);
+        Arena newArena = Arena.ofConfined();
+        MemorySegment bigger = newArena.allocate(newCapacity, 64);
+        int first = capacity - head;
+        MemorySegment.copy(memory, head, bigger, 0, first);
+        MemorySegment.copy(memory, 0, bigger, first, head);
+        arena.close();
+        arena = newArena;
+        memory = bigger;
+        capacity = newCapacity;
+        head = 0;
+        return true;
+    }
+
+    /** Frees the memory; the buffer must not be used afterwards. */
+    @Override
+    public void close() {
+        arena.close();
     }
 
     public MemorySegment memory() {

@@ -34,7 +34,7 @@ class TcpCloseTest {
         assertThat(h.host.closed).isEmpty();
 
         // Host data still flows toward the guest.
-        assertThat(h.conn.wantsHostData()).isTrue();
+        assertThat(h.conn.readyForHostData()).isTrue();
         h.hostSends(2000);
         h.assertSent(h.flush(),
                 sent(ACK).seq(h.r(1)).ack(h.g(2)).payload(hostStream(0, MSS)),
@@ -44,7 +44,7 @@ class TcpCloseTest {
 
         // The host peer finishes too: FIN after the data.
         h.conn.hostFinished();
-        assertThat(h.conn.wantsHostData()).isFalse();
+        assertThat(h.conn.readyForHostData()).isFalse();
         h.assertSent(h.flush(), sent(FIN | ACK).seq(h.r(2001)).ack(h.g(2)).len(0));
         assertThat(h.conn.state()).isEqualTo(State.LAST_ACK);
 
@@ -118,7 +118,7 @@ class TcpCloseTest {
         h.conn.hostFinished();
         h.assertSent(h.flush(), sent(FIN | ACK).seq(h.r(1)).ack(h.g(1)).len(0));
         assertThat(h.conn.state()).isEqualTo(State.FIN_WAIT_1);
-        assertThat(h.conn.wantsHostData()).isFalse();
+        assertThat(h.conn.readyForHostData()).isFalse();
 
         h.guest(seg(ACK).seq(h.g(1)).ack(h.r(2)));
         assertThat(h.conn.state()).isEqualTo(State.FIN_WAIT_2);

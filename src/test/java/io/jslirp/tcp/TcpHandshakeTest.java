@@ -32,7 +32,7 @@ class TcpHandshakeTest {
         h.assertSent(h.flush());
         assertThat(h.conn.state()).isEqualTo(State.CONNECTING);
         assertThat(h.timerArmed()).as("no timer of ours runs before the host answers").isFalse();
-        assertThat(h.conn.wantsHostData()).isFalse();
+        assertThat(h.conn.readyForHostData()).isFalse();
     }
 
     @Test
@@ -57,7 +57,7 @@ class TcpHandshakeTest {
 
     @Test
     void windowScaleOnlyWhenTheGuestOffersIt() {
-        TcpConfig oneMiB = TcpConfig.forMtu(1500); // 1 MiB receive buffer: shift 5
+        TcpConfig oneMiB = TcpHarness.Builder.fullSize(TcpConfig.forMtu(1500)); // 1 MiB receive buffer: shift 5
         assertThat(oneMiB.windowShift()).isEqualTo(5);
 
         TcpHarness offered = TcpHarness.with().config(oneMiB).guestWscale(7).connecting();
@@ -98,7 +98,7 @@ class TcpHandshakeTest {
         TcpHarness h = TcpHarness.with().connecting();
         h.conn.hostConnected(h.now);
         h.drain();
-        assertThat(h.conn.wantsHostData()).as("no host data before the guest is connected").isFalse();
+        assertThat(h.conn.readyForHostData()).as("no host data before the guest is connected").isFalse();
 
         h.advanceMillis(3);
         h.guest(seg(ACK).seq(h.g(1)).ack(h.r(1)).window(1000));
@@ -106,7 +106,7 @@ class TcpHandshakeTest {
         assertThat(h.conn.state()).isEqualTo(State.ESTABLISHED);
         h.assertSent(h.flush()); // no ACK for an ACK
         assertThat(h.timerArmed()).as("SYN-ACK timer stopped").isFalse();
-        assertThat(h.conn.wantsHostData()).isTrue();
+        assertThat(h.conn.readyForHostData()).isTrue();
         assertThat(h.host.closed).isEmpty();
     }
 

@@ -69,13 +69,18 @@ final class TcpHarness {
     }
 
     static final class Builder {
-        private TcpConfig config = TcpConfig.forMtu(1500);
+        /** The default configuration with buffers at full size from the start, so window arithmetic stays fixed. */
+        private TcpConfig config = fullSize(TcpConfig.forMtu(1500));
         private int irs = 0x1000_0000;
         private int iss = 0x5000_0000;
         private int guestMss = 1460;
         private int guestWscale = NONE;
         private int guestTsVal = NONE;
         private boolean guestSack;
+
+        static TcpConfig fullSize(TcpConfig c) {
+            return new TcpConfig(c.mss(), c.receiveBuffer(), c.sendBuffer(), Math.max(c.receiveBuffer(), c.sendBuffer()), c.timeWaitNanos());
+        }
 
         Builder config(TcpConfig c) {
             config = c;
@@ -84,7 +89,7 @@ final class TcpHarness {
 
         /** Small buffers, no window scaling needed: window arithmetic stays readable. */
         Builder buffers(int receiveBuffer, int sendBuffer) {
-            config = new TcpConfig(config.mss(), receiveBuffer, sendBuffer, config.timeWaitNanos());
+            config = new TcpConfig(config.mss(), receiveBuffer, sendBuffer, Math.max(receiveBuffer, sendBuffer), config.timeWaitNanos());
             return this;
         }
 

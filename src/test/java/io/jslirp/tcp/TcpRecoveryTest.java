@@ -101,6 +101,30 @@ class TcpRecoveryTest {
     }
 
     @Test
+    void buffersStartSmallAndGrowWhileTheFlowNeedsIt() {
+        TcpConfig config = new TcpConfig(1460, 1 << 18, 1 << 18, 1 << 14, 2 * TcpHarness.SECOND);
+        TcpHarness h = TcpHarness.with().config(config).guestWscale(7).connecting();
+        h.conn.hostConnected(h.now);
+        assertThat(h.single(h.drain()).window()).as("the SYN-ACK offers the initial buffer").isEqualTo(1 << 14);
+        h.guest(seg(ACK).seq(h.g(1)).ack(h.r(1)).window(0xffff)); // guest window 0xffff << 7: 8 MiB
+
+        // Guest to host: the host socket takes a full buffer at once, so the buffer doubles.
+        for (long from = 0; from < 1 << 14; from += 1024) h.guest(h.guestData(from, 1024, 1));
+        h.flush();
+        h.hostWrote(1 << 14);
+        assertThat(h.conn.toHost().capacity()).isEqualTo(1 << 15);
+        TcpHarness.Sent update = h.single(h.flush());
+        assertThat(update.window() << config.windowShift()).isEqualTo(1 << 15);
+
+        // Host to guest: a full buffer and a guest window that takes more makes it grow, up to the maximum.
+        for (int i = 0; i < 8; i++) {
+            while (h.conn.readyForHostData()) h.hostSends(h.conn.fromHost().free());
+        }
+        assertThat(h.conn.fromHost().capacity()).isEqualTo(1 << 18);
+        assertThat(h.conn.readyForHostData()).as("at the maximum").isFalse();
+    }
+
+    @Test
     void partialAcksDuringRecoveryResendTheNextHoleAtOnce() {
         TcpHarness h = TcpHarness.with().buffers(BUF, BUF).established();
         h.hostSends(6 * MSS);

@@ -103,12 +103,12 @@ class TcpSendTest {
     @Test
     void hostDataIsWantedOnlyWhileThereIsRoom() {
         TcpHarness h = TcpHarness.with().buffers(16384, 16384).established();
-        assertThat(h.conn.wantsHostData()).isTrue();
+        assertThat(h.conn.readyForHostData()).isTrue();
         h.hostSends(16384);
-        assertThat(h.conn.wantsHostData()).isFalse();
+        assertThat(h.conn.readyForHostData()).isFalse();
         h.flush();
         guestAcks(h, 1 + MSS, 0xffff);
-        assertThat(h.conn.wantsHostData()).isTrue();
+        assertThat(h.conn.readyForHostData()).isTrue();
         assertThat(h.conn.fromHost().size()).isEqualTo(16384 - MSS);
     }
 

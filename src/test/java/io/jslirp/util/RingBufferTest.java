@@ -14,22 +14,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class RingBufferTest {
-    /** Appends (direct and through the write spans, as a read syscall does), peeks and discards agree with a deque. */
+    /**
+     * Appends (direct and through the write spans, as a read syscall does), peeks, discards and
+     * growth agree with a deque.
+     */
     @Property(tries = 200)
     void behavesLikeAByteQueue(@ForAll long seed) {
         Random r = new Random(seed);
         try (Arena arena = Arena.ofConfined()) {
-            RingBuffer ring = new RingBuffer(arena, 64);
+            RingBuffer ring = new RingBuffer(16, 128);
             ArrayDeque<Byte> model = new ArrayDeque<>();
-            MemorySegment src = arena.allocate(100);
-            MemorySegment dst = arena.allocate(100);
+            MemorySegment src = arena.allocate(256);
+            MemorySegment dst = arena.allocate(256);
             for (int step = 0; step < 300; step++) {
+                if (r.nextInt(20) == 0) ring.grow();
                 switch (r.nextInt(4)) {
                     case 0 -> {
                         int len = r.nextInt(80);
                         for (int i = 0; i < len; i++) src.set(ValueLayout.JAVA_BYTE, i, (byte) r.nextInt());
                         int n = ring.append(src, 0, len);
-                        assertThat(n).isEqualTo(Math.min(len, 64 - model.size()));
+                        assertThat(n).isEqualTo(Math.min(len, ring.capacity() - model.size()));
                         for (int i = 0; i < n; i++) model.add(src.get(ValueLayout.JAVA_BYTE, i));
                     }
                     case 1 -> {
@@ -84,10 +88,29 @@ class RingBufferTest {
 
     @Test
     void refusesToDiscardOrCommitMoreThanPossible() {
-        try (Arena arena = Arena.ofConfined()) {
-            RingBuffer ring = new RingBuffer(arena, 16);
+        try (RingBuffer ring = new RingBuffer(16, 16)) {
+            assertThat(ring.grow()).isFalse();
             assertThatThrownBy(() -> ring.discard(1)).isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> ring.commitWrite(17)).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Test
+    void growthKeepsBytesWrittenAheadAtTheirDistance() {
+        try (Arena arena = Arena.ofConfined(); RingBuffer ring = new RingBuffer(8, 64)) {
+            MemorySegment src = arena.allocate(8);
+            for (int i = 0; i < 8; i++) src.set(ValueLayout.JAVA_BYTE, i, (byte) (i + 1));
+            ring.append(src, 0, 6);
+            ring.discard(5);                       // head near the end: held bytes wrap next
+            ring.append(src, 6, 2);                // held: 6 7 8
+            ring.writeAhead(2, src, 0, 2);         // ahead: _ _ 1 2 (wraps)
+            assertThat(ring.grow()).isTrue();
+            assertThat(ring.capacity()).isEqualTo(16);
+            ring.append(src, 3, 2);                // fills the gap with 4 5
+            ring.commitWrite(2);
+            MemorySegment dst = arena.allocate(7);
+            ring.peek(0, dst, 0, 7);
+            assertThat(dst.toArray(ValueLayout.JAVA_BYTE)).containsExactly(6, 7, 8, 4, 5, 1, 2);
         }
     }
 }

@@ -1,0 +1,135 @@
+package io.jslirp.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * 1,000 concurrent connections, each moving 1 MiB both ways through an echo server on host
+ * loopback, all intact; prints the stack process's peak resident memory.
+ */
+class ManyConnectionsIT {
+    static final int CONNECTIONS = 1000;
+    static final int SIZE = 1 << 20;
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    @Timeout(400)
+    void thousandConnectionsMoveOneMiBEachWayIntact() throws Exception {
+        ItEnv.assumeStack();
+        ItEnv.assumeTools("bash");
+        Path script = tmp.resolve("many_connections.py");
+        try (InputStream in = getClass().getResourceAsStream("/it/many_connections.py")) {
+            Files.copy(in, script);
+        }
+        try (EchoServer echo = new EchoServer();
+             Namespace ns = Namespace.create();
+             Stack.Running stack = Stack.attach(ns, Stack.Options.configured())) {
+            Cmd.Result r = ns.bash(Duration.ofSeconds(300), "ulimit -n 8192 && " + ItEnv.python() + " " + script
+                    + " " + CONNECTIONS + " " + SIZE + " " + Namespace.GATEWAY + " " + echo.port());
+            assertThat(r.out().strip()).as("%s\n%s", r, stack.describe()).isEqualTo("ok " + CONNECTIONS);
+            String status = Files.readString(Path.of("/proc/" + stack.pid() + "/status"));
+            String peak = status.lines().filter(l -> l.startsWith("VmHWM")).findFirst().orElse("VmHWM ?");
+            System.out.printf("[%s] %d connections x 1 MiB each way: %.1f s; stack peak memory %s%n",
+                    Stack.Kind.selected(), CONNECTIONS, r.took().toNanos() / 1e9, peak.replaceAll("\\s+", " "));
+        }
+    }
+
+    /** A non-blocking echo server on 127.0.0.1: echoes each connection's bytes, closes after its EOF. */
+    static final class EchoServer implements AutoCloseable {
+        private final ServerSocketChannel server = ServerSocketChannel.open();
+        private final Selector selector = Selector.open();
+        private final Thread thread;
+
+        EchoServer() throws IOException {
+            server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 2048);
+            server.configureBlocking(false);
+            server.register(selector, SelectionKey.OP_ACCEPT);
+            thread = Thread.ofPlatform().daemon().name("echo").start(this::serve);
+        }
+
+        int port() throws IOException {
+            return ((InetSocketAddress) server.getLocalAddress()).getPort();
+        }
+
+        private static final class Pending {
+            final ArrayDeque<ByteBuffer> out = new ArrayDeque<>();
+            boolean eof;
+        }
+
+        private void serve() {
+            ByteBuffer buf = ByteBuffer.allocateDirect(1 << 16);
+            try {
+                while (!Thread.currentThread().isInterrupted()) {
+                    selector.select(1000);
+                    for (SelectionKey k : selector.selectedKeys()) {
+                        if (!k.isValid()) continue;
+                        if (k.isAcceptable()) {
+                            SocketChannel c;
+                            while ((c = server.accept()) != null) {
+                                c.configureBlocking(false);
+                                c.register(selector, SelectionKey.OP_READ, new Pending());
+                            }
+                            continue;
+                        }
+                        SocketChannel c = (SocketChannel) k.channel();
+                        Pending p = (Pending) k.attachment();
+                        try {
+                            if (k.isReadable()) {
+                                buf.clear();
+                                int n = c.read(buf);
+                                if (n < 0) p.eof = true;
+                                else if (n > 0) {
+                                    buf.flip();
+                                    ByteBuffer copy = ByteBuffer.allocate(n).put(buf).flip();
+                                    p.out.add(copy);
+                                }
+                            }
+                            while (!p.out.isEmpty()) {
+                                c.write(p.out.peek());
+                                if (p.out.peek().hasRemaining()) break;
+                                p.out.poll();
+                            }
+                            if (p.out.isEmpty() && p.eof) {
+                                c.close();
+                                continue;
+                            }
+                            // Stop reading while replies back up, so memory stays bounded.
+                            k.interestOps((p.out.isEmpty() && !p.eof ? SelectionKey.OP_READ : 0)
+                                    | (p.out.isEmpty() ? 0 : SelectionKey.OP_WRITE));
+                        } catch (IOException e) {
+                            c.close();
+                        }
+                    }
+                    selector.selectedKeys().clear();
+                }
+            } catch (IOException | java.nio.channels.ClosedSelectorException e) {
+                // closed
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            thread.interrupt();
+            selector.close();
+            server.close();
+        }
+    }
+}
