@@ -1,0 +1,173 @@
+package io.jslirp.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The TCP lessons of DESIGN.md against the real kernel, each with its figures printed:
+ * window update when a stalled window reopens, cork then flush, no delays (MSS from the MTU,
+ * no delayed ACK).
+ */
+class LessonsIT {
+    private static final Duration T = Duration.ofSeconds(60);
+
+    @TempDir
+    Path tmp;
+    private Path script;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        ItEnv.assumeStack();
+        ItEnv.assumeTools("ss", "nstat");
+        script = tmp.resolve("lessons.py");
+        try (InputStream in = getClass().getResourceAsStream("/it/lessons.py")) {
+            Files.copy(in, script);
+        }
+    }
+
+    private String guest(String mode, int port, Object... args) {
+        StringBuilder b = new StringBuilder(ItEnv.python() + " " + script + " " + mode + " " + Namespace.GATEWAY + " " + port);
+        for (Object a : args) b.append(' ').append(a);
+        return b.toString();
+    }
+
+    private static long nstat(Namespace ns, String counter) {
+        Cmd.Result r = ns.exec(T, "nstat", "-az", counter);
+        Matcher m = Pattern.compile(counter + "\\s+(\\d+)").matcher(r.out());
+        return m.find() ? Long.parseLong(m.group(1)) : 0;
+    }
+
+    /** Lesson 1: the guest learns at once that a zero window reopened, not from its persist timer. */
+    @Test
+    @Timeout(180)
+    void windowUpdateWhenTheStalledWindowReopens() throws Exception {
+        long total = 64L << 20;
+        try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+             Namespace ns = Namespace.create();
+             Stack.Running stack = Stack.attach(ns, Stack.Options.configured())) {
+            CompletableFuture<Cmd.Result> sender = CompletableFuture.supplyAsync(
+                    () -> ns.bash(Duration.ofSeconds(150), guest("bulk", server.getLocalPort(), total)));
+            try (Socket host = server.accept()) {
+                // The host reader stalls until the guest's sender saw a zero window long enough
+                // for its persist timer to probe; the next probe is then at least 400 ms away.
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                long probesBefore;
+                while ((probesBefore = nstat(ns, "TcpExtTCPWinProbe")) == 0) {
+                    assertThat(System.nanoTime()).as("the guest never probed a zero window\n%s", stack.describe()).isLessThan(deadline);
+                    Namespace.sleep(20);
+                }
+                long t0 = System.nanoTime();
+                long got = 0;
+                byte[] buf = new byte[1 << 20];
+                InputStream in = host.getInputStream();
+                for (int n; (n = in.read(buf)) > 0; ) got += n;
+                double secs = (System.nanoTime() - t0) / 1e9;
+                long probesAfter = nstat(ns, "TcpExtTCPWinProbe") - probesBefore;
+                assertThat(got).isEqualTo(total);
+                assertThat(sender.get(100, TimeUnit.SECONDS).exit()).isZero();
+                System.out.printf("[%s] lesson 1: %d MiB read after the stall in %.3f s; guest window probes after the reopening: %d%n",
+                        Stack.Kind.selected(), total >> 20, secs, probesAfter);
+                assertThat(probesAfter).as("the guest had to probe for the reopened window").isZero();
+            }
+        }
+    }
+
+    /** Lesson 2: a burst of small guest writes reaches the host in fewer, fuller segments; replies get no added delay. */
+    @Test
+    @Timeout(180)
+    void smallWritesAreCoalescedAndRequestResponseIsNotDelayed() throws Exception {
+        int writes = 4000, size = 50;
+        try (ServerSocket server = new ServerSocket(0, 4, InetAddress.getLoopbackAddress());
+             Namespace ns = Namespace.create();
+             Stack.Running stack = Stack.attach(ns, Stack.Options.configured())) {
+            int port = server.getLocalPort();
+            CompletableFuture<Cmd.Result> burst = CompletableFuture.supplyAsync(
+                    () -> ns.bash(T, guest("small", port, writes, size)));
+            long guestSegments;
+            long hostSegments;
+            try (Socket host = server.accept()) {
+                InputStream in = host.getInputStream();
+                long got = 0;
+                byte[] buf = new byte[65536];
+                for (int n; got < (long) writes * size && (n = in.read(buf)) > 0; ) got += n;
+                assertThat(got).isEqualTo((long) writes * size);
+                hostSegments = dataSegments(Cmd.run(T, "ss", "-tinH", "sport", "=", ":" + port).out(), "data_segs_in");
+                guestSegments = dataSegments(ns.exec(T, "ss", "-tinH", "dst", Namespace.GATEWAY).out(), "data_segs_out");
+                host.getOutputStream().write('k');
+            }
+            assertThat(burst.get(60, TimeUnit.SECONDS).exit()).isZero();
+            System.out.printf("[%s] lesson 2: %d writes of %d bytes: guest sent %d data segments, the host received %d%n",
+                    Stack.Kind.selected(), writes, size, guestSegments, hostSegments);
+            assertThat(hostSegments).as("segments on the host side").isLessThan(guestSegments / 2);
+
+            CompletableFuture<Void> echo = CompletableFuture.runAsync(() -> {
+                try (Socket c = server.accept()) {
+                    c.setTcpNoDelay(true);
+                    InputStream in = c.getInputStream();
+                    OutputStream out = c.getOutputStream();
+                    for (int b; (b = in.read()) >= 0; ) out.write(b);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Cmd.Result pp = ns.bash(T, guest("pingpong", port, 2000));
+            assertThat(pp.exit()).as("%s", pp).isZero();
+            String[] ms = pp.out().strip().split(" ");
+            System.out.printf("[%s] lesson 2: 1-byte request/response round trip p50 %s ms, p99 %s ms%n",
+                    Stack.Kind.selected(), ms[0], ms[1]);
+            // A delayed ACK or Nagle wait anywhere on the path would cost 40 ms or more per exchange.
+            assertThat(Double.parseDouble(ms[0])).as("median round trip in ms").isLessThan(20);
+            echo.get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private static long dataSegments(String ss, String field) {
+        Matcher m = Pattern.compile(field + ":(\\d+)").matcher(ss);
+        assertThat(m.find()).as("%s in %s", field, ss).isTrue();
+        return Long.parseLong(m.group(1));
+    }
+
+    /** Lesson 4: the guest's segment size comes from the MTU (minus the timestamp option it uses). */
+    @Test
+    @Timeout(120)
+    void segmentSizeFollowsTheMtu() throws Exception {
+        ItEnv.assumeJslirp("slirp4netns 1.2 caps the MSS at 32767 (seen: MTU 65520 gives mss 32767)");
+        for (int mtu : new int[] {1500, 65520}) {
+            try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                 Namespace ns = Namespace.create();
+                 Stack.Running stack = Stack.attach(ns, Stack.Options.configured().mtu(mtu))) {
+                CompletableFuture<Cmd.Result> sender = CompletableFuture.supplyAsync(
+                        () -> ns.bash(T, guest("bulk", server.getLocalPort(), 64 << 20)));
+                try (Socket host = server.accept()) {
+                    Namespace.sleep(300); // the host does not read yet: the guest's connection stays busy
+                    String ss = ns.exec(T, "ss", "-tinH", "dst", Namespace.GATEWAY).out();
+                    Matcher m = Pattern.compile("\\bmss:(\\d+)").matcher(ss);
+                    assertThat(m.find()).as(ss).isTrue();
+                    int mss = Integer.parseInt(m.group(1));
+                    boolean timestamps = Pattern.compile("\\sts\\s").matcher(ss).find();
+                    System.out.printf("[%s] lesson 4: MTU %d: guest mss %d%s%n", Stack.Kind.selected(), mtu, mss,
+                            timestamps ? " (with timestamps)" : "");
+                    assertThat(mss).as("MTU - 40, less 12 when timestamps are on").isEqualTo(mtu - 40 - (timestamps ? 12 : 0));
+                    host.getInputStream().transferTo(OutputStream.nullOutputStream());
+                }
+                sender.get(30, TimeUnit.SECONDS);
+            }
+        }
+    }
+}
