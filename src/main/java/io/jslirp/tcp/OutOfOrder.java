@@ -3,9 +3,10 @@ package io.jslirp.tcp;
 import io.jslirp.wire.Seq;
 
 /**
- * The ranges of guest data that arrived ahead of a gap (their bytes already sit in the receive
- * buffer's free space), kept sorted and merged, at most {@link #MAX_RANGES} of them: the bound
- * on out-of-order state per connection. They are reported to the guest as SACK blocks.
+ * Sorted, merged sequence ranges received ahead of a gap, at most {@link #MAX_RANGES} of them.
+ * Used both ways: the guest's data that arrived beyond a gap (its bytes already sit in the
+ * receive buffer's free space; reported to the guest as SACK blocks), and the ranges the guest
+ * SACKed of ours (so recovery resends only the gaps).
  */
 final class OutOfOrder {
     static final int MAX_RANGES = 8;
@@ -61,6 +62,31 @@ final class OutOfOrder {
             count--;
         }
         return gained;
+    }
+
+    /** The end of the range holding seq, or seq itself when no range holds it. */
+    int skipCovered(int seq) {
+        for (int i = 0; i < count; i++) {
+            if (Seq.le(starts[i], seq) && Seq.lt(seq, ends[i])) return ends[i];
+        }
+        return seq;
+    }
+
+    /** How many bytes from seq up to the next range's start; {@code fallback} when no range starts after seq. */
+    int gapAfter(int seq, int fallback) {
+        for (int i = 0; i < count; i++) {
+            if (Seq.gt(starts[i], seq)) return starts[i] - seq;
+        }
+        return fallback;
+    }
+
+    /** The end of the highest range; meaningful only when not empty. */
+    int highestEnd() {
+        return ends[count - 1];
+    }
+
+    void clear() {
+        count = 0;
     }
 
     /** Fills edges with up to max SACK blocks, the latest segment's range first; returns how many. */

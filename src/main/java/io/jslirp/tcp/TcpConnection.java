@@ -66,6 +66,10 @@ public final class TcpConnection {
     /** NewReno fast recovery (RFC 6582): until sndUna passes recover, each partial ACK resends the next hole. */
     private boolean inRecovery;
     private int recover;
+    /** Ranges above sndUna the guest reported in SACK blocks; recovery resends only what lies between them. */
+    private final OutOfOrder sacked = new OutOfOrder();
+    /** Where this recovery's next retransmission starts (past what it already resent). */
+    private int retransmitNext;
     /** Both directions finished on the wire, but guest data still waits in toHost for the host socket. */
     private boolean closeWhenDrained;
 
@@ -257,7 +261,7 @@ public final class TcpConnection {
                 return;
             }
         }
-        if (!processAck(ack, Tcp.window(s, off), payload, timestamps && opts.hasTimestamp ? opts.tsEcr : 0, now)) return;
+        if (!processAck(ack, Tcp.window(s, off), payload, opts, now)) return;
         if (state == State.CLOSED) return;
 
         if (payload > 0) receiveData(s, off + hdr, seq, payload);
@@ -284,10 +288,16 @@ public final class TcpConnection {
     }
 
     /** False when the segment must be dropped (RFC 9293 3.10.7.4: it acknowledges something never sent). */
-    private boolean processAck(int ack, int window, int payload, int tsEcr, long now) {
+    private boolean processAck(int ack, int window, int payload, TcpOptions opts, long now) {
         if (Seq.gt(ack, sndMax)) {
             ackPending = true; // acknowledges something never sent: answer, and ignore its data and FIN
             return false;
+        }
+        int tsEcr = timestamps && opts.hasTimestamp ? opts.tsEcr : 0;
+        for (int i = 0; i < opts.sackBlocks; i++) {
+            int left = opts.sackEdges[2 * i], right = opts.sackEdges[2 * i + 1];
+            // Only blocks above the cumulative ACK and within what was sent (not D-SACK, not bogus).
+            if (Seq.gt(left, ack) && Seq.lt(left, right) && Seq.le(right, sndMax)) sacked.add(left, right);
         }
         long newWnd = (long) window << sndShift;
         if (Seq.lt(ack, sndUna)) return true;
@@ -295,6 +305,7 @@ public final class TcpConnection {
             fromHost.discard(Math.min(ack - sndUna, fromHost.size()));
             if (finSent && Seq.gt(ack, finSeq)) finAcked = true;
             sndUna = ack;
+            sacked.advance(sndUna);
             if (Seq.lt(sndNxt, sndUna)) sndNxt = sndUna;
             if (tsEcr != 0) {
                 sampleRtt(Math.max(0, (now / 1_000_000L - (tsEcr & 0xffffffffL)) & 0xffffffffL) * 1_000_000L);
@@ -306,7 +317,7 @@ public final class TcpConnection {
             dupAcks = 0;
             if (inRecovery) {
                 if (Seq.ge(ack, recover)) inRecovery = false;
-                else retransmitFirst(); // partial ACK: the next hole, at once
+                else retransmitNextHole(); // partial ACK: the next hole, at once
             }
             retransmissions = 0;
             sndWnd = newWnd;
@@ -317,20 +328,38 @@ public final class TcpConnection {
             boolean dup = payload == 0 && newWnd == sndWnd && sndNxt != sndUna;
             sndWnd = newWnd;
             if (dup && ++dupAcks == 3 && !inRecovery) {
-                // Fast retransmit of the first unacknowledged segment, then NewReno recovery.
+                // Fast retransmit of the first unacknowledged segment, then recovery (RFC 6582,
+                // guided by the guest's SACK blocks when it sends them).
                 inRecovery = true;
                 recover = sndMax;
+                retransmitNext = sndUna;
                 timing = false;
-                retransmitFirst();
+                retransmitNextHole();
+            } else if (dup && inRecovery && !sacked.isEmpty()) {
+                retransmitNextHole(); // each further duplicate ACK clocks out the next SACK hole
             }
             if (sndWnd == 0 && stopped()) deadline = Math.min(deadline, now + rto);
         }
         return true;
     }
 
-    private void retransmitFirst() {
-        int len = Math.min(sendMss, fromHost.size());
-        if (len > 0) sendSegment(sndUna, rcvNxt, Tcp.ACK, 0, len);
+    /**
+     * Resends one segment of the first range the guest lacks: from sndUna, or past what this
+     * recovery already resent, skipping what the guest SACKed. Without SACK information only the
+     * first unacknowledged segment is resent (NewReno).
+     */
+    private void retransmitNextHole() {
+        int dataEnd = sndUna + fromHost.size();
+        int from = sndUna;
+        if (!sacked.isEmpty()) {
+            if (Seq.gt(retransmitNext, from)) from = retransmitNext;
+            from = sacked.skipCovered(from);
+            if (!Seq.lt(from, sacked.highestEnd())) return; // nothing below the highest SACK is missing
+        }
+        int len = Math.min(Math.min(sendMss, dataEnd - from), sacked.gapAfter(from, Integer.MAX_VALUE));
+        if (len <= 0) return;
+        sendSegment(from, rcvNxt, Tcp.ACK, from - sndUna, len);
+        retransmitNext = from + len;
     }
 
     private void onFinAcked(long now) {
@@ -541,6 +570,7 @@ public final class TcpConnection {
                     sndNxt = sndUna; // go back: resend from the oldest unacknowledged byte
                     timing = false;
                     inRecovery = false;
+                    sacked.clear();
                     sendData(now);
                 } else if (sndWnd == 0 && unsent() > 0) {
                     // Zero-window probe: an old sequence number makes the guest answer with its window.

@@ -484,6 +484,7 @@ final class TcpHarness {
         private int seq, ack, window = 0xffff;
         private int mss = NONE, wscale = NONE;
         private boolean timestamps, sackPermitted;
+        private int[] sackEdges = new int[0];
         private int tsVal, tsEcr;
         private byte[] data = new byte[0];
         private int sourcePort = GUEST_PORT, destinationPort = REMOTE_PORT;
@@ -536,6 +537,12 @@ final class TcpHarness {
             return this;
         }
 
+        /** SACK blocks [edges[2i], edges[2i+1]) (NOP, NOP, kind 5). */
+        Seg sack(int... edges) {
+            sackEdges = edges;
+            return this;
+        }
+
         /** A SACK-permitted option (NOP, NOP, kind 4: 4 bytes). */
         Seg sackPermitted() {
             sackPermitted = true;
@@ -550,7 +557,8 @@ final class TcpHarness {
 
         /** TCP header length this segment will have. */
         int headerLength() {
-            int opts = (mss != NONE ? 4 : 0) + (wscale != NONE ? 4 : 0) + (timestamps ? 12 : 0) + (sackPermitted ? 4 : 0);
+            int opts = (mss != NONE ? 4 : 0) + (wscale != NONE ? 4 : 0) + (timestamps ? 12 : 0) + (sackPermitted ? 4 : 0)
+                    + (sackEdges.length > 0 ? 4 + 4 * sackEdges.length : 0);
             return Tcp.MIN_HEADER_LENGTH + opts;
         }
 
@@ -580,7 +588,9 @@ final class TcpHarness {
                 Bytes.u8(s, p + 1, 1);
                 Bytes.u8(s, p + 2, 4);
                 Bytes.u8(s, p + 3, 2);
+                p += 4;
             }
+            if (sackEdges.length > 0) p = OFFSET + Tcp.appendSack(s, OFFSET, (int) (p - OFFSET), sackEdges, sackEdges.length / 2);
             MemorySegment.copy(data, 0, s, ValueLayout.JAVA_BYTE, OFFSET + hdr, data.length);
             return s;
         }

@@ -125,6 +125,32 @@ class TcpRecoveryTest {
     }
 
     @Test
+    void sackBlocksFromTheGuestSteerRecoveryToTheGapsOnly() {
+        TcpHarness h = TcpHarness.with().guestSackPermitted().buffers(BUF, BUF).established();
+        h.hostSends(10 * MSS);
+        assertThat(h.flush()).hasSize(10);
+        // Segments 1 and 5 were lost. The guest ACKs segment 0, then SACKs what arrived after each gap.
+        h.guest(seg(ACK).seq(h.g(1)).ack(h.r(1 + MSS)));
+        h.guest(seg(ACK).seq(h.g(1)).ack(h.r(1 + MSS)).sack(h.r(1 + 2 * MSS), h.r(1 + 3 * MSS)));
+        h.guest(seg(ACK).seq(h.g(1)).ack(h.r(1 + MSS)).sack(h.r(1 + 2 * MSS), h.r(1 + 4 * MSS)));
+        assertThat(h.flush()).isEmpty();
+        h.guest(seg(ACK).seq(h.g(1)).ack(h.r(1 + MSS)).sack(h.r(1 + 2 * MSS), h.r(1 + 5 * MSS)));
+        TcpHarness.Sent first = h.single(h.flush());
+        assertThat(first.seq()).as("the first gap").isEqualTo(h.r(1 + MSS));
+        // A further duplicate ACK, now SACKing beyond the second gap: that gap goes next, before any ACK moves.
+        h.guest(seg(ACK).seq(h.g(1)).ack(h.r(1 + MSS)).sack(h.r(1 + 6 * MSS), h.r(1 + 10 * MSS), h.r(1 + 2 * MSS), h.r(1 + 5 * MSS)));
+        TcpHarness.Sent second = h.single(h.flush());
+        assertThat(second.seq()).as("the second gap, skipping the SACKed segments").isEqualTo(h.r(1 + 5 * MSS));
+        assertThat(second.payload()).isEqualTo(hostStream(5 * MSS, MSS));
+        // Nothing else is missing: more duplicate ACKs resend nothing.
+        h.guest(seg(ACK).seq(h.g(1)).ack(h.r(1 + MSS)).sack(h.r(1 + 6 * MSS), h.r(1 + 10 * MSS), h.r(1 + 2 * MSS), h.r(1 + 5 * MSS)));
+        assertThat(h.flush()).isEmpty();
+        h.guest(seg(ACK).seq(h.g(1)).ack(h.r(1 + 10 * MSS)));
+        assertThat(h.flush()).isEmpty();
+        assertThat(h.timerArmed()).isFalse();
+    }
+
+    @Test
     void partialAcksDuringRecoveryResendTheNextHoleAtOnce() {
         TcpHarness h = TcpHarness.with().buffers(BUF, BUF).established();
         h.hostSends(6 * MSS);
