@@ -70,6 +70,7 @@ public final class TcpConnection {
     private final OutOfOrder sacked = new OutOfOrder();
     /** Where this recovery's next retransmission starts (past what it already resent). */
     private int retransmitNext;
+    private long lastRetransmitAt;
     /** Both directions finished on the wire, but guest data still waits in toHost for the host socket. */
     private boolean closeWhenDrained;
 
@@ -317,7 +318,7 @@ public final class TcpConnection {
             dupAcks = 0;
             if (inRecovery) {
                 if (Seq.ge(ack, recover)) inRecovery = false;
-                else retransmitNextHole(); // partial ACK: the next hole, at once
+                else retransmitNextHole(now); // partial ACK: the next hole, at once
             }
             retransmissions = 0;
             sndWnd = newWnd;
@@ -334,9 +335,15 @@ public final class TcpConnection {
                 recover = sndMax;
                 retransmitNext = sndUna;
                 timing = false;
-                retransmitNextHole();
+                retransmitNextHole(now);
             } else if (dup && inRecovery && !sacked.isEmpty()) {
-                retransmitNextHole(); // each further duplicate ACK clocks out the next SACK hole
+                // Each further duplicate ACK clocks out the next SACK hole. When every hole was
+                // resent a round trip ago and the guest still reports them, a retransmission was
+                // lost too: walk the holes again instead of waiting for the RTO.
+                if (!retransmitNextHole(now) && now - lastRetransmitAt > lostRetransmissionDelay()) {
+                    retransmitNext = sndUna;
+                    retransmitNextHole(now);
+                }
             }
             if (sndWnd == 0 && stopped()) deadline = Math.min(deadline, now + rto);
         }
@@ -348,18 +355,25 @@ public final class TcpConnection {
      * recovery already resent, skipping what the guest SACKed. Without SACK information only the
      * first unacknowledged segment is resent (NewReno).
      */
-    private void retransmitNextHole() {
+    private boolean retransmitNextHole(long now) {
         int dataEnd = sndUna + fromHost.size();
         int from = sndUna;
         if (!sacked.isEmpty()) {
             if (Seq.gt(retransmitNext, from)) from = retransmitNext;
             from = sacked.skipCovered(from);
-            if (!Seq.lt(from, sacked.highestEnd())) return; // nothing below the highest SACK is missing
+            if (!Seq.lt(from, sacked.highestEnd())) return false; // nothing below the highest SACK is missing
         }
         int len = Math.min(Math.min(sendMss, dataEnd - from), sacked.gapAfter(from, Integer.MAX_VALUE));
-        if (len <= 0) return;
+        if (len <= 0) return false;
         sendSegment(from, rcvNxt, Tcp.ACK, from - sndUna, len);
         retransmitNext = from + len;
+        lastRetransmitAt = now;
+        return true;
+    }
+
+    /** How long after a retransmission a still-reported hole means the retransmission was lost too. */
+    private long lostRetransmissionDelay() {
+        return Math.max(2 * Math.max(srtt, 0), 2_000_000L);
     }
 
     private void onFinAcked(long now) {

@@ -151,6 +151,24 @@ class TcpRecoveryTest {
     }
 
     @Test
+    void aLostRetransmissionIsResentWithoutWaitingForTheRto() {
+        TcpHarness h = TcpHarness.with().guestSackPermitted().buffers(BUF, BUF).established();
+        h.hostSends(6 * MSS);
+        h.flush();
+        h.guest(seg(ACK).seq(h.g(1)).ack(h.r(1 + MSS)));
+        for (int i = 2; i <= 4; i++) h.guest(seg(ACK).seq(h.g(1)).ack(h.r(1 + MSS)).sack(h.r(1 + 2 * MSS), h.r(1 + i * MSS)));
+        assertThat(h.single(h.flush()).seq()).isEqualTo(h.r(1 + MSS));
+        // The retransmission is lost as well; duplicate ACKs keep coming.
+        h.guest(seg(ACK).seq(h.g(1)).ack(h.r(1 + MSS)).sack(h.r(1 + 2 * MSS), h.r(1 + 5 * MSS)));
+        assertThat(h.flush()).as("too soon to call the retransmission lost").isEmpty();
+        h.advanceMillis(5);
+        h.guest(seg(ACK).seq(h.g(1)).ack(h.r(1 + MSS)).sack(h.r(1 + 2 * MSS), h.r(1 + 6 * MSS)));
+        TcpHarness.Sent again = h.single(h.flush());
+        assertThat(again.seq()).isEqualTo(h.r(1 + MSS));
+        assertThat(h.timerIn()).as("no RTO was needed").isGreaterThan(100 * TcpHarness.MS);
+    }
+
+    @Test
     void partialAcksDuringRecoveryResendTheNextHoleAtOnce() {
         TcpHarness h = TcpHarness.with().buffers(BUF, BUF).established();
         h.hostSends(6 * MSS);
