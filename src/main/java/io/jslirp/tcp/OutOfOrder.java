@@ -3,19 +3,25 @@ package io.jslirp.tcp;
 import io.jslirp.wire.Seq;
 
 /**
- * Sorted, merged sequence ranges received ahead of a gap, at most {@link #MAX_RANGES} of them.
+ * Sorted, merged sequence ranges received ahead of a gap, a fixed number at most.
  * Used both ways: the guest's data that arrived beyond a gap (its bytes already sit in the
  * receive buffer's free space; reported to the guest as SACK blocks), and the ranges the guest
  * SACKed of ours (so recovery resends only the gaps).
  */
 final class OutOfOrder {
+    /** The bound on the guest's out-of-order data kept per connection. */
     static final int MAX_RANGES = 8;
 
-    private final int[] starts = new int[MAX_RANGES];
-    private final int[] ends = new int[MAX_RANGES];
+    private final int[] starts;
+    private final int[] ends;
     private int count;
     /** Sequence number of the segment that arrived last; its range goes first in SACK (RFC 2018). */
     private int latest;
+
+    OutOfOrder(int maxRanges) {
+        starts = new int[maxRanges];
+        ends = new int[maxRanges];
+    }
 
     boolean isEmpty() {
         return count == 0;
@@ -25,13 +31,13 @@ final class OutOfOrder {
         return count;
     }
 
-    /** Records [start, end); false when it would need more than {@link #MAX_RANGES} ranges. */
+    /** Records [start, end); false when it would need more ranges than this holds. */
     boolean add(int start, int end) {
         int i = 0;
         while (i < count && Seq.lt(ends[i], start)) i++;          // ranges wholly before
         int j = i;
         while (j < count && Seq.le(starts[j], end)) j++;          // ranges overlapping or touching
-        if (i == j && count == MAX_RANGES) return false;
+        if (i == j && count == starts.length) return false;
         int mergedStart = start, mergedEnd = end;
         if (j > i) {
             if (Seq.lt(starts[i], mergedStart)) mergedStart = starts[i];

@@ -41,7 +41,7 @@ public final class TcpConnection {
     private int advertisedRightEdge;
     private boolean ackPending;
     private boolean guestFinished;
-    private final OutOfOrder outOfOrder = new OutOfOrder();
+    private final OutOfOrder outOfOrder = new OutOfOrder(OutOfOrder.MAX_RANGES);
     private final int[] sackEdges = new int[2 * Tcp.MAX_SACK_BLOCKS_WITH_TIMESTAMPS];
 
     // Options the guest's SYN offered.
@@ -67,10 +67,18 @@ public final class TcpConnection {
     private boolean inRecovery;
     private int recover;
     /** Ranges above sndUna the guest reported in SACK blocks; recovery resends only what lies between them. */
-    private final OutOfOrder sacked = new OutOfOrder();
+    private final OutOfOrder sacked = new OutOfOrder(32);
     /** Where this recovery's next retransmission starts (past what it already resent). */
     private int retransmitNext;
-    private long lastRetransmitAt;
+    /** When the segment at sndUna was last sent in this recovery. */
+    private long firstHoleSentAt;
+    /**
+     * During recovery: when to resend sndUna's segment if it is still missing. With the window
+     * full no duplicate ACKs clock recovery on, so a lost retransmission would otherwise wait
+     * for the RTO.
+     */
+    private long recoveryProbeAt = Long.MAX_VALUE;
+    private int recoveryProbes;
     /** Both directions finished on the wire, but guest data still waits in toHost for the host socket. */
     private boolean closeWhenDrained;
 
@@ -146,7 +154,7 @@ public final class TcpConnection {
 
     /** Next time {@link #onTimer} must run, or Long.MAX_VALUE. */
     public long deadline() {
-        return deadline;
+        return Math.min(deadline, recoveryProbeAt);
     }
 
     // ---- events from the host side ----
@@ -317,8 +325,9 @@ public final class TcpConnection {
             }
             dupAcks = 0;
             if (inRecovery) {
-                if (Seq.ge(ack, recover)) inRecovery = false;
-                else retransmitNextHole(now); // partial ACK: the next hole, at once
+                recoveryProbes = 0;
+                if (Seq.ge(ack, recover)) endRecovery();
+                else retransmitPartialAck(now); // the next hole, at once
             }
             retransmissions = 0;
             sndWnd = newWnd;
@@ -336,14 +345,13 @@ public final class TcpConnection {
                 retransmitNext = sndUna;
                 timing = false;
                 retransmitNextHole(now);
-            } else if (dup && inRecovery && !sacked.isEmpty()) {
-                // Each further duplicate ACK clocks out the next SACK hole. When every hole was
-                // resent a round trip ago and the guest still reports them, a retransmission was
-                // lost too: walk the holes again instead of waiting for the RTO.
-                if (!retransmitNextHole(now) && now - lastRetransmitAt > lostRetransmissionDelay()) {
-                    retransmitNext = sndUna;
-                    retransmitNextHole(now);
-                }
+            } else if (dup && inRecovery) {
+                // The guest still lacks sndUna's segment a round trip after it was resent while
+                // later data keeps arriving: that retransmission was lost too, resend it now
+                // instead of waiting for the RTO. Otherwise each duplicate ACK clocks out the next
+                // SACK hole.
+                if (now - firstHoleSentAt > lostRetransmissionDelay()) resend(sndUna, now);
+                else if (!sacked.isEmpty()) retransmitNextHole(now);
             }
             if (sndWnd == 0 && stopped()) deadline = Math.min(deadline, now + rto);
         }
@@ -355,20 +363,46 @@ public final class TcpConnection {
      * recovery already resent, skipping what the guest SACKed. Without SACK information only the
      * first unacknowledged segment is resent (NewReno).
      */
-    private boolean retransmitNextHole(long now) {
-        int dataEnd = sndUna + fromHost.size();
+    private void retransmitNextHole(long now) {
         int from = sndUna;
         if (!sacked.isEmpty()) {
             if (Seq.gt(retransmitNext, from)) from = retransmitNext;
             from = sacked.skipCovered(from);
-            if (!Seq.lt(from, sacked.highestEnd())) return false; // nothing below the highest SACK is missing
+            if (!Seq.lt(from, sacked.highestEnd())) return; // nothing below the highest SACK is missing
         }
-        int len = Math.min(Math.min(sendMss, dataEnd - from), sacked.gapAfter(from, Integer.MAX_VALUE));
-        if (len <= 0) return false;
+        resend(from, now);
+    }
+
+    /** Resends one segment from seq (up to the next SACKed range), and notes how far this recovery got. */
+    private void resend(int from, long now) {
+        int len = Math.min(Math.min(sendMss, sndUna + fromHost.size() - from), sacked.gapAfter(from, Integer.MAX_VALUE));
+        if (len <= 0) return;
         sendSegment(from, rcvNxt, Tcp.ACK, from - sndUna, len);
-        retransmitNext = from + len;
-        lastRetransmitAt = now;
-        return true;
+        if (Seq.gt(from + len, retransmitNext)) retransmitNext = from + len;
+        if (from == sndUna) {
+            firstHoleSentAt = now;
+            recoveryProbeAt = now + Math.min(rto, lostRetransmissionDelay() << Math.min(recoveryProbes, 16));
+        }
+    }
+
+    private void endRecovery() {
+        inRecovery = false;
+        recoveryProbeAt = Long.MAX_VALUE;
+        recoveryProbes = 0;
+    }
+
+    /**
+     * After a partial ACK the byte at sndUna is missing (NewReno). When this recovery already
+     * resent past it (walking SACK holes in order), the next hole goes instead.
+     */
+    private void retransmitPartialAck(long now) {
+        if (Seq.gt(retransmitNext, sndUna) && !sacked.isEmpty()) {
+            firstHoleSentAt = now; // resent earlier in this recovery: give it a round trip from here
+            retransmitNextHole(now);
+        } else {
+            retransmitNext = sndUna;
+            resend(sndUna, now);
+        }
     }
 
     /** How long after a retransmission a still-reported hole means the retransmission was lost too. */
@@ -569,6 +603,14 @@ public final class TcpConnection {
 
     /** Runs the timer that {@link #deadline()} announced. */
     public void onTimer(long now) {
+        if (now >= recoveryProbeAt) {
+            this.now = now;
+            recoveryProbeAt = Long.MAX_VALUE;
+            if (inRecovery && sndNxt != sndUna) {
+                recoveryProbes++;
+                resend(sndUna, now);
+            }
+        }
         if (now < deadline) return;
         this.now = now;
         deadline = Long.MAX_VALUE;
@@ -583,7 +625,7 @@ public final class TcpConnection {
                     if (!backOff()) return;
                     sndNxt = sndUna; // go back: resend from the oldest unacknowledged byte
                     timing = false;
-                    inRecovery = false;
+                    endRecovery();
                     sacked.clear();
                     sendData(now);
                 } else if (sndWnd == 0 && unsent() > 0) {
@@ -626,6 +668,7 @@ public final class TcpConnection {
         if (state == State.CLOSED) return;
         state = State.CLOSED;
         deadline = Long.MAX_VALUE;
+        recoveryProbeAt = Long.MAX_VALUE;
         host.closed(reset);
         toHost.close();
         fromHost.close();

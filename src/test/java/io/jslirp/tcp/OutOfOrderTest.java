@@ -13,7 +13,7 @@ class OutOfOrderTest {
     void agreesWithAByteModel(@ForAll long seed, @ForAll boolean nearWrap) {
         Random r = new Random(seed);
         int base = nearWrap ? -500 : 1000;
-        OutOfOrder ooo = new OutOfOrder();
+        OutOfOrder ooo = new OutOfOrder(OutOfOrder.MAX_RANGES);
         BitSet model = new BitSet();
         int rcvNxt = base;
         for (int step = 0; step < 60; step++) {
