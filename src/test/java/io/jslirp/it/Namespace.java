@@ -153,6 +153,7 @@ public final class Namespace implements AutoCloseable {
 
     @Override
     public void close() {
+        killProcessesInside();
         holder.destroy();
         try {
             if (!holder.waitFor(5, TimeUnit.SECONDS)) {
@@ -162,6 +163,21 @@ public final class Namespace implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** Ends every other process still in this namespace (a guest command a failed test left running). */
+    private void killProcessesInside() {
+        Path mine = Path.of("/proc/" + pid + "/ns/net");
+        ProcessHandle.allProcesses()
+                .filter(p -> p.pid() != pid)
+                .filter(p -> {
+                    try {
+                        return Files.isSameFile(mine, Path.of("/proc/" + p.pid() + "/ns/net"));
+                    } catch (IOException | SecurityException e) {
+                        return false; // gone, or not ours to inspect
+                    }
+                })
+                .forEach(ProcessHandle::destroyForcibly);
     }
 
     static void sleep(long ms) {
