@@ -353,7 +353,6 @@ public final class TcpConnection {
                 if (now - firstHoleSentAt > lostRetransmissionDelay()) resend(sndUna, now);
                 else if (!sacked.isEmpty()) retransmitNextHole(now);
             }
-            if (sndWnd == 0 && stopped()) deadline = Math.min(deadline, now + rto);
         }
         return true;
     }
@@ -499,8 +498,9 @@ public final class TcpConnection {
             sent = sendData(now);
         }
         if (ackPending && !sent) sendSegment(sndNxt, rcvNxt, Tcp.ACK, 0, 0);
-        if (deadline == Long.MAX_VALUE && sndNxt != sndUna) deadline = now + rto;
-        if (stopped() && sndWnd == 0 && unsent() > 0) deadline = now + rto; // persist
+        // The one place the timer is armed after output: retransmission while anything is in
+        // flight, persist while the guest's zero window holds data back.
+        if (stopped() && (sndNxt != sndUna || (sndWnd == 0 && unsent() > 0))) deadline = now + rto;
     }
 
     private boolean stopped() {
@@ -543,7 +543,6 @@ public final class TcpConnection {
                 break;
             }
         }
-        if (sent && deadline == Long.MAX_VALUE) deadline = now + rto;
         return sent;
     }
 
