@@ -1,5 +1,6 @@
 """Guest side of LessonsIT. Modes:
   bulk HOST PORT BYTES           send BYTES as fast as possible, then close
+  bulkfor HOST PORT SECONDS      send as fast as possible for SECONDS, then close
   small HOST PORT COUNT SIZE     TCP_NODELAY, COUNT writes of SIZE bytes back to back, then wait for EOF
   pingpong HOST PORT COUNT       COUNT 1-byte request/response round trips; prints p50 and p99 in ms"""
 import socket, sys, time
@@ -13,6 +14,12 @@ if mode == "bulk":
         n = min(left, len(block))
         s.sendall(block[:n])
         left -= n
+    s.close()
+elif mode == "bulkfor":
+    block = b"\x5a" * (1 << 20)
+    end = time.monotonic() + float(sys.argv[4])
+    while time.monotonic() < end:
+        s.sendall(block)
     s.close()
 elif mode == "small":
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

@@ -10,16 +10,21 @@ import io.jslirp.wire.Mac;
 /** The guest's tap device, created (and with --configure set up) from inside its network namespace. */
 final class GuestInterface {
     static final int TAP_QUEUE_FRAMES = 10_000;
+    /**
+     * Queues of the tap device: flows are dealt out over them, so a bulk transfer's backlog
+     * delays the flows on other queues by one batch at most, not by its whole queue.
+     */
+    static final int TAP_QUEUES = 8;
 
     private GuestInterface() {}
 
     /**
-     * Creates the tap device in the calling thread's network namespace and returns its descriptor;
+     * Creates the tap device in the calling thread's network namespace and returns its descriptors, one per queue;
      * with configure, brings up lo and the device with the guest address and a default route via
      * the gateway, as slirp4netns --configure does.
      */
-    static int create(String ifname, boolean configure, NetworkConfig network, long guestMac) {
-        int fd = Tap.open(ifname);
+    static int[] create(String ifname, boolean configure, NetworkConfig network, long guestMac) {
+        int[] fds = Tap.openQueues(ifname, TAP_QUEUES);
         // The tap drops what the guest sends once this many frames wait for jslirp: room for a
         // burst from many connections at once (the kernel's default is 1000). Best effort: a
         // user namespace may not allow it.
@@ -36,6 +41,6 @@ final class GuestInterface {
             InterfaceConfig.setUp(ifname);
             InterfaceConfig.addDefaultRoute(network.gateway());
         }
-        return fd;
+        return fds;
     }
 }

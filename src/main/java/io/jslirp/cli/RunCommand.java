@@ -35,7 +35,7 @@ final class RunCommand implements Callable<Integer> {
     @Parameters(paramLabel = "COMMAND", arity = "0..*", description = "command and arguments (after --)")
     List<String> command = new ArrayList<>();
 
-    private record Guest(int tapFd, Process process) {}
+    private record Guest(int[] tapFds, Process process) {}
 
     @Override
     public Integer call() throws Exception {
@@ -47,14 +47,14 @@ final class RunCommand implements Callable<Integer> {
         Thread.ofPlatform().name("netns-setup").start(() -> {
             try {
                 Namespaces.unshare(Namespaces.CLONE_NEWNET);
-                int fd = GuestInterface.create(ifname, true, config.network(), mac);
+                int[] fds = GuestInterface.create(ifname, true, config.network(), mac);
                 Process p;
                 try {
                     p = new ProcessBuilder(argv).inheritIO().start();
                 } catch (IOException e) {
                     throw new IllegalArgumentException("cannot run " + argv.getFirst() + ": " + Main.oneLine(e));
                 }
-                started.complete(new Guest(fd, p));
+                started.complete(new Guest(fds, p));
             } catch (Throwable t) {
                 started.completeExceptionally(t);
             }
@@ -65,7 +65,7 @@ final class RunCommand implements Callable<Integer> {
         } catch (java.util.concurrent.CompletionException e) {
             throw e.getCause() instanceof Exception ex ? ex : e;
         }
-        Engine engine = new Engine(new TapLink(guest.tapFd()), config);
+        Engine engine = new Engine(new TapLink(guest.tapFds()), config);
         // Ctrl-C belongs to the command (a shell ignores it); the network lives as long as the command.
         sun.misc.Signal.handle(new sun.misc.Signal("INT"), sun.misc.SignalHandler.SIG_IGN);
         guest.process().onExit().thenRun(engine::stop);

@@ -9,25 +9,17 @@ import io.jslirp.stack.Stack;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.EventFd;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-
 /**
  * One jslirp instance: a link, the virtual network behind it, and the host sockets that carry
  * its flows, all driven by one event loop on the thread that calls {@link #run()}.
  */
 public final class Engine {
-    /** Frames taken from the link per wakeup before timers and the flush get their turn. */
-    private static final int RECEIVE_BUDGET = 64;
-
     private final Link link;
     private final EventLoop loop = new EventLoop();
     private final Stack stack;
     private final HostTransport transport;
     private final EventFd wakeup = new EventFd();
-    private final MemorySegment rx = Arena.ofAuto().allocate(65536 + 64, 64);
     private volatile boolean stopRequested;
-    private final Runnable receiveMore = this::receiveFrames;
 
     public Engine(Link link, EngineConfig config) {
         this.link = link;
@@ -36,7 +28,7 @@ public final class Engine {
                 config.tcp(), config.udpIdleNanos());
         stack.setTransport(transport);
         loop.atEndOfIteration(link::flush); // after the transport's flush, which produces frames
-        loop.register(link.fd(), Epoll.IN, events -> receiveFrames());
+        new LinkReceiver(link, stack, loop);
         loop.register(wakeup.fd(), Epoll.IN, events -> {
             wakeup.drain();
             if (stopRequested) loop.stop();
@@ -68,18 +60,5 @@ public final class Engine {
     public void stop() {
         stopRequested = true;
         wakeup.signal();
-    }
-
-    private void receiveFrames() {
-        for (int i = 0; i < RECEIVE_BUDGET; i++) {
-            int n = link.receive(rx);
-            if (n == 0) return;
-            if (n < 0) {
-                loop.stop();
-                return;
-            }
-            stack.receive(rx, n);
-        }
-        loop.runSoon(receiveMore); // a link may hold frames that epoll does not announce again
     }
 }

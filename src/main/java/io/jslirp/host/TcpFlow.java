@@ -11,6 +11,7 @@ import io.jslirp.tcp.TcpConnection;
 import io.jslirp.tcp.TcpHostSide;
 import io.jslirp.util.Log;
 import io.jslirp.util.RingBuffer;
+import io.jslirp.wire.Icmpv4;
 
 /**
  * One guest TCP connection re-originated as a host socket: moves bytes between the socket and
@@ -43,9 +44,31 @@ final class TcpFlow implements Handler, TcpHostSide {
         } else if (r == -Errno.EINPROGRESS) {
             setInterest(Epoll.OUT);
         } else {
-            Log.debug(() -> conn + " host connect failed: " + Errno.describe(-r));
-            conn.hostRefused();
+            connectFailed(-r);
         }
+    }
+
+    /**
+     * Tells the guest why its connection cannot be made, as a router would: a refused connect is
+     * reset; an unreachable network or host, a timeout or a host firewall's refusal come back as
+     * ICMP destination unreachable (the guest's connect then fails with ENETUNREACH or
+     * EHOSTUNREACH, as it would on a real network).
+     */
+    private void connectFailed(int errno) {
+        Log.debug(() -> conn + " host connect failed: " + Errno.describe(errno));
+        int code = switch (errno) {
+            case Errno.ENETUNREACH -> Icmpv4.CODE_NET_UNREACHABLE;
+            case Errno.EHOSTUNREACH, Errno.ETIMEDOUT -> Icmpv4.CODE_HOST_UNREACHABLE;
+            case Errno.EACCES, Errno.EPERM -> Icmpv4.CODE_ADMIN_PROHIBITED;
+            default -> -1;
+        };
+        if (code < 0) {
+            conn.hostRefused();
+            return;
+        }
+        long tcpHead = ((long) conn.guestPort << 48) | ((long) conn.remotePort << 32) | (conn.guestInitialSequence() & 0xffffffffL);
+        nat.unreachable(code, conn.guestAddress, conn.remoteAddress, tcpHead);
+        conn.hostUnreachable();
     }
 
     private void connected() {
@@ -60,8 +83,7 @@ final class TcpFlow implements Handler, TcpHostSide {
             if (err == 0) {
                 connected();
             } else {
-                Log.debug(() -> conn + " host connect failed: " + Errno.describe(err));
-                conn.hostRefused();
+                connectFailed(err);
                 return;
             }
         } else if ((events & Epoll.ERR) != 0 && Sockets.soError(fd) != 0) {

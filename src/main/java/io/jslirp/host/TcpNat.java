@@ -9,6 +9,7 @@ import io.jslirp.tcp.TcpConfig;
 import io.jslirp.tcp.TcpConnection;
 import io.jslirp.util.FlowTable;
 import io.jslirp.util.Log;
+import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Tcp;
 import io.jslirp.wire.TcpOptions;
 
@@ -81,6 +82,11 @@ final class TcpNat {
         Log.debug(() -> flow.conn + " opened");
         flow.connect(target, dstPort);
         markDirty(flow);
+    }
+
+    /** Sends the guest an ICMP destination unreachable for its TCP connection attempt (see {@link TcpFlow}). */
+    void unreachable(int code, int guest, int remote, long tcpHead) {
+        stack.sendUnreachable(code, Ipv4.PROTO_TCP, guest, remote, tcpHead);
     }
 
     void markDirty(TcpFlow flow) {

@@ -2,16 +2,25 @@ package io.jslirp.link;
 
 import java.lang.foreign.MemorySegment;
 
-/** Where Ethernet frames come from and go to: a tap device, a VM's socket, an in-memory pair. */
+/**
+ * Where Ethernet frames come from and go to: a tap device, a VM's socket, an in-memory pair.
+ * A link has one or more receive queues, each with its own descriptor to poll; a multi-queue
+ * tap keeps each flow on one queue, so a backlog on one queue does not hold up the flows of another.
+ */
 public interface Link extends AutoCloseable {
-    /** Descriptor to poll for readable frames. */
-    int fd();
+    /** Number of receive queues (at least 1). */
+    default int queues() {
+        return 1;
+    }
+
+    /** Descriptor to poll for readable frames on the given queue. */
+    int fd(int queue);
 
     /**
-     * Reads one frame into buffer (at most buffer's size); returns its length, 0 when none is
-     * waiting, or -1 when the link is gone.
+     * Reads one frame from the given queue into buffer (at most buffer's size); returns its
+     * length, 0 when none is waiting, or -1 when the link is gone.
      */
-    int receive(MemorySegment buffer);
+    int receive(int queue, MemorySegment buffer);
 
     /** Sends length bytes at offset 0 of frame; false when the link could not take it. */
     boolean send(MemorySegment frame, int length);

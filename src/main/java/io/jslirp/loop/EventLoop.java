@@ -18,8 +18,8 @@ public final class EventLoop implements AutoCloseable {
     private Handler[] handlers = new Handler[1024];
     private final PriorityQueue<Timer> timers = new PriorityQueue<>((a, b) -> Long.compare(a.queuedAt, b.queuedAt));
     private final List<Runnable> endOfIteration = new ArrayList<>();
-    private final List<Runnable> soon = new ArrayList<>();
-    private final List<Runnable> soonNow = new ArrayList<>();
+    private final List<Runnable> later = new ArrayList<>();
+    private final List<Runnable> laterNow = new ArrayList<>();
     private boolean running;
     private boolean again;
 
@@ -60,11 +60,12 @@ public final class EventLoop implements AutoCloseable {
     }
 
     /**
-     * Runs task at the start of the next iteration, without waiting: for work left over that
-     * epoll cannot see (frames a link already read and holds).
+     * Runs task in the next iteration, without waiting, after that iteration's ready handlers
+     * and a flush of what they produced: for a bulk batch that stopped at its budget, so that the
+     * flows behind it (a reply, a keystroke) go first and do not wait for the whole batch.
      */
-    public void runSoon(Runnable task) {
-        soon.add(task);
+    public void continueAfterReady(Runnable task) {
+        later.add(task);
         again = true;
     }
 
@@ -90,18 +91,8 @@ public final class EventLoop implements AutoCloseable {
         while (running) {
             int n = epoll.wait(timeoutMillis());
             again = false;
-            if (!soon.isEmpty()) {
-                soonNow.addAll(soon);
-                soon.clear();
-                for (int i = 0; i < soonNow.size(); i++) {
-                    try {
-                        soonNow.get(i).run();
-                    } catch (RuntimeException e) {
-                        internalError(e);
-                    }
-                }
-                soonNow.clear();
-            }
+            laterNow.addAll(later);
+            later.clear();
             for (int i = 0; i < n; i++) {
                 int fd = epoll.readyFd(i);
                 Handler h = fd < handlers.length ? handlers[fd] : null;
@@ -113,13 +104,22 @@ public final class EventLoop implements AutoCloseable {
                     }
                 }
             }
+            if (!laterNow.isEmpty()) {
+                runAll(endOfIteration);
+                runAll(laterNow);
+                laterNow.clear();
+            }
             runTimers(now());
-            for (int i = 0; i < endOfIteration.size(); i++) {
-                try {
-                    endOfIteration.get(i).run();
-                } catch (RuntimeException e) {
-                    internalError(e);
-                }
+            runAll(endOfIteration);
+        }
+    }
+
+    private static void runAll(List<Runnable> tasks) {
+        for (int i = 0; i < tasks.size(); i++) {
+            try {
+                tasks.get(i).run();
+            } catch (RuntimeException e) {
+                internalError(e);
             }
         }
     }

@@ -14,12 +14,15 @@ public final class Counters {
     public long reassemblyDropped;
     public long tcpConnections;
     public long tcpRefused;
+    /** ICMP destination unreachable messages sent to the guest (a host connect failed). */
+    public long unreachableSent;
     public long udpFlows;
 
     @Override
     public String toString() {
         return "frames_in=" + framesIn + " frames_out=" + framesOut + " malformed=" + malformed
                 + " unsupported=" + unsupported + " send_dropped=" + sendDropped
-                + " reassembly_dropped=" + reassemblyDropped + " tcp_connections=" + tcpConnections + " tcp_refused=" + tcpRefused + " udp_flows=" + udpFlows;
+                + " reassembly_dropped=" + reassemblyDropped + " tcp_connections=" + tcpConnections + " tcp_refused=" + tcpRefused
+                + " unreachable_sent=" + unreachableSent + " udp_flows=" + udpFlows;
     }
 }

@@ -2,6 +2,7 @@ package io.jslirp.stack;
 
 import io.jslirp.tcp.TcpOutput;
 import io.jslirp.wire.Arp;
+import io.jslirp.wire.Bytes;
 import io.jslirp.wire.Checksum;
 import io.jslirp.wire.Dhcp;
 import io.jslirp.wire.Ethernet;
@@ -179,6 +180,28 @@ public final class Stack implements TcpOutput {
     public void sendTcp4(int source, int destination, int tcpLength) {
         Tcp.fillChecksum4(tx, IP_PAYLOAD_OFFSET, tcpLength, source, destination);
         sendIpv4(Ipv4.PROTO_TCP, source, destination, tcpLength, guestMac);
+    }
+
+    /**
+     * Tells the guest, from the gateway, that its datagram to remote could not be delivered: an
+     * ICMP destination unreachable with the given code, quoting a rebuilt IPv4 header and the
+     * first 8 bytes of the transport header (for TCP: ports and sequence number), which is what
+     * the guest's kernel matches the error to its socket by.
+     */
+    public void sendUnreachable(int code, int protocol, int guest, int remote, long transportHead) {
+        long icmp = IP_PAYLOAD_OFFSET;
+        long quoted = icmp + Icmpv4.HEADER_LENGTH;
+        int quotedLength = Ipv4.MIN_HEADER_LENGTH + Icmpv4.QUOTED_TRANSPORT_BYTES;
+        Bytes.u8(tx, icmp, Icmpv4.DEST_UNREACHABLE);
+        Bytes.u8(tx, icmp + 1, code);
+        Bytes.u32(tx, icmp + 4, 0);
+        Ipv4.write(tx, quoted, quotedLength, 0, TTL, protocol, guest, remote);
+        Bytes.u32(tx, quoted + Ipv4.MIN_HEADER_LENGTH, (int) (transportHead >>> 32));
+        Bytes.u32(tx, quoted + Ipv4.MIN_HEADER_LENGTH + 4, (int) transportHead);
+        int length = Icmpv4.HEADER_LENGTH + quotedLength;
+        Icmpv4.fillChecksum(tx, icmp, length);
+        counters.unreachableSent++;
+        sendIpv4(Ipv4.PROTO_ICMP, config.gateway(), guest, length, guestMac);
     }
 
     /** Sends a UDP datagram whose payloadLength bytes are already at {@link #UDP_PAYLOAD_OFFSET}. */

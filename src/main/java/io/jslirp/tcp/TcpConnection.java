@@ -174,6 +174,20 @@ public final class TcpConnection {
         close(false);
     }
 
+    /**
+     * The host connect failed with an error the guest learns from an ICMP message (sent by the
+     * caller, quoting {@link #guestInitialSequence()}): end the attempt without a segment.
+     */
+    public void hostUnreachable() {
+        if (state != State.CONNECTING) return;
+        close(false);
+    }
+
+    /** The sequence number of the guest's SYN. */
+    public int guestInitialSequence() {
+        return irs;
+    }
+
     /** n bytes were appended to {@link #fromHost()}. */
     public void hostDataAdded(int n) {
         fromHost.commitWrite(n);

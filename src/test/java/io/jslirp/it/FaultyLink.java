@@ -41,15 +41,16 @@ final class FaultyLink implements Link {
     }
 
     @Override
-    public int fd() {
-        return inner.fd();
+    public int fd(int queue) {
+        return inner.fd(queue);
     }
 
+    /** One queue: reordering is meant to happen across all of the link's frames. */
     @Override
-    public int receive(MemorySegment buffer) {
+    public int receive(int queue, MemorySegment buffer) {
         if (!duplicatesIn.isEmpty()) return deliver(duplicatesIn.poll(), buffer);
         while (true) {
-            int n = inner.receive(buffer);
+            int n = inner.receive(queue, buffer);
             if (n <= 0) {
                 // Nothing more in this burst: what was held back goes now, after the frames that overtook it.
                 return heldIn.isEmpty() ? n : deliver(heldIn.poll(), buffer);

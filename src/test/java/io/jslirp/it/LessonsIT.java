@@ -11,7 +11,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeEach;
@@ -21,11 +24,17 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The TCP lessons of DESIGN.md against the real kernel, each with its figures printed:
- * window update when a stalled window reopens, cork then flush, no delays (MSS from the MTU,
- * no delayed ACK).
+ * window update when a stalled window reopens, cork then flush, an honest and fair window, no
+ * delays (MSS from the MTU, no delayed ACK).
  */
 class LessonsIT {
     private static final Duration T = Duration.ofSeconds(60);
+    /** Own threads for the tests' concurrent parts: the common pool has one thread on 2 cores. */
+    private static final ExecutorService THREADS = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "lessons-it");
+        t.setDaemon(true);
+        return t;
+    });
 
     @TempDir
     Path tmp;
@@ -62,7 +71,7 @@ class LessonsIT {
              Namespace ns = Namespace.create();
              Stack.Running stack = Stack.attach(ns, Stack.Options.configured())) {
             CompletableFuture<Cmd.Result> sender = CompletableFuture.supplyAsync(
-                    () -> ns.bash(Duration.ofSeconds(150), guest("bulk", server.getLocalPort(), total)));
+                    () -> ns.bash(Duration.ofSeconds(150), guest("bulk", server.getLocalPort(), total)), THREADS);
             try (Socket host = server.accept()) {
                 // The host reader stalls until the guest's sender saw a zero window long enough
                 // for its persist timer to probe; the next probe is then at least 400 ms away.
@@ -98,7 +107,7 @@ class LessonsIT {
              Stack.Running stack = Stack.attach(ns, Stack.Options.configured())) {
             int port = server.getLocalPort();
             CompletableFuture<Cmd.Result> burst = CompletableFuture.supplyAsync(
-                    () -> ns.bash(T, guest("small", port, writes, size)));
+                    () -> ns.bash(T, guest("small", port, writes, size)), THREADS);
             long guestSegments;
             long hostSegments;
             try (Socket host = server.accept()) {
@@ -116,24 +125,127 @@ class LessonsIT {
                     Stack.Kind.selected(), writes, size, guestSegments, hostSegments);
             assertThat(hostSegments).as("segments on the host side").isLessThan(guestSegments / 2);
 
-            CompletableFuture<Void> echo = CompletableFuture.runAsync(() -> {
-                try (Socket c = server.accept()) {
-                    c.setTcpNoDelay(true);
-                    InputStream in = c.getInputStream();
-                    OutputStream out = c.getOutputStream();
-                    for (int b; (b = in.read()) >= 0; ) out.write(b);
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            });
-            Cmd.Result pp = ns.bash(T, guest("pingpong", port, 2000));
-            assertThat(pp.exit()).as("%s", pp).isZero();
-            String[] ms = pp.out().strip().split(" ");
-            System.out.printf("[%s] lesson 2: 1-byte request/response round trip p50 %s ms, p99 %s ms%n",
+            CompletableFuture<Void> echo = echoOnce(server);
+            double[] ms = pingPong(ns, port, 2000);
+            System.out.printf("[%s] lesson 2: 1-byte request/response round trip p50 %.3f ms, p99 %.3f ms%n",
                     Stack.Kind.selected(), ms[0], ms[1]);
             // A delayed ACK or Nagle wait anywhere on the path would cost 40 ms or more per exchange.
-            assertThat(Double.parseDouble(ms[0])).as("median round trip in ms").isLessThan(20);
+            assertThat(ms[0]).as("median round trip in ms").isLessThan(20);
             echo.get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Accepts one connection on server and echoes every byte back at once. */
+    private static CompletableFuture<Void> echoOnce(ServerSocket server) {
+        return CompletableFuture.runAsync(() -> {
+            try (Socket c = server.accept()) {
+                c.setTcpNoDelay(true);
+                InputStream in = c.getInputStream();
+                OutputStream out = c.getOutputStream();
+                for (int b; (b = in.read()) >= 0; ) out.write(b);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }, THREADS);
+    }
+
+    /** count 1-byte round trips from the guest to the echo server on port: {p50, p99} in ms. */
+    private double[] pingPong(Namespace ns, int port, int count) {
+        Cmd.Result pp = ns.bash(T, guest("pingpong", port, count));
+        assertThat(pp.exit()).as("%s", pp).isZero();
+        String[] ms = pp.out().strip().split(" ");
+        return new double[] {Double.parseDouble(ms[0]), Double.parseDouble(ms[1])};
+    }
+
+    /**
+     * Lesson 3, bounded: when the host reader stops, the guest may fill the host socket's real
+     * free space and jslirp's per-connection buffer (at most 1 MiB, TcpConfig), no more; then it
+     * sees a zero window.
+     */
+    @Test
+    @Timeout(120)
+    void whatTheGuestMaySendIsBoundedByHostSpace() throws Exception {
+        ItEnv.assumeJslirp("the 1 MiB bound is jslirp's own");
+        long bound = 1 << 20;
+        try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+             Namespace ns = Namespace.create();
+             Stack.Running stack = Stack.attach(ns, Stack.Options.configured())) {
+            int port = server.getLocalPort();
+            CompletableFuture<Cmd.Result> sender = CompletableFuture.supplyAsync(
+                    () -> ns.bash(Duration.ofSeconds(100), guest("bulk", port, 256L << 20)), THREADS);
+            try (Socket host = server.accept()) {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (nstat(ns, "TcpExtTCPWinProbe") == 0) {
+                    assertThat(System.nanoTime()).as("the guest never saw a zero window\n%s", stack.describe()).isLessThan(deadline);
+                    Namespace.sleep(20);
+                }
+                String guestSs = ns.exec(T, "ss", "-tinH", "dst", Namespace.GATEWAY).out();
+                String hostSs = Cmd.run(T, "ss", "-tnH", "state", "established", "( sport = :" + port + " or dport = :" + port + " )").out();
+                long acked = dataSegments(guestSs, "bytes_acked") - 1; // the SYN counts as one
+                long readerQueue = 0, jslirpSocketQueue = 0;
+                for (String line : hostSs.strip().split("\n")) {
+                    String[] f = line.trim().split("\\s+");
+                    if (f[2].endsWith(":" + port)) readerQueue = Long.parseLong(f[0]);    // Recv-Q of the accepted socket
+                    else jslirpSocketQueue = Long.parseLong(f[1]);                     // Send-Q of jslirp's socket
+                }
+                long held = acked - readerQueue - jslirpSocketQueue;
+                System.out.printf("[%s] lesson 3: host reader stopped: guest's bytes acknowledged %d = host reader's queue %d"
+                                + " + jslirp's socket send queue %d + held in jslirp %d (bound %d)%n",
+                        Stack.Kind.selected(), acked, readerQueue, jslirpSocketQueue, held, bound);
+                assertThat(held).as("guest: %s\nhost: %s", guestSs, hostSs).isBetween(0L, bound);
+                host.close();
+            }
+            sender.get(60, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * Lesson 3, fair: an interactive connection's round trip during a bulk upload through the
+     * same stack stays close to its idle round trip. jslirp deals flows out over the tap's
+     * queues and gives a bulk queue small batches while others are active, so the 1-byte
+     * exchange does not wait behind the upload's backlog.
+     */
+    @Test
+    @Timeout(180)
+    void interactiveRoundTripStaysShortDuringABulkUpload() throws Exception {
+        try (ServerSocket server = new ServerSocket(0, 4, InetAddress.getLoopbackAddress());
+             Namespace ns = Namespace.create();
+             Stack.Running stack = Stack.attach(ns, Stack.Options.configured())) {
+            int port = server.getLocalPort();
+            CompletableFuture<Void> echo = echoOnce(server);
+            double[] idle = pingPong(ns, port, 3000);
+            echo.get(10, TimeUnit.SECONDS);
+
+            CompletableFuture<Cmd.Result> upload = CompletableFuture.supplyAsync(
+                    () -> ns.bash(Duration.ofSeconds(60), guest("bulkfor", port, 12)), THREADS);
+            AtomicLong received = new AtomicLong();
+            double[] busy;
+            double gbps;
+            try (Socket sink = server.accept()) {
+                CompletableFuture<Void> drain = CompletableFuture.runAsync(() -> {
+                    byte[] buf = new byte[1 << 20];
+                    try (InputStream in = sink.getInputStream()) {
+                        for (int n; (n = in.read(buf)) > 0; ) received.addAndGet(n);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }, THREADS);
+                Namespace.sleep(1000); // past slow start
+                echo = echoOnce(server);
+                long t0 = System.nanoTime(), r0 = received.get();
+                busy = pingPong(ns, port, 3000);
+                gbps = (received.get() - r0) * 8.0 / (System.nanoTime() - t0);
+                echo.get(10, TimeUnit.SECONDS);
+                assertThat(upload.get(60, TimeUnit.SECONDS).exit()).isZero();
+                drain.get(10, TimeUnit.SECONDS);
+            }
+            double ratio = busy[0] / idle[0];
+            System.out.printf("[%s] lesson 3: 1-byte round trip p50 idle %.3f ms, during a %.2f Gbit/s upload %.3f ms (%.2fx); p99 %.3f / %.3f ms%n",
+                    Stack.Kind.selected(), idle[0], gbps, busy[0], ratio, idle[1], busy[1]);
+            assertThat(gbps).as("the upload ran during the exchange").isGreaterThan(0.1);
+            // The goal is 2x (it measures 1.4-2.7x here at MTU 1500); a stack that queues the exchange
+            // behind the upload measures 5-17x on this 2-core machine. The bound leaves room for its noise.
+            assertThat(ratio).as("round trip during the upload / idle").isLessThan(4);
         }
     }
 
@@ -153,7 +265,7 @@ class LessonsIT {
                  Namespace ns = Namespace.create();
                  Stack.Running stack = Stack.attach(ns, Stack.Options.configured().mtu(mtu))) {
                 CompletableFuture<Cmd.Result> sender = CompletableFuture.supplyAsync(
-                        () -> ns.bash(T, guest("bulk", server.getLocalPort(), 64 << 20)));
+                        () -> ns.bash(T, guest("bulk", server.getLocalPort(), 64 << 20)), THREADS);
                 try (Socket host = server.accept()) {
                     Namespace.sleep(300); // the host does not read yet: the guest's connection stays busy
                     String ss = ns.exec(T, "ss", "-tinH", "dst", Namespace.GATEWAY).out();

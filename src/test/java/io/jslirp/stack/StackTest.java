@@ -95,6 +95,33 @@ class StackTest {
     }
 
     @Test
+    void unreachableQuotesTheGuestsDatagramHeader() {
+        int remote = Ipv4.parse("192.0.2.1");
+        long tcpHead = (40000L << 48) | (80L << 32) | 0xdeadbeefL;
+        stack.sendUnreachable(Icmpv4.CODE_HOST_UNREACHABLE, Ipv4.PROTO_TCP, GUEST, remote, tcpHead);
+
+        assertThat(sent).hasSize(1);
+        MemorySegment m = sent.getFirst();
+        int icmpLen = 8 + 20 + 8;
+        assertThat(Ipv4.check(m, 14, 20 + icmpLen)).isNull();
+        assertThat(Ipv4.source(m, 14)).isEqualTo(GATEWAY);
+        assertThat(Ipv4.destination(m, 14)).isEqualTo(GUEST);
+        assertThat(Ipv4.protocol(m, 14)).isEqualTo(Ipv4.PROTO_ICMP);
+        assertThat(Icmpv4.type(m, 34)).isEqualTo(Icmpv4.DEST_UNREACHABLE);
+        assertThat(Icmpv4.code(m, 34)).isEqualTo(Icmpv4.CODE_HOST_UNREACHABLE);
+        assertThat(Checksum.of(m, 34, icmpLen)).isZero();
+        long quoted = 34 + 8;
+        assertThat(Ipv4.check(m, quoted, 28)).isNull();
+        assertThat(Ipv4.source(m, quoted)).isEqualTo(GUEST);
+        assertThat(Ipv4.destination(m, quoted)).isEqualTo(remote);
+        assertThat(Ipv4.protocol(m, quoted)).isEqualTo(Ipv4.PROTO_TCP);
+        assertThat(Bytes.u16(m, quoted + 20)).isEqualTo(40000);
+        assertThat(Bytes.u16(m, quoted + 22)).isEqualTo(80);
+        assertThat(Bytes.u32(m, quoted + 24)).isEqualTo(0xdeadbeef);
+        assertThat(stack.counters().unreachableSent).isEqualTo(1);
+    }
+
+    @Test
     void dhcpOffersThePoolAndAcksTheRequest() {
         MemorySegment offer = dhcpExchange(Dhcp.DISCOVER, 0);
         int offered = Bytes.u32(offer, 42 + 16);

@@ -1,0 +1,91 @@
+package io.jslirp.engine;
+
+import io.jslirp.link.Link;
+import io.jslirp.loop.EventLoop;
+import io.jslirp.stack.Stack;
+import io.jslirp.sys.Epoll;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+
+/**
+ * Takes frames from the link's receive queues into the stack in batches, so that an interactive
+ * flow does not wait behind a bulk transfer (lesson 3):
+ * <ul>
+ * <li>A queue whose batch stops at its budget is backlogged: its next batch runs in the next
+ *     iteration, after the other ready queues and host sockets, and after a flush of what they
+ *     produced ({@link EventLoop#continueAfterReady}).
+ * <li>While frames keep arriving on queues that are not busy, busy queues get small batches, so
+ *     the interactive flow waits behind a few microseconds of bulk work. Otherwise batches are
+ *     large: each batch ends in a flush (a host write, an ACK that wakes the guest's sender),
+ *     and fewer flushes per byte is what bulk throughput needs.
+ * </ul>
+ */
+final class LinkReceiver {
+    // Measured on the 2-core machine (LessonsIT, MTU 1500): small batches of 4, 8 and 16 frames gave
+    // round trips of 0.9x, 1.9x and 2.2x the idle one during an upload of 2.6, 3.3 and 4.5 Gbit/s.
+    private static final int LARGE_FRAMES = 128, LARGE_BYTES = 256 << 10;
+    private static final int SMALL_FRAMES = 8, SMALL_BYTES = 16 << 10;
+    /** A queue is busy for this long after a batch of it hit the budget. */
+    private static final long BUSY_NANOS = 2_000_000L;
+    /** Batches stay small for this long after frames arrived on a queue that is not busy. */
+    private static final long INTERACTIVE_NANOS = 2_000_000L;
+
+    private final Link link;
+    private final Stack stack;
+    private final EventLoop loop;
+    private final MemorySegment rx = Arena.ofAuto().allocate(65536 + 64, 64);
+    private final Runnable[] batches;
+    private final boolean[] backlogged;
+    private final long[] lastBacklog;
+    private long lastInteractive = Long.MIN_VALUE / 2;
+
+    LinkReceiver(Link link, Stack stack, EventLoop loop) {
+        this.link = link;
+        this.stack = stack;
+        this.loop = loop;
+        int queues = link.queues();
+        batches = new Runnable[queues];
+        backlogged = new boolean[queues];
+        lastBacklog = new long[queues];
+        Arrays.fill(lastBacklog, Long.MIN_VALUE / 2);
+        for (int q = 0; q < queues; q++) {
+            int queue = q;
+            batches[q] = () -> receiveBatch(queue, EventLoop.now());
+            loop.register(link.fd(q), Epoll.IN, events -> onReadable(queue));
+        }
+    }
+
+    private void onReadable(int queue) {
+        if (backlogged[queue]) return; // its next batch is scheduled already
+        long now = EventLoop.now();
+        if (now - lastBacklog[queue] >= BUSY_NANOS) lastInteractive = now;
+        receiveBatch(queue, now);
+    }
+
+    private void receiveBatch(int queue, long now) {
+        boolean busy = now - lastBacklog[queue] < BUSY_NANOS;
+        boolean small = busy && now - lastInteractive < INTERACTIVE_NANOS;
+        int maxFrames = small ? SMALL_FRAMES : LARGE_FRAMES;
+        int maxBytes = small ? SMALL_BYTES : LARGE_BYTES;
+        int bytes = 0;
+        for (int frames = 0; frames < maxFrames && bytes < maxBytes; frames++) {
+            int n = link.receive(queue, rx);
+            if (n == 0) {
+                backlogged[queue] = false;
+                return;
+            }
+            if (n < 0) {
+                loop.stop();
+                return;
+            }
+            stack.receive(rx, n);
+            bytes += n;
+        }
+        // More may be waiting, on the tap or held by the link where epoll cannot see it.
+        backlogged[queue] = true;
+        lastBacklog[queue] = now;
+        loop.continueAfterReady(batches[queue]);
+    }
+}
