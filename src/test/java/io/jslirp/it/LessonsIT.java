@@ -243,9 +243,9 @@ class LessonsIT {
             System.out.printf("[%s] lesson 3: 1-byte round trip p50 idle %.3f ms, during a %.2f Gbit/s upload %.3f ms (%.2fx); p99 %.3f / %.3f ms%n",
                     Stack.Kind.selected(), idle[0], gbps, busy[0], ratio, idle[1], busy[1]);
             assertThat(gbps).as("the upload ran during the exchange").isGreaterThan(0.1);
-            // The goal is 2x (it measures 1.4-2.7x here at MTU 1500); a stack that queues the exchange
-            // behind the upload measures 5-17x on this 2-core machine. The bound leaves room for its noise.
-            assertThat(ratio).as("round trip during the upload / idle").isLessThan(4);
+            // The goal is 2x; jslirp measures 1.0-1.8x here (the idle round trip alone varies 0.038-0.1 ms
+            // on this shared 2-core machine); with a single tap queue it measured 21x. The bound leaves room for the noise.
+            assertThat(ratio).as("round trip during the upload / idle").isLessThan(3);
         }
     }
 
