@@ -55,9 +55,9 @@ final class AttachCommand implements Callable<Integer> {
         String netnsPath = netnsPath();
         refuseOwnNamespace(netnsPath);
         long mac = network.guestMac();
-        int[] tapFds = Namespaces.callInNetns(netnsPath,
+        TapLink link = Namespaces.callInNetns(netnsPath,
                 () -> GuestInterface.create(tapName, configure, config.network(), mac));
-        Engine engine = new Engine(new TapLink(tapFds), config);
+        Engine engine = new Engine(link, config);
         if (exitFd != null) engine.stopWhenReadable(exitFd);
         if (readyFd != null) signalReady(readyFd);
         return serveUntilStopped(engine);

@@ -1,5 +1,6 @@
 package io.jslirp.cli;
 
+import io.jslirp.link.TapLink;
 import io.jslirp.stack.NetworkConfig;
 import io.jslirp.sys.InterfaceConfig;
 import io.jslirp.sys.SysException;
@@ -19,12 +20,14 @@ final class GuestInterface {
     private GuestInterface() {}
 
     /**
-     * Creates the tap device in the calling thread's network namespace and returns its descriptors, one per queue;
+     * Creates the tap device in the calling thread's network namespace, with vnet headers and TCP
+     * offloads (the guest hands over 64 KiB segments without checksums), and returns its link;
      * with configure, brings up lo and the device with the guest address and a default route via
      * the gateway, as slirp4netns --configure does.
      */
-    static int[] create(String ifname, boolean configure, NetworkConfig network, long guestMac) {
-        int[] fds = Tap.openQueues(ifname, TAP_QUEUES);
+    static TapLink create(String ifname, boolean configure, NetworkConfig network, long guestMac) {
+        int[] fds = Tap.openQueues(ifname, TAP_QUEUES, true);
+        Tap.offloadTcp(fds[0]);
         // The tap drops what the guest sends once this many frames wait for jslirp: room for a
         // burst from many connections at once (the kernel's default is 1000). Best effort: a
         // user namespace may not allow it.
@@ -41,6 +44,6 @@ final class GuestInterface {
             InterfaceConfig.setUp(ifname);
             InterfaceConfig.addDefaultRoute(network.gateway());
         }
-        return fds;
+        return new TapLink(true, fds);
     }
 }

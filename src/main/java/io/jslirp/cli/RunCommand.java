@@ -35,7 +35,7 @@ final class RunCommand implements Callable<Integer> {
     @Parameters(paramLabel = "COMMAND", arity = "0..*", description = "command and arguments (after --)")
     List<String> command = new ArrayList<>();
 
-    private record Guest(int[] tapFds, Process process) {}
+    private record Guest(TapLink link, Process process) {}
 
     @Override
     public Integer call() throws Exception {
@@ -47,14 +47,14 @@ final class RunCommand implements Callable<Integer> {
         Thread.ofPlatform().name("netns-setup").start(() -> {
             try {
                 Namespaces.unshare(Namespaces.CLONE_NEWNET);
-                int[] fds = GuestInterface.create(ifname, true, config.network(), mac);
+                TapLink link = GuestInterface.create(ifname, true, config.network(), mac);
                 Process p;
                 try {
                     p = new ProcessBuilder(argv).inheritIO().start();
                 } catch (IOException e) {
                     throw new IllegalArgumentException("cannot run " + argv.getFirst() + ": " + Main.oneLine(e));
                 }
-                started.complete(new Guest(fds, p));
+                started.complete(new Guest(link, p));
             } catch (Throwable t) {
                 started.completeExceptionally(t);
             }
@@ -65,7 +65,7 @@ final class RunCommand implements Callable<Integer> {
         } catch (java.util.concurrent.CompletionException e) {
             throw e.getCause() instanceof Exception ex ? ex : e;
         }
-        Engine engine = new Engine(new TapLink(guest.tapFds()), config);
+        Engine engine = new Engine(guest.link(), config);
         // Ctrl-C belongs to the command (a shell ignores it); the network lives as long as the command.
         sun.misc.Signal.handle(new sun.misc.Signal("INT"), sun.misc.SignalHandler.SIG_IGN);
         guest.process().onExit().thenRun(engine::stop);

@@ -23,7 +23,7 @@ public final class Engine {
 
     public Engine(Link link, EngineConfig config) {
         this.link = link;
-        this.stack = new Stack(config.network(), link::send, new Counters());
+        this.stack = new Stack(config.network(), link, new Counters());
         this.transport = new HostTransport(loop, stack, new OutboundPolicy(config.network(), config.nameserver()),
                 config.tcp(), config.udpIdleNanos());
         stack.setTransport(transport);

@@ -1,5 +1,7 @@
 package io.jslirp.link;
 
+import io.jslirp.stack.FrameSink;
+
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -7,7 +9,7 @@ import java.lang.foreign.MemorySegment;
  * A link has one or more receive queues, each with its own descriptor to poll; a multi-queue
  * tap keeps each flow on one queue, so a backlog on one queue does not hold up the flows of another.
  */
-public interface Link extends AutoCloseable {
+public interface Link extends FrameSink, AutoCloseable {
     /** Number of receive queues (at least 1). */
     default int queues() {
         return 1;
@@ -21,9 +23,6 @@ public interface Link extends AutoCloseable {
      * length, 0 when none is waiting, or -1 when the link is gone.
      */
     int receive(int queue, MemorySegment buffer);
-
-    /** Sends length bytes at offset 0 of frame; false when the link could not take it. */
-    boolean send(MemorySegment frame, int length);
 
     /** End of an event-loop iteration: a link that batches or holds frames sends them now. */
     default void flush() {

@@ -3,22 +3,50 @@ package io.jslirp.link;
 import io.jslirp.loop.EventLoop;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
+import io.jslirp.sys.Tap;
+import io.jslirp.wire.Ethernet;
+import io.jslirp.wire.Ipv4;
+import io.jslirp.wire.Tcp;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 
 /**
  * A tap device (IFF_TAP | IFF_NO_PI), opened with one descriptor per queue: one read or write is
  * one Ethernet frame. Frames toward the guest go out on their flow's queue ({@link FlowLanes}).
+ *
+ * <p>Opened with a vnet header ({@link Tap#openQueues}), each frame travels behind a struct
+ * virtio_net_hdr: the guest's TCP segments of up to 64 KiB arrive whole (the header says how the
+ * guest would have cut them, which does not matter here), and TCP frames toward the guest go with
+ * a partial checksum and as much payload as fits, for the guest's kernel to take as segments.
  */
 public final class TapLink implements Link {
+    private static final ValueLayout.OfShort LE16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final int NEEDS_CSUM = 1, GSO_NONE = 0, GSO_TCPV4 = 1;
+    private static final int TCP_CHECKSUM_OFFSET = 16;
+
     private final int[] fds;
     private final FlowLanes lanes;
+    private final boolean vnetHeader;
+    /** The virtio_net_hdr read before each received frame (ignored) and written before each sent one. */
+    private final MemorySegment rxHeader, txHeader;
 
-    /** Takes ownership of the open, non-blocking descriptors of one tap device, one per queue. */
+    /** Takes ownership of the open, non-blocking descriptors of one tap device without vnet headers, one per queue. */
     public TapLink(int... fds) {
+        this(false, fds);
+    }
+
+    /** Takes ownership of the descriptors of one tap device, one per queue, opened with or without vnet headers. */
+    public TapLink(boolean vnetHeader, int... fds) {
         if (fds.length == 0) throw new IllegalArgumentException("a tap needs at least one descriptor");
         this.fds = fds.clone();
         this.lanes = new FlowLanes(fds.length);
+        this.vnetHeader = vnetHeader;
+        Arena arena = Arena.ofAuto();
+        this.rxHeader = arena.allocate(Tap.VNET_HEADER_LENGTH, 8);
+        this.txHeader = arena.allocate(Tap.VNET_HEADER_LENGTH, 8);
     }
 
     @Override
@@ -33,15 +61,44 @@ public final class TapLink implements Link {
 
     @Override
     public int receive(int queue, MemorySegment buffer) {
-        int n = Libc.read(fds[queue], buffer, 0, (int) buffer.byteSize());
-        if (n >= 0) return n;
+        int fd = fds[queue];
+        long n = vnetHeader
+                ? Libc.readv2(fd, rxHeader, 0, Tap.VNET_HEADER_LENGTH, buffer, 0, (int) buffer.byteSize())
+                : Libc.read(fd, buffer, 0, (int) buffer.byteSize());
+        if (n >= 0) return vnetHeader ? (int) Math.max(n - Tap.VNET_HEADER_LENGTH, 0) : (int) n;
         return n == -Errno.EAGAIN || n == -Errno.EINTR ? 0 : -1;
     }
 
     @Override
     public boolean send(MemorySegment frame, int length) {
-        int queue = lanes.laneOf(frame, length, EventLoop.now());
-        return Libc.write(fds[queue], frame, 0, length) == length;
+        if (vnetHeader) txHeader.fill((byte) 0);
+        return write(frame, length);
+    }
+
+    @Override
+    public boolean offloadsTcp() {
+        return vnetHeader;
+    }
+
+    @Override
+    public boolean sendTcp(MemorySegment frame, int length, int segmentSize) {
+        if (!vnetHeader) throw new UnsupportedOperationException("tap opened without vnet headers");
+        int l4 = Ethernet.HEADER_LENGTH + Ipv4.headerLength(frame, Ethernet.HEADER_LENGTH);
+        int headers = l4 + Tcp.headerLength(frame, l4);
+        boolean segmented = length - headers > segmentSize;
+        txHeader.set(ValueLayout.JAVA_BYTE, 0, (byte) NEEDS_CSUM);
+        txHeader.set(ValueLayout.JAVA_BYTE, 1, (byte) (segmented ? GSO_TCPV4 : GSO_NONE));
+        txHeader.set(LE16, 2, (short) (segmented ? headers : 0));          // hdr_len
+        txHeader.set(LE16, 4, (short) (segmented ? segmentSize : 0));      // gso_size
+        txHeader.set(LE16, 6, (short) l4);                                  // csum_start
+        txHeader.set(LE16, 8, (short) TCP_CHECKSUM_OFFSET);                 // csum_offset
+        return write(frame, length);
+    }
+
+    private boolean write(MemorySegment frame, int length) {
+        int fd = fds[lanes.laneOf(frame, length, EventLoop.now())];
+        if (!vnetHeader) return Libc.write(fd, frame, 0, length) == length;
+        return Libc.writev2(fd, txHeader, 0, Tap.VNET_HEADER_LENGTH, frame, 0, length) == Tap.VNET_HEADER_LENGTH + length;
     }
 
     @Override

@@ -177,9 +177,23 @@ public final class Stack implements TcpOutput {
     }
 
     @Override
-    public void sendTcp4(int source, int destination, int tcpLength) {
-        Tcp.fillChecksum4(tx, IP_PAYLOAD_OFFSET, tcpLength, source, destination);
-        sendIpv4(Ipv4.PROTO_TCP, source, destination, tcpLength, guestMac);
+    public boolean largeSegments() {
+        return sink.offloadsTcp();
+    }
+
+    @Override
+    public void sendTcp4(int source, int destination, int tcpLength, int segmentSize) {
+        if (!sink.offloadsTcp()) {
+            Tcp.fillChecksum4(tx, IP_PAYLOAD_OFFSET, tcpLength, source, destination);
+            sendIpv4(Ipv4.PROTO_TCP, source, destination, tcpLength, guestMac);
+            return;
+        }
+        // The link (a tap with offloads) completes the checksum and cuts the payload into
+        // segments; the guest's kernel takes the frame as it takes one its own NIC coalesced.
+        Tcp.fillPseudoHeaderChecksum4(tx, IP_PAYLOAD_OFFSET, tcpLength, source, destination);
+        writeHeaders(Ipv4.PROTO_TCP, source, destination, tcpLength, guestMac);
+        if (sink.sendTcp(tx, IP_PAYLOAD_OFFSET + tcpLength, segmentSize)) counters.framesOut++;
+        else counters.sendDropped++;
     }
 
     /**
@@ -215,14 +229,18 @@ public final class Stack implements TcpOutput {
     }
 
     private void sendIpv4(int protocol, int source, int destination, int l4Length, long mac) {
-        int id = ipId++ & 0xffff;
         if (Ipv4.MIN_HEADER_LENGTH + l4Length > config.mtu()) {
-            sendFragments(protocol, source, destination, l4Length, mac, id);
+            sendFragments(protocol, source, destination, l4Length, mac, ipId++ & 0xffff);
             return;
         }
-        Ethernet.write(tx, 0, mac, config.gatewayMac(), Ethernet.TYPE_IPV4);
-        Ipv4.write(tx, Ethernet.HEADER_LENGTH, Ipv4.MIN_HEADER_LENGTH + l4Length, id, TTL, protocol, source, destination);
+        writeHeaders(protocol, source, destination, l4Length, mac);
         send(tx, IP_PAYLOAD_OFFSET + l4Length);
+    }
+
+    /** Ethernet and IPv4 headers in front of the l4Length bytes at {@link #IP_PAYLOAD_OFFSET}. */
+    private void writeHeaders(int protocol, int source, int destination, int l4Length, long mac) {
+        Ethernet.write(tx, 0, mac, config.gatewayMac(), Ethernet.TYPE_IPV4);
+        Ipv4.write(tx, Ethernet.HEADER_LENGTH, Ipv4.MIN_HEADER_LENGTH + l4Length, ipId++ & 0xffff, TTL, protocol, source, destination);
     }
 
     /** Splits the datagram whose payload is in {@link #tx} into fragments that fit the MTU (RFC 791). */

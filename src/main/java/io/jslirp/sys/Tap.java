@@ -9,8 +9,12 @@ import java.lang.foreign.MemorySegment;
 public final class Tap {
     private Tap() {}
 
-    private static final long TUNSETIFF = 0x400454caL;
-    private static final short IFF_TAP = 0x0002, IFF_NO_PI = 0x1000, IFF_MULTI_QUEUE = 0x0100;
+    private static final long TUNSETIFF = 0x400454caL, TUNSETOFFLOAD = 0x400454d0L;
+    private static final short IFF_TAP = 0x0002, IFF_NO_PI = 0x1000, IFF_MULTI_QUEUE = 0x0100, IFF_VNET_HDR = 0x4000;
+    /** TUNSETOFFLOAD flags: the guest may hand over partial checksums and TCP segments of up to 64 KiB. */
+    private static final int TUN_F_CSUM = 0x01, TUN_F_TSO4 = 0x02, TUN_F_TSO6 = 0x04, TUN_F_TSO_ECN = 0x08;
+    /** Size of the struct virtio_net_hdr before each frame on a tap opened with {@link #openQueues}'s vnetHeader. */
+    public static final int VNET_HEADER_LENGTH = 10;
 
     /**
      * Opens /dev/net/tun as the tap device ifname (IFF_TAP | IFF_NO_PI; created if missing),
@@ -24,21 +28,34 @@ public final class Tap {
     /**
      * Opens the tap device ifname with the given number of queues (IFF_MULTI_QUEUE), one
      * descriptor each, like {@link #open}. An existing single-queue device of that name is
-     * opened with its one queue.
+     * opened with its one queue. With vnetHeader, every read and write carries a struct
+     * virtio_net_hdr ({@link #VNET_HEADER_LENGTH} bytes) before the frame, and the device offers
+     * the guest checksum and TCP segmentation offload ({@link #offloadTcp}).
      */
-    public static int[] openQueues(String ifname, int queues) {
-        if (queues == 1) return new int[] {open(ifname)};
+    public static int[] openQueues(String ifname, int queues, boolean vnetHeader) {
+        short extra = vnetHeader ? IFF_VNET_HDR : 0;
+        if (queues == 1) return new int[] {open(ifname, extra)};
         int[] fds = new int[queues];
         for (int i = 0; i < queues; i++) {
             try {
-                fds[i] = open(ifname, IFF_MULTI_QUEUE);
+                fds[i] = open(ifname, (short) (IFF_MULTI_QUEUE | extra));
             } catch (SysException e) {
                 for (int j = 0; j < i; j++) Libc.close(fds[j]);
-                if (i == 0 && e.errno() == Errno.EINVAL) return new int[] {open(ifname)};
+                if (i == 0 && e.errno() == Errno.EINVAL) return new int[] {open(ifname, extra)};
                 throw e;
             }
         }
         return fds;
+    }
+
+    /**
+     * Lets the guest send TCP segments of up to 64 KiB with partial checksums through the tap
+     * whose (vnet-header) descriptor fd is given (TUNSETOFFLOAD): it then skips segmenting and
+     * checksumming them itself, and so does jslirp.
+     */
+    public static void offloadTcp(int fd) {
+        int r = Native.ioctl(fd, TUNSETOFFLOAD, TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN);
+        if (r < 0) throw new SysException("cannot enable offloads on the tap device", -r);
     }
 
     private static int open(String ifname, short flags) {

@@ -1,6 +1,7 @@
 package io.jslirp.tcp;
 
 import io.jslirp.util.RingBuffer;
+import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Seq;
 import io.jslirp.wire.Tcp;
 import io.jslirp.wire.TcpOptions;
@@ -58,6 +59,8 @@ public final class TcpConnection {
     private long sndWnd;
     private final int sndShift;
     private final int sendMss;
+    /** Most payload one segment handed to the output carries: sendMss, or about 64 KiB with TSO. */
+    private final int sendLimit;
     private boolean hostFinished;
     private boolean finSent;
     private int finSeq;
@@ -114,6 +117,10 @@ public final class TcpConnection {
         // Payload per segment: the MSS counts no options, so timestamps come out of it (RFC 6691).
         this.sendMss = Math.min(config.mss(), synOptions.mss > 0 ? synOptions.mss : DEFAULT_GUEST_MSS)
                 - (timestamps ? Tcp.TIMESTAMPS_LENGTH : 0);
+        // With TSO the link cuts large segments into sendMss pieces for the guest; a whole number of
+        // them, within the largest IPv4 datagram (header options up to 40 bytes).
+        int largest = 0xffff - Ipv4.MIN_HEADER_LENGTH - Tcp.MIN_HEADER_LENGTH - 40;
+        this.sendLimit = out.largeSegments() ? Math.max(largest / sendMss, 1) * sendMss : sendMss;
         this.iss = iss;
         this.sndUna = iss;
         this.sndNxt = iss;
@@ -533,7 +540,7 @@ public final class TcpConnection {
             int offset = Math.min(inFlight, fromHost.size());
             int available = fromHost.size() - offset;
             long room = sndWnd - inFlight;
-            int len = (int) Math.min(Math.min(available, sendMss), Math.max(room, 0));
+            int len = (int) Math.min(Math.min(available, sendLimit), Math.max(room, 0));
             // FIN goes with (or after) the last data byte; after a go-back it is sent again.
             boolean finDue = hostFinished && !finAcked && len == available && sndNxt + len == sndUna + fromHost.size();
             if (len <= 0 && !finDue) break;
@@ -604,7 +611,7 @@ public final class TcpConnection {
         }
         Tcp.write(f, off, remotePort, guestPort, seq, ack, flags, window >>> rcvShift, hdr);
         if (len > 0) fromHost.peek(dataOffset, f, off + hdr, len);
-        out.sendTcp4(remoteAddress, guestAddress, hdr + len);
+        out.sendTcp4(remoteAddress, guestAddress, hdr + len, sendMss);
         if ((flags & Tcp.ACK) != 0) {
             advertisedRightEdge = rcvNxt + window;
             lastAckSent = ack;

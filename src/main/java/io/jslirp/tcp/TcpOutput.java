@@ -10,6 +10,23 @@ public interface TcpOutput {
     /** Offset in {@link #frame()} where the TCP header starts (room for link and IP headers before it). */
     long tcpOffset();
 
-    /** Sends the TCP segment of tcpLength bytes at {@link #tcpOffset()} from source to destination (IPv4, host order). */
-    void sendTcp4(int source, int destination, int tcpLength);
+    /**
+     * Whether {@link #sendTcp4(int, int, int, int)} takes payloads larger than one segment (up to
+     * 64 KiB), which the link splits for the guest (TSO).
+     */
+    default boolean largeSegments() {
+        return false;
+    }
+
+    /**
+     * Sends the TCP segment of tcpLength bytes (header and payload) at {@link #tcpOffset()} from
+     * source to destination (IPv4, host order); a payload larger than segmentSize reaches the
+     * guest as segments of segmentSize bytes (only where {@link #largeSegments()}).
+     */
+    void sendTcp4(int source, int destination, int tcpLength, int segmentSize);
+
+    /** Sends one segment (see {@link #sendTcp4(int, int, int, int)}). */
+    default void sendTcp4(int source, int destination, int tcpLength) {
+        sendTcp4(source, destination, tcpLength, Integer.MAX_VALUE);
+    }
 }

@@ -182,6 +182,14 @@ public final class Tcp {
         return length + 4 + 8 * blocks;
     }
 
+    /**
+     * Puts only the IPv4 pseudo-header sum in the checksum field (not complemented), as the kernel
+     * does for a segment whose checksum a device completes (CHECKSUM_PARTIAL).
+     */
+    public static void fillPseudoHeaderChecksum4(MemorySegment s, long off, int segmentLength, int srcIp, int dstIp) {
+        Bytes.u16(s, off + 16, Checksum.pseudoHeader4(srcIp, dstIp, Ipv4.PROTO_TCP, segmentLength));
+    }
+
     /** Fills the checksum of a segment of segmentLength bytes (header and payload) for IPv4. */
     public static void fillChecksum4(MemorySegment s, long off, int segmentLength, int srcIp, int dstIp) {
         Bytes.u16(s, off + 16, 0);

@@ -48,8 +48,10 @@ final class TcpHarness {
     /** Bytes the fake host socket produced so far (offset of the next byte of the host stream). */
     private long hostProduced;
 
-    private TcpHarness(TcpConfig config, int irs, int iss, int guestMss, int guestWscale, int guestTsVal, boolean guestSack) {
+    private TcpHarness(TcpConfig config, int irs, int iss, int guestMss, int guestWscale, int guestTsVal, boolean guestSack,
+                       boolean largeSegments) {
         this.config = config;
+        out.large = largeSegments;
         this.irs = irs;
         this.iss = iss;
         // As TcpNat does: parse the guest's SYN, then create the connection from it.
@@ -77,6 +79,7 @@ final class TcpHarness {
         private int guestWscale = NONE;
         private int guestTsVal = NONE;
         private boolean guestSack;
+        private boolean largeSegments;
 
         static TcpConfig fullSize(TcpConfig c) {
             return new TcpConfig(c.mss(), c.receiveBuffer(), c.sendBuffer(), Math.max(c.receiveBuffer(), c.sendBuffer()), c.timeWaitNanos());
@@ -126,9 +129,15 @@ final class TcpHarness {
             return this;
         }
 
+        /** The output takes segments of up to 64 KiB (a tap with TSO). */
+        Builder largeSegments() {
+            largeSegments = true;
+            return this;
+        }
+
         /** The connection just after the guest's SYN, waiting for the host connect. */
         TcpHarness connecting() {
-            return new TcpHarness(config, irs, iss, guestMss, guestWscale, guestTsVal, guestSack);
+            return new TcpHarness(config, irs, iss, guestMss, guestWscale, guestTsVal, guestSack, largeSegments);
         }
 
         /** The connection after the three-way handshake; the guest's handshake ACK carried guestWindow. */
@@ -457,8 +466,19 @@ final class TcpHarness {
             return TCP_OFFSET;
         }
 
+        /** Whether this output takes segments larger than the MSS, as a tap with TSO does. */
+        boolean large;
+        /** The segment size of the last segment sent. */
+        int lastSegmentSize;
+
         @Override
-        public void sendTcp4(int source, int destination, int tcpLength) {
+        public boolean largeSegments() {
+            return large;
+        }
+
+        @Override
+        public void sendTcp4(int source, int destination, int tcpLength, int segmentSize) {
+            lastSegmentSize = segmentSize;
             sent.add(Sent.parse(source, destination, frame, TCP_OFFSET, tcpLength));
             frame.asSlice(TCP_OFFSET, tcpLength).fill((byte) 0xa5);
         }

@@ -52,6 +52,17 @@ class TcpSendTest {
     }
 
     @Test
+    void withTsoSegmentsCarryWholeMssMultiplesUpTo64KiBAndTheMssTravelsAlong() {
+        TcpHarness h = TcpHarness.with().largeSegments().guestWscale(7).established(1000); // window 128,000
+        h.hostSends(100_000);
+        int large = 44 * MSS; // the most whole MSS pieces within one IPv4 datagram
+        h.assertSent(h.flush(),
+                sent(ACK).seq(h.r(1)).payload(hostStream(0, large)),
+                sent(ACK | PSH).seq(h.r(1 + large)).payload(hostStream(large, 100_000 - large)));
+        assertThat(h.out.lastSegmentSize).isEqualTo(MSS);
+    }
+
+    @Test
     void guestWithoutMssOptionGetsTheRfcDefault536() {
         TcpHarness h = TcpHarness.with().guestMss(TcpHarness.NONE).established();
         h.hostSends(600);
