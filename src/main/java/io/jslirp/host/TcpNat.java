@@ -7,6 +7,7 @@ import io.jslirp.sys.Sockets;
 import io.jslirp.tcp.Resets;
 import io.jslirp.tcp.TcpConfig;
 import io.jslirp.tcp.TcpConnection;
+import io.jslirp.util.BufferPool;
 import io.jslirp.util.FlowTable;
 import io.jslirp.util.Log;
 import io.jslirp.wire.Ipv4;
@@ -31,6 +32,7 @@ final class TcpNat {
     private final FlowTable<TcpFlow> flows = new FlowTable<>(256);
     private final List<TcpFlow> dirty = new ArrayList<>();
     private final TcpOptions options = new TcpOptions();
+    private final BufferPool buffers;
 
     TcpNat(EventLoop loop, Stack stack, OutboundPolicy policy, TcpConfig config) {
         this.loop = loop;
@@ -38,6 +40,7 @@ final class TcpNat {
         this.policy = policy;
         this.config = config;
         this.counters = stack.counters();
+        this.buffers = new BufferPool(config.bufferBudget());
         loop.atEndOfIteration(this::flush);
     }
 
@@ -76,7 +79,7 @@ final class TcpNat {
         Sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
         TcpFlow flow = new TcpFlow(this, loop, fd);
         flow.conn = new TcpConnection(src, srcPort, dst, dstPort, Tcp.seq(f, off), options,
-                ThreadLocalRandom.current().nextInt(), config, stack, flow);
+                ThreadLocalRandom.current().nextInt(), config, buffers, stack, flow);
         flows.put(src, srcPort, dst, dstPort, flow);
         counters.tcpConnections++;
         Log.debug(() -> flow.conn + " opened");

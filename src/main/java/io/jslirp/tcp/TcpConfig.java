@@ -12,8 +12,11 @@ package io.jslirp.tcp;
  *                        speed needs it (see {@link TcpConnection}), so an idle flow costs little
  * @param timeWaitNanos   how long a connection closed by the host side lingers to answer a
  *                        retransmitted guest FIN
+ * @param bufferBudget    most bytes all connections' buffers together may grow by beyond their
+ *                        initial size (see {@link io.jslirp.util.BufferPool})
  */
-public record TcpConfig(int mss, int receiveBuffer, int sendBuffer, int initialBuffer, long timeWaitNanos) {
+public record TcpConfig(int mss, int receiveBuffer, int sendBuffer, int initialBuffer, long timeWaitNanos, long bufferBudget) {
+    public static final long DEFAULT_BUFFER_BUDGET = 128L << 20;
     public static final long INITIAL_RTO_NANOS = 1_000_000_000L;
     public static final long MIN_RTO_NANOS = 200_000_000L;
     public static final long MAX_RTO_NANOS = 60_000_000_000L;
@@ -21,7 +24,7 @@ public record TcpConfig(int mss, int receiveBuffer, int sendBuffer, int initialB
     public static final int MAX_RETRANSMISSIONS = 12;
 
     public static TcpConfig forMtu(int mtu) {
-        return new TcpConfig(mtu - 40, 1 << 20, 1 << 20, 16 << 10, 2_000_000_000L);
+        return new TcpConfig(mtu - 40, 1 << 20, 1 << 20, 16 << 10, 2_000_000_000L, DEFAULT_BUFFER_BUDGET);
     }
 
     /** Our window-scale shift: the smallest that fits the receive buffer in 16 bits. */

@@ -1,5 +1,6 @@
 package io.jslirp.tcp;
 
+import io.jslirp.util.BufferPool;
 import io.jslirp.util.RingBuffer;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Seq;
@@ -98,7 +99,7 @@ public final class TcpConnection {
 
     /** A connection for a guest SYN (already validated) whose host connect is now in progress. */
     public TcpConnection(int guestAddress, int guestPort, int remoteAddress, int remotePort, int guestIsn,
-                         TcpOptions synOptions, int iss, TcpConfig config, TcpOutput out, TcpHostSide host) {
+                         TcpOptions synOptions, int iss, TcpConfig config, BufferPool buffers, TcpOutput out, TcpHostSide host) {
         this.guestAddress = guestAddress;
         this.guestPort = guestPort;
         this.remoteAddress = remoteAddress;
@@ -125,8 +126,8 @@ public final class TcpConnection {
         this.sndUna = iss;
         this.sndNxt = iss;
         this.sndMax = iss;
-        this.toHost = new RingBuffer(Math.min(config.initialBuffer(), config.receiveBuffer()), config.receiveBuffer());
-        this.fromHost = new RingBuffer(Math.min(config.initialBuffer(), config.sendBuffer()), config.sendBuffer());
+        this.toHost = new RingBuffer(buffers, Math.min(config.initialBuffer(), config.receiveBuffer()), config.receiveBuffer());
+        this.fromHost = new RingBuffer(buffers, Math.min(config.initialBuffer(), config.sendBuffer()), config.sendBuffer());
     }
 
     public State state() {
@@ -522,6 +523,9 @@ public final class TcpConnection {
         // The one place the timer is armed after output: retransmission while anything is in
         // flight, persist while the guest's zero window holds data back.
         if (stopped() && (sndNxt != sndUna || (sndWnd == 0 && unsent() > 0))) deadline = now + rto;
+        // Empty buffers give their memory back until the next byte: idle connections cost none.
+        if (toHost.isEmpty() && outOfOrder.isEmpty()) toHost.release();
+        if (fromHost.isEmpty()) fromHost.release();
     }
 
     private boolean stopped() {

@@ -1,28 +1,31 @@
 package io.jslirp.util;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
  * A byte FIFO in native memory, so its bytes can go to and from syscalls without copying. It
- * starts small and {@link #grow}s on demand up to a fixed maximum, so idle flows cost little. Data occupies at most two contiguous spans (before and after the wrap):
+ * starts small and {@link #grow}s on demand up to a fixed maximum (within its pool's budget), and
+ * takes its memory from the pool only while in use ({@link #release}), so idle flows cost little.
+ * Data occupies at most two contiguous spans (before and after the wrap):
  * {@link #readSpan}/{@link #readSpan2} for the bytes held, {@link #writeSpan}/{@link #writeSpan2}
  * for the free space. Single-threaded.
  */
 public final class RingBuffer implements AutoCloseable {
+    private final BufferPool pool;
+    private final int firstCapacity;
     private final int maxCapacity;
-    private Arena arena;
-    private MemorySegment memory;
+    /** The memory, or null while released. */
+    private BufferPool.Block block;
     private int capacity;
     private int head;
     private int size;
 
-    /** A buffer of capacity bytes that may grow to maxCapacity. Owned by the creating thread. */
-    public RingBuffer(int capacity, int maxCapacity) {
+    /** A buffer of capacity bytes that may grow to maxCapacity, with memory from pool. */
+    public RingBuffer(BufferPool pool, int capacity, int maxCapacity) {
         if (capacity <= 0 || capacity > maxCapacity) throw new IllegalArgumentException("capacity " + capacity + " of at most " + maxCapacity);
+        this.pool = pool;
+        this.firstCapacity = capacity;
         this.maxCapacity = maxCapacity;
-        this.arena = Arena.ofConfined();
-        this.memory = arena.allocate(capacity, 64);
         this.capacity = capacity;
     }
 
@@ -32,32 +35,60 @@ public final class RingBuffer implements AutoCloseable {
 
     /**
      * Doubles the capacity (up to the maximum), keeping the bytes held and those written ahead
-     * at the same distance from the oldest byte. Returns false when already at the maximum.
+     * at the same distance from the oldest byte. Returns false when already at the maximum or
+     * when the pool's budget has no room for it.
      */
     public boolean grow() {
         if (capacity == maxCapacity) return false;
         int newCapacity = (int) Math.min((long) capacity * 2, maxCapacity);
-        Arena newArena = Arena.ofConfined();
-        MemorySegment bigger = newArena.allocate(newCapacity, 64);
-        int first = capacity - head;
-        MemorySegment.copy(memory, head, bigger, 0, first);
-        MemorySegment.copy(memory, 0, bigger, first, head);
-        arena.close();
-        arena = newArena;
-        memory = bigger;
+        if (!pool.reserve(newCapacity - capacity)) return false;
+        if (block != null) {
+            BufferPool.Block bigger = pool.take(newCapacity);
+            MemorySegment from = block.memory(), to = bigger.memory();
+            int first = capacity - head;
+            MemorySegment.copy(from, head, to, 0, first);
+            MemorySegment.copy(from, 0, to, first, head);
+            pool.give(block);
+            block = bigger;
+        }
         capacity = newCapacity;
         head = 0;
         return true;
     }
 
-    /** Frees the memory; the buffer must not be used afterwards. */
-    @Override
-    public void close() {
-        arena.close();
+    /**
+     * Gives the memory back to the pool; the next write takes it again. Only for a buffer that
+     * holds nothing and has nothing written ahead (the caller knows the latter).
+     */
+    public void release() {
+        if (size != 0) throw new IllegalStateException("release with " + size + " bytes held");
+        if (block != null) {
+            pool.give(block);
+            block = null;
+        }
+        head = 0;
     }
 
+    /** Whether the buffer holds memory from the pool now. */
+    public boolean holdsMemory() {
+        return block != null;
+    }
+
+    /** Gives everything back to the pool; the buffer must not be used afterwards. */
+    @Override
+    public void close() {
+        if (block != null) {
+            pool.give(block);
+            block = null;
+        }
+        pool.unreserve(capacity - firstCapacity);
+        size = 0;
+    }
+
+    /** The memory the offsets refer to (taken from the pool if the buffer had released it). */
     public MemorySegment memory() {
-        return memory;
+        if (block == null) block = pool.take(capacity);
+        return block.memory();
     }
 
     public int capacity() {
@@ -127,6 +158,7 @@ public final class RingBuffer implements AutoCloseable {
         int n = Math.min(len, free());
         int first = Math.min(n, writeSpan());
         int at = writeOffset();
+        MemorySegment memory = memory();
         MemorySegment.copy(src, srcOffset, memory, at, first);
         if (n > first) MemorySegment.copy(src, srcOffset + first, memory, 0, n - first);
         size += n;
@@ -144,6 +176,7 @@ public final class RingBuffer implements AutoCloseable {
         int at = head + size + skip;
         at %= capacity;
         int first = Math.min(n, capacity - at);
+        MemorySegment memory = memory();
         MemorySegment.copy(src, srcOffset, memory, at, first);
         if (n > first) MemorySegment.copy(src, srcOffset + first, memory, 0, n - first);
         return n;
@@ -155,6 +188,7 @@ public final class RingBuffer implements AutoCloseable {
         int start = head + skip;
         if (start >= capacity) start -= capacity;
         int first = Math.min(len, capacity - start);
+        MemorySegment memory = memory();
         MemorySegment.copy(memory, start, dst, dstOffset, first);
         if (len > first) MemorySegment.copy(memory, 0, dst, dstOffset + first, len - first);
     }

@@ -3,6 +3,7 @@ package io.jslirp.tcp;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import io.jslirp.util.BufferPool;
 import io.jslirp.util.RingBuffer;
 import io.jslirp.wire.Bytes;
 import io.jslirp.wire.Tcp;
@@ -41,6 +42,7 @@ final class TcpHarness {
     final int irs;
     final int iss;
     final FakeOutput out = new FakeOutput();
+    final BufferPool buffers;
     final FakeHost host = new FakeHost();
     final TcpConnection conn;
     long now = START;
@@ -51,6 +53,7 @@ final class TcpHarness {
     private TcpHarness(TcpConfig config, int irs, int iss, int guestMss, int guestWscale, int guestTsVal, boolean guestSack,
                        boolean largeSegments) {
         this.config = config;
+        this.buffers = new BufferPool(config.bufferBudget());
         out.large = largeSegments;
         this.irs = irs;
         this.iss = iss;
@@ -61,7 +64,7 @@ final class TcpHarness {
         MemorySegment s = syn.build();
         TcpOptions opts = new TcpOptions();
         assertThat(Tcp.parseOptions(s, Seg.OFFSET, opts)).isTrue();
-        this.conn = new TcpConnection(GUEST, GUEST_PORT, REMOTE, REMOTE_PORT, irs, opts, iss, config, out, host);
+        this.conn = new TcpConnection(GUEST, GUEST_PORT, REMOTE, REMOTE_PORT, irs, opts, iss, config, buffers, out, host);
     }
 
     // ---- construction ----
@@ -82,7 +85,7 @@ final class TcpHarness {
         private boolean largeSegments;
 
         static TcpConfig fullSize(TcpConfig c) {
-            return new TcpConfig(c.mss(), c.receiveBuffer(), c.sendBuffer(), Math.max(c.receiveBuffer(), c.sendBuffer()), c.timeWaitNanos());
+            return new TcpConfig(c.mss(), c.receiveBuffer(), c.sendBuffer(), Math.max(c.receiveBuffer(), c.sendBuffer()), c.timeWaitNanos(), c.bufferBudget());
         }
 
         Builder config(TcpConfig c) {
@@ -92,7 +95,7 @@ final class TcpHarness {
 
         /** Small buffers, no window scaling needed: window arithmetic stays readable. */
         Builder buffers(int receiveBuffer, int sendBuffer) {
-            config = new TcpConfig(config.mss(), receiveBuffer, sendBuffer, Math.max(receiveBuffer, sendBuffer), config.timeWaitNanos());
+            config = new TcpConfig(config.mss(), receiveBuffer, sendBuffer, Math.max(receiveBuffer, sendBuffer), config.timeWaitNanos(), config.bufferBudget());
             return this;
         }
 

@@ -205,7 +205,7 @@ class TcpReceiveTest {
 
     @Test
     void scaledWindowFieldIsFreeSpaceShifted() {
-        TcpConfig cfg = new TcpConfig(1460, 1 << 17, 1 << 17, 1 << 17, 2 * TcpHarness.SECOND);
+        TcpConfig cfg = new TcpConfig(1460, 1 << 17, 1 << 17, 1 << 17, 2 * TcpHarness.SECOND, TcpConfig.DEFAULT_BUFFER_BUDGET);
         assertThat(cfg.windowShift()).isEqualTo(2);
         TcpHarness h = TcpHarness.with().config(cfg).guestWscale(7).established();
 

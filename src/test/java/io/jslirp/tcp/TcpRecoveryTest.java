@@ -102,7 +102,7 @@ class TcpRecoveryTest {
 
     @Test
     void buffersStartSmallAndGrowWhileTheFlowNeedsIt() {
-        TcpConfig config = new TcpConfig(1460, 1 << 18, 1 << 18, 1 << 14, 2 * TcpHarness.SECOND);
+        TcpConfig config = new TcpConfig(1460, 1 << 18, 1 << 18, 1 << 14, 2 * TcpHarness.SECOND, TcpConfig.DEFAULT_BUFFER_BUDGET);
         TcpHarness h = TcpHarness.with().config(config).guestWscale(7).connecting();
         h.conn.hostConnected(h.now);
         assertThat(h.single(h.drain()).window()).as("the SYN-ACK offers the initial buffer").isEqualTo(1 << 14);

@@ -14,6 +14,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class RingBufferTest {
+    private final BufferPool pool = new BufferPool(1 << 20);
+
     /**
      * Appends (direct and through the write spans, as a read syscall does), peeks, discards and
      * growth agree with a deque.
@@ -22,12 +24,13 @@ class RingBufferTest {
     void behavesLikeAByteQueue(@ForAll long seed) {
         Random r = new Random(seed);
         try (Arena arena = Arena.ofConfined()) {
-            RingBuffer ring = new RingBuffer(16, 128);
+            RingBuffer ring = new RingBuffer(pool, 16, 128);
             ArrayDeque<Byte> model = new ArrayDeque<>();
             MemorySegment src = arena.allocate(256);
             MemorySegment dst = arena.allocate(256);
             for (int step = 0; step < 300; step++) {
                 if (r.nextInt(20) == 0) ring.grow();
+                if (ring.isEmpty() && r.nextInt(4) == 0) ring.release(); // no bytes written ahead between steps
                 switch (r.nextInt(4)) {
                     case 0 -> {
                         int len = r.nextInt(80);
@@ -88,7 +91,7 @@ class RingBufferTest {
 
     @Test
     void refusesToDiscardOrCommitMoreThanPossible() {
-        try (RingBuffer ring = new RingBuffer(16, 16)) {
+        try (RingBuffer ring = new RingBuffer(pool, 16, 16)) {
             assertThat(ring.grow()).isFalse();
             assertThatThrownBy(() -> ring.discard(1)).isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> ring.commitWrite(17)).isInstanceOf(IllegalArgumentException.class);
@@ -97,7 +100,7 @@ class RingBufferTest {
 
     @Test
     void growthKeepsBytesWrittenAheadAtTheirDistance() {
-        try (Arena arena = Arena.ofConfined(); RingBuffer ring = new RingBuffer(8, 64)) {
+        try (Arena arena = Arena.ofConfined(); RingBuffer ring = new RingBuffer(pool, 8, 64)) {
             MemorySegment src = arena.allocate(8);
             for (int i = 0; i < 8; i++) src.set(ValueLayout.JAVA_BYTE, i, (byte) (i + 1));
             ring.append(src, 0, 6);
@@ -111,6 +114,44 @@ class RingBufferTest {
             MemorySegment dst = arena.allocate(7);
             ring.peek(0, dst, 0, 7);
             assertThat(dst.toArray(ValueLayout.JAVA_BYTE)).containsExactly(6, 7, 8, 4, 5, 1, 2);
+        }
+    }
+
+    @Test
+    void memoryIsHeldOnlyWhileInUseAndGrowthStaysWithinTheBudget() {
+        BufferPool small = new BufferPool(48);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment src = arena.allocate(64);
+            RingBuffer a = new RingBuffer(small, 16, 64), b = new RingBuffer(small, 16, 64);
+            assertThat(small.inUse()).isZero();                   // nothing taken before the first byte
+            a.append(src, 0, 10);
+            assertThat(a.holdsMemory()).isTrue();
+            assertThat(small.inUse()).isEqualTo(16);
+            assertThat(a.grow()).isTrue();                        // 16 -> 32: 16 of 48 reserved
+            assertThat(a.grow()).isTrue();                        // 32 -> 64: 48 of 48
+            assertThat(b.grow()).isFalse();                       // the budget is spent
+            assertThat(b.capacity()).isEqualTo(16);
+            assertThat(small.reserved()).isEqualTo(48);
+            a.discard(10);
+            a.release();
+            assertThat(a.holdsMemory()).isFalse();
+            assertThat(a.capacity()).isEqualTo(64);               // the window it allows stays
+            assertThat(small.inUse()).isZero();
+            a.append(src, 0, 64);                                 // taken again, at full size
+            assertThat(small.inUse()).isEqualTo(64);
+            a.close();
+            b.close();
+            assertThat(small.inUse()).isZero();
+            assertThat(small.reserved()).isZero();
+            assertThat(small.peak()).isEqualTo(32 + 64);           // growing copies from the old block to the new
+        }
+    }
+
+    @Test
+    void releasingWhileBytesAreHeldIsAnError() {
+        try (Arena arena = Arena.ofConfined(); RingBuffer ring = new RingBuffer(pool, 16, 16)) {
+            ring.append(arena.allocate(1), 0, 1);
+            assertThatThrownBy(ring::release).isInstanceOf(IllegalStateException.class);
         }
     }
 }

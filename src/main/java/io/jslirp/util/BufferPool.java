@@ -1,0 +1,108 @@
+package io.jslirp.util;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+
+/**
+ * Native memory for the ring buffers of one engine, in blocks whose sizes are powers of two. A
+ * ring holds a block only while it holds bytes, so thousands of idle connections cost no buffer
+ * memory; blocks given back are kept for reuse (up to {@link #KEEP_FREE_BYTES}) so a busy flow
+ * does not go to malloc for every burst.
+ *
+ * <p>The budget bounds what rings may grow to beyond their first size, all rings together: the
+ * buffer memory of an engine is at most its budget plus the first size of each ring that holds
+ * bytes. A ring that may not grow keeps working at its size (and so its window).
+ * Single-threaded (the event loop's).
+ */
+public final class BufferPool {
+    /** Free blocks kept for reuse, in bytes; more is returned to the system. */
+    static final long KEEP_FREE_BYTES = 16L << 20;
+    private static final int MAX_SHIFT = 30;
+
+    private final long budget;
+    private final ArrayDeque<Block>[] free;
+    private long inUse;
+    private long freeBytes;
+    private long peak;
+    private long reserved;
+
+    /** A block and the arena that frees it. */
+    record Block(Arena arena, MemorySegment memory) {}
+
+    /** A pool whose blocks in use may grow past a ring's first size only while they total at most budget bytes. */
+    @SuppressWarnings("unchecked")
+    public BufferPool(long budget) {
+        if (budget <= 0) throw new IllegalArgumentException("buffer budget must be positive: " + budget);
+        this.budget = budget;
+        this.free = new ArrayDeque[MAX_SHIFT + 1];
+        for (int i = 0; i <= MAX_SHIFT; i++) free[i] = new ArrayDeque<>();
+    }
+
+    public long budget() {
+        return budget;
+    }
+
+    /** Bytes in blocks that rings hold now. */
+    public long inUse() {
+        return inUse;
+    }
+
+    /** The most bytes rings held at once. */
+    public long peak() {
+        return peak;
+    }
+
+    /** Bytes rings grew by beyond their first size, held against the budget until they close. */
+    public long reserved() {
+        return reserved;
+    }
+
+    /** Reserves bytes of growth within the budget; false (nothing reserved) when they do not fit. */
+    boolean reserve(long bytes) {
+        if (reserved + bytes > budget) return false;
+        reserved += bytes;
+        return true;
+    }
+
+    void unreserve(long bytes) {
+        reserved -= bytes;
+    }
+
+    /** A block of at least size bytes (the next power of two); always granted, so a ring can hold its first bytes. */
+    Block take(int size) {
+        int shift = shiftOf(roundUp(size));
+        size = 1 << shift;
+        Block b = free[shift].poll();
+        if (b != null) {
+            freeBytes -= size;
+        } else {
+            Arena arena = Arena.ofConfined();
+            b = new Block(arena, arena.allocate(size, 64));
+        }
+        inUse += size;
+        peak = Math.max(peak, inUse);
+        return b;
+    }
+
+    /** Takes back a block from {@link #take}. */
+    void give(Block b) {
+        int size = (int) b.memory().byteSize();
+        inUse -= size;
+        if (freeBytes + size <= KEEP_FREE_BYTES) {
+            free[shiftOf(size)].push(b);
+            freeBytes += size;
+        } else {
+            b.arena().close();
+        }
+    }
+
+    private static int roundUp(int size) {
+        return size <= 1 ? 1 : Integer.highestOneBit(size - 1) << 1;
+    }
+
+    private static int shiftOf(int size) {
+        if (size <= 0 || Integer.bitCount(size) != 1) throw new IllegalArgumentException("block size must be a power of two: " + size);
+        return Integer.numberOfTrailingZeros(size);
+    }
+}
