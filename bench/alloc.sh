@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# bench/alloc.sh — does jslirp's packet path allocate? (issue 4: no allocation per packet in steady state)
+#
+# Usage (as root): bench/alloc.sh [MTU]      (default 1500; JSLIRP_JAR=... to pick the jar)
+#
+# Runs iperf3 for 5 s in each direction through `jslirp attach` with Java Flight Recorder on
+# (settings=profile: allocation samples and GC events), then prints for the load phase (after the
+# first second of each run, when start-up and class loading are over): the number of garbage
+# collections, the sampled allocation weight, and the allocating sites. A packet path that
+# allocates nothing shows 0 collections and no io.jslirp site.
+# The guest addresses only the gateway 10.0.2.2 (host loopback); iperf3 -s listens on 127.0.0.1.
+set -euo pipefail
+here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
+repo=$(cd "$here/.." && pwd)
+source "$repo/scripts/java-home.sh"
+MTU=${1:-1500}
+JAR=${JSLIRP_JAR:-$repo/target/jslirp.jar}
+[[ $(id -u) -eq 0 ]] || { echo "alloc: run as root" >&2; exit 1; }
+[[ -f $JAR ]] || (cd "$repo" && mvn -q -B -DskipTests package)
+
+work=$(mktemp -d /tmp/jslirp-alloc.XXXXXX)
+ns="jsalloc$$"
+pids=()
+cleanup() {
+  local p
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  ip netns del "$ns" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+ip netns add "$ns"
+ip -n "$ns" link set lo up
+ip netns exec "$ns" nft -f - <<NFT
+table inet jslirp_alloc_guard {
+  chain out {
+    type filter hook output priority 0; policy drop;
+    oif "lo" accept
+    ip daddr 10.0.2.2 accept
+  }
+}
+NFT
+ip netns exec "$ns" sleep infinity & holder=$!; pids+=("$holder")
+port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+iperf3 -s -B 127.0.0.1 -p "$port" >/dev/null 2>&1 & pids+=("$!")
+sleep 0.3
+"$JAVA_HOME/bin/java" -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED \
+  -XX:StartFlightRecording=filename="$work/rec.jfr",settings=profile \
+  -jar "$JAR" attach -c --mtu "$MTU" "$holder" tap0 >"$work/jslirp.log" 2>&1 &
+stack=$!; pids+=("$stack")
+for _ in $(seq 100); do ip -n "$ns" route show default 2>/dev/null | grep -q via && break; sleep 0.1; done
+loads=()
+for dir in "" "-R"; do
+  loads+=("$(date +%s.%N)")
+  rate=$(ip netns exec "$ns" iperf3 -c 10.0.2.2 -p "$port" -t 5 $dir | awk '/receiver/ {print $7, $8}')
+  echo "MTU $MTU iperf3 ${dir:-(upload)}: $rate"
+done
+kill "$stack"; wait "$stack" 2>/dev/null || true
+"$JAVA_HOME/bin/jfr" print --json --events jdk.ObjectAllocationSample,jdk.GarbageCollection "$work/rec.jfr" >"$work/rec.json"
+/usr/bin/python3 - "$work/rec.json" "${loads[@]}" <<'PY'
+import datetime, json, sys
+events = json.load(open(sys.argv[1]))["recording"]["events"]
+starts = [float(t) + 1.0 for t in sys.argv[2:]]          # each run, after its first second
+ends = [s + 4.0 for s in starts]                          # ... to its end
+def in_load(e):
+    t = datetime.datetime.fromisoformat(e["values"]["startTime"]).timestamp()
+    return any(s <= t <= x for s, x in zip(starts, ends))
+load = [e for e in events if in_load(e)]
+gcs = [e for e in load if e["type"] == "jdk.GarbageCollection"]
+samples = [e for e in load if e["type"] == "jdk.ObjectAllocationSample"]
+sites = {}
+for e in samples:
+    frames = e["values"]["stackTrace"]["frames"] if e["values"].get("stackTrace") else []
+    ours = next((f for f in frames if f["method"]["type"]["name"].startswith("io.jslirp")), None)
+    key = ours["method"]["type"]["name"] + "." + ours["method"]["name"] if ours else (frames[0]["method"]["type"]["name"] if frames else "?")
+    sites[key] = sites.get(key, 0) + e["values"]["weight"]
+print("whole recording (start-up included): %d garbage collections, %d allocation samples"
+      % (sum(e["type"] == "jdk.GarbageCollection" for e in events), sum(e["type"] == "jdk.ObjectAllocationSample" for e in events)))
+print("garbage collections during load: %d" % len(gcs))
+print("sampled allocation during load: %d bytes in %d samples" % (sum(sites.values()), len(samples)))
+for k, v in sorted(sites.items(), key=lambda kv: -kv[1]):
+    print("  %10d  %s" % (v, k))
+PY
