@@ -3,20 +3,15 @@ package io.jslirp.cli;
 import io.jslirp.engine.Engine;
 import io.jslirp.engine.EngineConfig;
 import io.jslirp.link.TapLink;
-import io.jslirp.sys.Libc;
 import io.jslirp.sys.Namespaces;
-import io.jslirp.util.Log;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 
 /** {@code jslirp attach}: slirp4netns's command line, serving an existing network namespace. */
 @Command(name = "attach", mixinStandardHelpOptions = true,
@@ -59,8 +54,8 @@ final class AttachCommand implements Callable<Integer> {
                 () -> GuestInterface.create(tapName, configure, config.network(), mac));
         Engine engine = new Engine(link, config);
         if (exitFd != null) engine.stopWhenReadable(exitFd);
-        if (readyFd != null) signalReady(readyFd);
-        return serveUntilStopped(engine);
+        if (readyFd != null) Serving.signalReady(readyFd);
+        return Serving.untilStopped(engine);
     }
 
     private String netnsPath() {
@@ -90,37 +85,5 @@ final class AttachCommand implements Callable<Integer> {
         if (Files.isSameFile(Path.of(netnsPath), Path.of("/proc/self/ns/net"))) {
             throw new IllegalArgumentException(netnsPath + " is jslirp's own network namespace, not a separate one");
         }
-    }
-
-    private static void signalReady(int fd) {
-        MemorySegment one = Arena.ofAuto().allocateFrom("1");
-        Libc.write(fd, one, 0, 1);
-        Libc.close(fd);
-    }
-
-    /** Runs the engine on this thread until the exit fd or SIGTERM/SIGINT, then prints the counters. */
-    private static int serveUntilStopped(Engine engine) {
-        CountDownLatch done = new CountDownLatch(1);
-        Thread hook = new Thread(() -> {
-            engine.stop();
-            try {
-                done.await();
-            } catch (InterruptedException ignored) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        Runtime.getRuntime().addShutdownHook(hook);
-        try {
-            engine.run();
-        } finally {
-            Log.warn("counters: " + engine.counters());
-            done.countDown();
-        }
-        try {
-            Runtime.getRuntime().removeShutdownHook(hook);
-        } catch (IllegalStateException shuttingDown) {
-            // stopped by a signal: the JVM is exiting already
-        }
-        return 0;
     }
 }

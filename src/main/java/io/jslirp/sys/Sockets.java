@@ -9,9 +9,12 @@ import static io.jslirp.sys.Native.rethrow;
 import static io.jslirp.sys.Native.scratch;
 import static io.jslirp.sys.Native.sockaddrIn;
 import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
@@ -26,7 +29,7 @@ import java.lang.invoke.MethodHandle;
 public final class Sockets {
     private Sockets() {}
 
-    public static final int AF_INET = 2, AF_INET6 = 10;
+    public static final int AF_UNIX = 1, AF_INET = 2, AF_INET6 = 10;
     public static final int SOL_SOCKET = 1, IPPROTO_IP = 0, IPPROTO_TCP = 6;
     public static final int SO_REUSEADDR = 2, SO_ERROR = 4, SO_SNDBUF = 7, SO_RCVBUF = 8, SO_LINGER = 13;
     public static final int TCP_NODELAY = 1, TCP_CORK = 3;
@@ -37,6 +40,8 @@ public final class Sockets {
     private static final int SOCK_STREAM = 1, SOCK_DGRAM = 2;
     private static final int SOCK_NONBLOCK = 0x800, SOCK_CLOEXEC = 0x80000;
     private static final int SOCKADDR_IN_SIZE = 16;
+    /** struct sockaddr_un: sun_family, then a NUL-terminated path of at most 107 bytes. */
+    private static final int SOCKADDR_UN_SIZE = 110, UNIX_PATH_MAX = 108;
 
     private static final Linker.Option HEAP = Linker.Option.critical(true);
 
@@ -86,6 +91,11 @@ public final class Sockets {
         return socket(AF_INET, SOCK_DGRAM);
     }
 
+    /** A non-blocking unix stream socket: fd or -errno. */
+    public static int unixStream() {
+        return socket(AF_UNIX, SOCK_STREAM);
+    }
+
     private static int socket(int domain, int type) {
         MemorySegment err = scratch().errno;
         int r;
@@ -117,6 +127,39 @@ public final class Sockets {
             throw rethrow(t);
         }
         return r < 0 ? -errno(s.errno) : r;
+    }
+
+    /**
+     * Binds a unix socket to a filesystem path: 0 or -errno. Throws IllegalArgumentException for
+     * a path that does not fit a sockaddr_un (107 bytes).
+     */
+    public static int bindUnix(int fd, String path) {
+        return unixCall(BIND, fd, path);
+    }
+
+    /** Connects a unix socket to a filesystem path: 0, -EINPROGRESS/-EAGAIN (non-blocking), or -errno. */
+    public static int connectUnix(int fd, String path) {
+        return unixCall(CONNECT, fd, path);
+    }
+
+    private static int unixCall(MethodHandle call, int fd, String path) {
+        byte[] bytes = path.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        if (bytes.length == 0 || bytes.length >= UNIX_PATH_MAX) {
+            throw new IllegalArgumentException("unix socket path must be 1 to " + (UNIX_PATH_MAX - 1) + " bytes: " + path);
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment sa = arena.allocate(SOCKADDR_UN_SIZE, 8);
+            sa.set(JAVA_SHORT, 0, (short) AF_UNIX);
+            MemorySegment.copy(bytes, 0, sa, JAVA_BYTE, 2, bytes.length);
+            MemorySegment err = scratch().errno;
+            int r;
+            try {
+                r = (int) call.invokeExact(err, fd, sa.address(), SOCKADDR_UN_SIZE);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+            return r < 0 ? -errno(err) : r;
+        }
     }
 
     /** 0 or -errno. */

@@ -1,0 +1,87 @@
+package io.jslirp.cli;
+
+import io.jslirp.engine.Engine;
+import io.jslirp.engine.EngineConfig;
+import io.jslirp.link.StreamLink;
+import io.jslirp.wire.Ipv4;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+/** {@code jslirp qemu}: serve a QEMU virtual machine through its stream or socket netdev. */
+@Command(name = "qemu", mixinStandardHelpOptions = true,
+        description = {"Serve a QEMU virtual machine: its -netdev stream (unix socket) or -netdev socket (TCP) connects here.",
+                "One VM at a time; when it restarts and reconnects it is served again."},
+        footer = {"", "Examples:",
+                "  jslirp qemu --socket /tmp/jslirp.sock &",
+                "  qemu-system-x86_64 ... -netdev stream,id=n0,server=off,addr.type=unix,addr.path=/tmp/jslirp.sock \\",
+                "      -device virtio-net-pci,netdev=n0",
+                "",
+                "  jslirp qemu --tcp 5555 &",
+                "  qemu-system-x86_64 ... -netdev socket,id=n0,connect=127.0.0.1:5555 -device virtio-net-pci,netdev=n0",
+                "",
+                "The VM gets its address by DHCP (10.0.2.15 and up); gateway 10.0.2.2, DNS 10.0.2.3."})
+final class QemuCommand implements Callable<Integer> {
+    @Mixin
+    NetworkOptions network;
+
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    Transport transport;
+
+    static final class Transport {
+        @Option(names = "--socket", paramLabel = "PATH", description = "listen on a unix stream socket for -netdev stream")
+        Path socket;
+
+        @Option(names = "--tcp", paramLabel = "[ADDR:]PORT", description = "listen on TCP for -netdev socket,connect= (address 127.0.0.1 unless given)")
+        String tcp;
+
+        @Option(names = "--fd", paramLabel = "FD", description = "serve a connected stream socket handed over by the parent process; exit when it closes")
+        Integer fd;
+    }
+
+    @Option(names = {"-r", "--ready-fd"}, paramLabel = "FD", description = "write \"1\" to FD once listening")
+    Integer readyFd;
+
+    @Option(names = {"-e", "--exit-fd"}, paramLabel = "FD", description = "exit when FD becomes readable or is closed")
+    Integer exitFd;
+
+    @Override
+    public Integer call() {
+        EngineConfig config = network.engineConfig();
+        StreamLink link = open();
+        Engine engine = new Engine(link, config);
+        if (exitFd != null) engine.stopWhenReadable(exitFd);
+        if (readyFd != null) Serving.signalReady(readyFd);
+        return Serving.untilStopped(engine);
+    }
+
+    private StreamLink open() {
+        if (transport.socket != null) return StreamLink.listenUnix(transport.socket.toString());
+        if (transport.fd != null) {
+            if (transport.fd < 0) throw new IllegalArgumentException("--fd must be a descriptor number, not " + transport.fd);
+            return StreamLink.connected(transport.fd);
+        }
+        String spec = transport.tcp;
+        int colon = spec.lastIndexOf(':');
+        String host = colon < 0 ? "127.0.0.1" : spec.substring(0, colon);
+        String portText = spec.substring(colon + 1);
+        int port;
+        try {
+            port = Integer.parseInt(portText);
+        } catch (NumberFormatException e) {
+            port = -1;
+        }
+        if (port < 1 || port > 65535) throw new IllegalArgumentException("--tcp port must be 1..65535: " + spec);
+        int addr;
+        try {
+            addr = Ipv4.parse(host);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--tcp address must be an IPv4 address: " + spec);
+        }
+        return StreamLink.listenTcp(addr, port);
+    }
+}

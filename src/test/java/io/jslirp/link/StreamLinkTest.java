@@ -1,0 +1,125 @@
+package io.jslirp.link;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** QEMU's stream framing against a real unix socket, with a java.nio client as the VM. */
+class StreamLinkTest {
+    @TempDir
+    Path dir;
+
+    private final MemorySegment buffer = Arena.ofAuto().allocate(StreamLink.MAX_FRAME);
+
+    private static byte[] frame(int length, int seed) {
+        byte[] f = new byte[length];
+        for (int i = 0; i < length; i++) f[i] = (byte) (seed * 31 + i);
+        return f;
+    }
+
+    private static ByteBuffer framed(byte[]... frames) {
+        int total = 0;
+        for (byte[] f : frames) total += 4 + f.length;
+        ByteBuffer b = ByteBuffer.allocate(total);
+        for (byte[] f : frames) b.putInt(f.length).put(f);
+        return b.flip();
+    }
+
+    /** Polls the link until a frame arrives (the link is non-blocking). */
+    private byte[] next(StreamLink link) throws InterruptedException {
+        for (int i = 0; i < 2000; i++) {
+            int n = link.receive(0, buffer);
+            assertThat(n).as("the link ended").isGreaterThanOrEqualTo(0);
+            if (n > 0) return buffer.asSlice(0, n).toArray(ValueLayout.JAVA_BYTE);
+            Thread.sleep(1);
+        }
+        throw new AssertionError("no frame arrived");
+    }
+
+    @Test
+    void framesSplitAnywhereArriveWhole() throws Exception {
+        Path path = dir.resolve("q.sock");
+        try (StreamLink link = StreamLink.listenUnix(path.toString());
+             SocketChannel vm = SocketChannel.open(UnixDomainSocketAddress.of(path))) {
+            byte[] a = frame(60, 1), b = frame(1514, 2), c = frame(65535, 3);
+            ByteBuffer all = framed(a, b, c);
+            // Written in awkward pieces: inside the length prefix, inside a frame, across frames.
+            for (int cut : new int[] {2, 5, 70, 1600, all.remaining()}) {
+                ByteBuffer piece = all.duplicate().limit(Math.min(cut, all.limit()));
+                vm.write(piece);
+                all.position(piece.position());
+            }
+            assertThat(next(link)).isEqualTo(a);
+            assertThat(next(link)).isEqualTo(b);
+            assertThat(next(link)).isEqualTo(c);
+            assertThat(link.receive(0, buffer)).isZero();
+        }
+        assertThat(Files.exists(path)).as("the socket file is removed at close").isFalse();
+    }
+
+    @Test
+    void framesToThePeerAreLengthPrefixedAndWrittenAtTheFlush() throws Exception {
+        Path path = dir.resolve("q.sock");
+        try (StreamLink link = StreamLink.listenUnix(path.toString());
+             SocketChannel vm = SocketChannel.open(UnixDomainSocketAddress.of(path))) {
+            vm.write(framed(frame(42, 9)));
+            next(link); // the link has taken the connection
+            MemorySegment f = Arena.ofAuto().allocate(2000);
+            for (int i = 0; i < 3; i++) {
+                MemorySegment.copy(frame(100 + i, i), 0, f, ValueLayout.JAVA_BYTE, 0, 100 + i);
+                assertThat(link.send(f, 100 + i)).isTrue();
+            }
+            link.flush();
+            ByteBuffer got = ByteBuffer.allocate(3 * 4 + 303);
+            while (got.hasRemaining()) vm.read(got);
+            got.flip();
+            for (int i = 0; i < 3; i++) {
+                assertThat(got.getInt()).isEqualTo(100 + i);
+                byte[] body = new byte[100 + i];
+                got.get(body);
+                assertThat(body).isEqualTo(frame(100 + i, i));
+            }
+        }
+    }
+
+    @Test
+    void aNewConnectionIsServedAfterThePeerLeavesAndABadLengthDisconnects() throws Exception {
+        Path path = dir.resolve("q.sock");
+        try (StreamLink link = StreamLink.listenUnix(path.toString())) {
+            MemorySegment f = Arena.ofAuto().allocate(64);
+            assertThat(link.send(f, 64)).as("no VM yet: the frame is dropped").isFalse();
+            try (SocketChannel first = SocketChannel.open(UnixDomainSocketAddress.of(path))) {
+                first.write(framed(frame(64, 1)));
+                assertThat(next(link)).isEqualTo(frame(64, 1));
+            }
+            try (SocketChannel second = SocketChannel.open(UnixDomainSocketAddress.of(path))) {
+                second.write(framed(frame(64, 2)));
+                assertThat(next(link)).isEqualTo(frame(64, 2)); // the VM restarted and reconnected
+
+                second.write(ByteBuffer.allocate(4).putInt(0, -1));
+                for (int i = 0; i < 1000 && link.connected(); i++) {
+                    assertThat(link.receive(0, buffer)).isZero();
+                    Thread.sleep(1);
+                }
+                assertThat(link.connected()).as("a peer that is not a QEMU stream is disconnected").isFalse();
+                assertThat(second.read(ByteBuffer.allocate(1))).isEqualTo(-1);
+            }
+            try (SocketChannel third = SocketChannel.open(UnixDomainSocketAddress.of(path))) {
+                third.write(framed(frame(70, 3)));
+                assertThat(next(link)).isEqualTo(frame(70, 3));
+            }
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+}
