@@ -2,6 +2,8 @@ package io.jslirp.cli;
 
 import io.jslirp.engine.Engine;
 import io.jslirp.engine.EngineConfig;
+import io.jslirp.link.DgramLink;
+import io.jslirp.link.Link;
 import io.jslirp.link.StreamLink;
 import io.jslirp.wire.Ipv4;
 import picocli.CommandLine.ArgGroup;
@@ -14,12 +16,17 @@ import java.util.concurrent.Callable;
 
 /** {@code jslirp qemu}: serve a QEMU virtual machine through its stream or socket netdev. */
 @Command(name = "qemu", mixinStandardHelpOptions = true,
-        description = {"Serve a QEMU virtual machine: its -netdev stream (unix socket) or -netdev socket (TCP) connects here.",
+        description = {"Serve a QEMU virtual machine: its -netdev stream (unix socket), -netdev dgram (unix datagrams)",
+                "or -netdev socket (TCP) connects here.",
                 "One VM at a time; when it restarts and reconnects it is served again."},
         footer = {"", "Examples:",
                 "  jslirp qemu --socket /tmp/jslirp.sock &",
                 "  qemu-system-x86_64 ... -netdev stream,id=n0,server=off,addr.type=unix,addr.path=/tmp/jslirp.sock \\",
                 "      -device virtio-net-pci,netdev=n0",
+                "",
+                "  jslirp qemu --dgram /tmp/jslirp-dgram.sock &",
+                "  qemu-system-x86_64 ... -netdev dgram,id=n0,local.type=unix,local.path=/tmp/vm.sock,\\",
+                "      remote.type=unix,remote.path=/tmp/jslirp-dgram.sock -device virtio-net-pci,netdev=n0",
                 "",
                 "  jslirp qemu --tcp 5555 &",
                 "  qemu-system-x86_64 ... -netdev socket,id=n0,connect=127.0.0.1:5555 -device virtio-net-pci,netdev=n0",
@@ -39,6 +46,9 @@ final class QemuCommand implements Callable<Integer> {
         @Option(names = "--tcp", paramLabel = "[ADDR:]PORT", description = "listen on TCP for -netdev socket,connect= (address 127.0.0.1 unless given)")
         String tcp;
 
+        @Option(names = "--dgram", paramLabel = "PATH", description = "bind a unix datagram socket for -netdev dgram (remote.path=PATH)")
+        Path dgram;
+
         @Option(names = "--fd", paramLabel = "FD", description = "serve a connected stream socket handed over by the parent process; exit when it closes")
         Integer fd;
     }
@@ -52,15 +62,16 @@ final class QemuCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         EngineConfig config = network.engineConfig();
-        StreamLink link = open();
+        Link link = open();
         Engine engine = new Engine(link, config);
         if (exitFd != null) engine.stopWhenReadable(exitFd);
         if (readyFd != null) Serving.signalReady(readyFd);
         return Serving.untilStopped(engine);
     }
 
-    private StreamLink open() {
+    private Link open() {
         if (transport.socket != null) return StreamLink.listenUnix(transport.socket.toString());
+        if (transport.dgram != null) return DgramLink.bindUnix(transport.dgram.toString());
         if (transport.fd != null) {
             if (transport.fd < 0) throw new IllegalArgumentException("--fd must be a descriptor number, not " + transport.fd);
             return StreamLink.connected(transport.fd);

@@ -96,6 +96,45 @@ public final class Sockets {
         return socket(AF_UNIX, SOCK_STREAM);
     }
 
+    /** A non-blocking unix datagram socket: fd or -errno. */
+    public static int unixDgram() {
+        return socket(AF_UNIX, SOCK_DGRAM);
+    }
+
+    /** Size of a buffer that holds any unix socket address (struct sockaddr_un). */
+    public static final int SOCKADDR_UN_MAX = SOCKADDR_UN_SIZE;
+
+    /**
+     * One datagram into native memory, its source address into the native segment from (of
+     * {@link #SOCKADDR_UN_MAX} bytes or more): the datagram's length (truncated to len) or
+     * -errno. fromLength[0] gets the address's length.
+     */
+    public static int recvFrom(int fd, MemorySegment buf, long off, int len, MemorySegment from, int[] fromLength) {
+        Native.Scratch s = scratch();
+        s.len.set(JAVA_INT, 0, (int) from.byteSize());
+        long r;
+        try {
+            r = (long) RECVFROM.invokeExact(s.errno, fd, address(buf, off, len), (long) len, 0, from.address(), s.len.address());
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        if (r < 0) return -errno(s.errno);
+        fromLength[0] = s.len.get(JAVA_INT, 0);
+        return (int) r;
+    }
+
+    /** One datagram from native memory to the address of toLength bytes in to: bytes sent or -errno. */
+    public static int sendTo(int fd, MemorySegment buf, long off, int len, MemorySegment to, int toLength) {
+        MemorySegment err = scratch().errno;
+        long r;
+        try {
+            r = (long) SENDTO.invokeExact(err, fd, address(buf, off, len), (long) len, MSG_NOSIGNAL, to.address(), toLength);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        return r < 0 ? -errno(err) : (int) r;
+    }
+
     private static int socket(int domain, int type) {
         MemorySegment err = scratch().errno;
         int r;
