@@ -1,0 +1,51 @@
+package io.jslirp.bench;
+
+import io.jslirp.stack.Counters;
+import io.jslirp.stack.Stack;
+import io.jslirp.tcp.TcpConfig;
+import io.jslirp.tcp.TcpConnection;
+import io.jslirp.util.BufferPool;
+import io.jslirp.wire.Tcp;
+import io.jslirp.wire.TcpOptions;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A TcpConnection after the three-way handshake with a Linux-like guest (MSS 1460, window scale 7,
+ * SACK, timestamps), sending through a real Stack whose frames go nowhere: checksums and IPv4
+ * headers are still built. Its ring buffers are confined: make it on the benchmark thread.
+ */
+final class Established {
+    static final int GUEST_ISN = 0x1000_0000;
+    static final int ISS = 0x5000_0000;
+    /** The clock stands still: timers never fire in these benchmarks. */
+    static final long NOW = 1_000_000_000_000L;
+
+    final TcpConnection conn;
+
+    Established() {
+        TcpConfig c = TcpConfig.forMtu(GuestFrames.NETWORK.mtu());
+        // Buffers at full size, as a busy flow's have grown to.
+        TcpConfig config = new TcpConfig(c.mss(), c.receiveBuffer(), c.sendBuffer(), Math.max(c.receiveBuffer(), c.sendBuffer()), c.timeWaitNanos(), c.bufferBudget());
+        TcpOptions syn = new TcpOptions();
+        syn.mss = 1460;
+        syn.windowScale = 7;
+        syn.sackPermitted = true;
+        syn.hasTimestamp = true;
+        syn.tsVal = 1_000;
+        Stack stack = new Stack(GuestFrames.NETWORK, (f, n) -> true, new Counters());
+        conn = new TcpConnection(GuestFrames.GUEST, GuestFrames.GUEST_PORT, GuestFrames.REMOTE, GuestFrames.REMOTE_PORT,
+                GUEST_ISN, syn, ISS, config, new BufferPool(config.bufferBudget()), stack, reset -> { throw new IllegalStateException("connection closed"); });
+        conn.hostConnected(NOW);
+        MemorySegment ack = GuestFrames.tcp(Tcp.ACK, GUEST_ISN + 1, ISS + 1, 0xffff, 0);
+        conn.onSegment(ack, GuestFrames.TCP_OFFSET, GuestFrames.tcpLength(ack), options(ack), NOW);
+        if (conn.state() != TcpConnection.State.ESTABLISHED) throw new IllegalStateException(conn.toString());
+    }
+
+    /** The options of a frame made by {@link GuestFrames#tcp}, parsed as TcpNat does. */
+    static TcpOptions options(MemorySegment frame) {
+        TcpOptions o = new TcpOptions();
+        if (!Tcp.parseOptions(frame, GuestFrames.TCP_OFFSET, o)) throw new IllegalStateException("bad options");
+        return o;
+    }
+}
