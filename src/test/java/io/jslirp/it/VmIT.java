@@ -1,0 +1,117 @@
+package io.jslirp.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A real VM (QEMU TCG, Debian cloud kernel, busybox; see {@link Vm}) served by {@code jslirp qemu}.
+ * The VM addresses only the gateway 10.0.2.2 (host loopback) and the DNS address 10.0.2.3, which
+ * jslirp relays to a dnsmasq the test starts on a loopback address.
+ */
+class VmIT {
+    static final long SEED = 20261130;
+    static final long SIZE = 20 * Blob.MIB;
+
+    @TempDir
+    Path tmp;
+
+    private static List<String> jslirpQemu(String... transport) {
+        List<String> c = new java.util.ArrayList<>(List.of(ItEnv.home().resolve("jslirp").toString(), "qemu"));
+        c.addAll(List.of(transport));
+        return c;
+    }
+
+    /**
+     * Over -netdev stream: DHCP, 20 MiB from host loopback with the right sha256, ping to the
+     * gateway, a DNS lookup through 10.0.2.3; then the VM boots again against the same jslirp
+     * (a restart reconnects) and gets its network again.
+     */
+    @Test
+    @Timeout(600) // the first VM test of a run may build the image
+    void streamNetdevServesDhcpHttpPingAndDnsAndAVmRestart() throws Exception {
+        ItEnv.assumeJslirp("jslirp qemu is jslirp's own");
+        Vm.assumeAvailable();
+        ItEnv.assumeTools("dnsmasq");
+        Vm.image();
+        ThreadLocalRandom rnd = ThreadLocalRandom.current();
+        String resolver = "127.53." + rnd.nextInt(1, 255) + "." + rnd.nextInt(1, 255);
+        Path dnsLog = tmp.resolve("dnsmasq.log");
+        Process dnsmasq = new ProcessBuilder("dnsmasq", "--no-daemon", "--conf-file=/dev/null", "--no-resolv", "--no-hosts",
+                "--listen-address=" + resolver, "--bind-interfaces", "--port=53", "--address=/jslirp.test/192.0.2.7",
+                "--pid-file=", "--user=root", "--log-queries")
+                .redirectErrorStream(true).redirectOutput(dnsLog.toFile()).start();
+        Path socket = tmp.resolve("jslirp.sock");
+        Path resolvConf = tmp.resolve("resolv.conf");
+        try (HttpBlobServer http = new HttpBlobServer()) {
+            DnsIT.awaitResolver(resolver, dnsmasq, dnsLog);
+            Files.writeString(resolvConf, "nameserver " + resolver + "\n");
+            try (Stack.Running jslirp = Stack.start(jslirpQemu("--socket", socket.toString(), "--resolv-conf", resolvConf.toString()))) {
+                Vm.awaitSocket(socket, Duration.ofSeconds(60), jslirp);
+                String script = """
+                        udhcpc -i eth0 -n -q -t 5 -T 1 || exit 1
+                        echo "ADDR $(ip -4 -o addr show dev eth0 | awk '{print $4}')"
+                        t0=$(cut -d' ' -f1 /proc/uptime)
+                        wget -q -O /tmp/blob '%s' || exit 2
+                        t1=$(cut -d' ' -f1 /proc/uptime)
+                        echo "WGET_SECONDS $(awk "BEGIN { print $t1 - $t0 }")"
+                        echo "SHA256 $(sha256sum /tmp/blob | cut -d' ' -f1)"
+                        ping -c 3 -W 2 %s >/dev/null && echo "PING ok"
+                        nslookup jslirp.test %s | grep -A1 'jslirp.test' | grep -q 192.0.2.7 && echo "DNS ok"
+                        """.formatted(http.guestUrl("/blob?seed=" + SEED + "&size=" + SIZE), Namespace.GATEWAY, Namespace.DNS);
+                Vm.Result r = Vm.run(Vm.streamNetdev(socket), script, Duration.ofSeconds(180));
+                String why = r.describe() + "\n" + jslirp.describe() + "\n  dnsmasq: " + Cmd.clip(Files.readString(dnsLog));
+                System.out.println("[jslirp VM] boot " + (r.boot() == null ? "n/a" : r.boot().toMillis() + " ms")
+                        + ", total " + r.took().toMillis() + " ms, " + r.lines("WGET_SECONDS"));
+                assertThat(r.ok()).as(why).isTrue();
+                assertThat(r.lines("ADDR ")).as(why).containsExactly("ADDR 10.0.2.15/24");
+                assertThat(r.lines("SHA256 ")).as(why).containsExactly("SHA256 " + Blob.sha256(SEED, SIZE));
+                assertThat(r.lines("PING ")).as(why).containsExactly("PING ok");
+                assertThat(r.lines("DNS ")).as(why).containsExactly("DNS ok");
+                assertThat(Files.readString(dnsLog)).as("the query reached the test's resolver").contains("query[A] jslirp.test");
+
+                // The VM restarts: QEMU connects again and the same jslirp serves it.
+                Vm.Result again = Vm.run(Vm.streamNetdev(socket), """
+                        udhcpc -i eth0 -n -q -t 5 -T 1 || exit 1
+                        wget -q -O /tmp/small '%s' || exit 2
+                        echo "SHA256 $(sha256sum /tmp/small | cut -d' ' -f1)"
+                        """.formatted(http.guestUrl("/blob?seed=7&size=" + Blob.MIB)), Duration.ofSeconds(120));
+                assertThat(again.ok()).as(again.describe() + "\n" + jslirp.describe()).isTrue();
+                assertThat(again.lines("SHA256 ")).containsExactly("SHA256 " + Blob.sha256(7, Blob.MIB));
+                assertThat(jslirp.alive()).as(jslirp.describe()).isTrue();
+            }
+        } finally {
+            dnsmasq.destroy();
+            if (!dnsmasq.waitFor(5, TimeUnit.SECONDS)) dnsmasq.destroyForcibly();
+        }
+    }
+
+    /** Over -netdev dgram (one frame per unix datagram): DHCP and 20 MiB intact. */
+    @Test
+    @Timeout(600)
+    void dgramNetdevServesDhcpAndHttp() throws Exception {
+        ItEnv.assumeJslirp("jslirp qemu is jslirp's own");
+        Vm.assumeAvailable();
+        Vm.image();
+        Path socket = tmp.resolve("jslirp-dgram.sock");
+        try (HttpBlobServer http = new HttpBlobServer();
+             Stack.Running jslirp = Stack.start(jslirpQemu("--dgram", socket.toString()))) {
+            Vm.awaitSocket(socket, Duration.ofSeconds(60), jslirp);
+            Vm.Result r = Vm.run(Vm.dgramNetdev(tmp.resolve("vm.sock"), socket), """
+                    udhcpc -i eth0 -n -q -t 5 -T 1 || exit 1
+                    wget -q -O /tmp/blob '%s' || exit 2
+                    echo "SHA256 $(sha256sum /tmp/blob | cut -d' ' -f1)"
+                    """.formatted(http.guestUrl("/blob?seed=" + SEED + "&size=" + SIZE)), Duration.ofSeconds(180));
+            assertThat(r.ok()).as(r.describe() + "\n" + jslirp.describe()).isTrue();
+            assertThat(r.lines("SHA256 ")).containsExactly("SHA256 " + Blob.sha256(SEED, SIZE));
+        }
+    }
+}
