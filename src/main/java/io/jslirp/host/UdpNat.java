@@ -11,7 +11,9 @@ import io.jslirp.sys.Libc;
 import io.jslirp.sys.Sockets;
 import io.jslirp.util.FlowTable;
 import io.jslirp.util.Log;
+import io.jslirp.wire.Icmpv4;
 import io.jslirp.wire.Ipv4;
+import io.jslirp.wire.Udp;
 
 import java.lang.foreign.MemorySegment;
 
@@ -70,7 +72,9 @@ final class UdpNat {
             Flow opened = flow;
             Log.debug(() -> opened + " opened");
         }
-        Libc.write(flow.fd, f, off, len); // a full socket buffer drops the datagram, as a router would
+        flow.lastLength = len;
+        int n = Libc.write(flow.fd, f, off, len); // a full socket buffer drops the datagram, as a router would
+        if (n < 0) flow.reportError(-n);
         flow.touch();
     }
 
@@ -84,6 +88,8 @@ final class UdpNat {
         final int fd;
         final int guestAddress, guestPort, remoteAddress, remotePort;
         final Timer idle = new Timer(this::close);
+        /** Payload length of the guest's latest datagram, for the header an ICMP error quotes. */
+        int lastLength;
 
         Flow(int fd, int guestAddress, int guestPort, int remoteAddress, int remotePort) {
             this.fd = fd;
@@ -103,11 +109,30 @@ final class UdpNat {
             for (int i = 0; i < READ_BUDGET; i++) {
                 int n = Libc.read(fd, frame, Stack.UDP_PAYLOAD_OFFSET, MAX_PAYLOAD);
                 if (n == -Errno.EAGAIN) return;
-                if (n < 0) continue; // e.g. ECONNREFUSED from an earlier datagram's ICMP error
+                if (n < 0) {
+                    reportError(-n); // the host's ICMP error for an earlier datagram
+                    continue;
+                }
                 stack.sendUdp(remoteAddress, remotePort, guestAddress, guestPort, n);
                 touch();
             }
             loop.runAgain();
+        }
+
+        /**
+         * Passes an ICMP error the host socket reported on to the guest, as a router would: a
+         * closed port gives port unreachable (the guest's socket sees "connection refused").
+         */
+        void reportError(int errno) {
+            int code = switch (errno) {
+                case Errno.ECONNREFUSED -> Icmpv4.CODE_PORT_UNREACHABLE;
+                case Errno.EHOSTUNREACH -> Icmpv4.CODE_HOST_UNREACHABLE;
+                case Errno.ENETUNREACH -> Icmpv4.CODE_NET_UNREACHABLE;
+                default -> -1;
+            };
+            if (code < 0) return;
+            long udpHead = ((long) guestPort << 48) | ((long) remotePort << 32) | ((long) (Udp.HEADER_LENGTH + lastLength) << 16);
+            stack.sendUnreachable(code, Ipv4.PROTO_UDP, guestAddress, remoteAddress, udpHead);
         }
 
         void close() {
