@@ -1,33 +1,63 @@
 #!/usr/bin/env bash
-# bench/run.sh — iperf3 throughput through user-mode network stacks, side by side.
+# bench/run.sh — the project's benchmark: jslirp, slirp4netns, pasta and a veth pair side by side.
 #
 # Usage (as root, from anywhere):
-#   bench/run.sh                      # all stacks, MTU 1500 and 65520, 5 s per direction
-#   BENCH_SECONDS=10 bench/run.sh     # longer runs
-#   BENCH_MTUS=65520 BENCH_STACKS="veth jslirp" bench/run.sh
-#   BENCH_REPEAT=3 bench/run.sh       # best of 3 runs per cell (the 2-core machines are noisy)
+#   bench/run.sh > report.md                    # everything, about 7 minutes on 2 cores
+#   BENCH_TESTS="rr crr" bench/run.sh           # only some metric families
+#   BENCH_STACKS="veth jslirp" BENCH_MTUS=65520 BENCH_CONNS=1000 bench/run.sh
+#   BENCH_SECONDS=10 BENCH_REPEAT=3 bench/run.sh  # longer cells, best of 3 (the 2-core machines are noisy)
 #   JSLIRP=/path/to/jslirp bench/run.sh
 #
-# Prints one Markdown table on stdout (progress and diagnostics go to stderr):
-#   | MTU | stack | guest→host Gbit/s | host→guest Gbit/s | guest→host vs veth | host→guest vs veth |
-# guest→host = iperf3 client in the namespace sending; host→guest = the same with -R. Each cell is the
-# average over the whole run; "(stalled)" marks a run in which some one-second interval after the
-# first moved < 1% of the best second (seen with pasta 2023-03: ~0.3 GB, then retransmissions only).
+# One run prints ONE Markdown report on stdout (bench/report.py formats it) and writes a PNG chart
+# (BENCH_PNG); progress and diagnostics go to stderr. Metric families (BENCH_TESTS):
+#   throughput  iperf3 TCP, namespace→host and host→namespace (-R), 1 and 4 streams (-P), at each
+#               MTU of BENCH_MTUS; Gbit/s received over the whole run, slow start included.
+#               "(stalled)": a one-second interval after the first moved < 1% of the best one
+#               (Debian's pasta 2023-03 stalls namespace→host after ~0.3 GB).
+#   rr          request/response: one connection, 1-byte ping-pong with TCP_NODELAY, one at a time
+#               (bench/tcp_client.py rr): transactions/s, p50 and p99 round trip in µs.
+#   crr         connection rate: CRR_CLIENTS client processes in a loop of connect, 1-byte exchange,
+#               close (the server closes first): connections/s.
+#   udp         iperf3 UDP at unlimited rate (-b 0), UDP_LEN-byte datagrams, both directions:
+#               Gbit/s received and % of datagrams lost.
+#   conns       N concurrent connections for each N of BENCH_CONNS: all N opened (at most 500
+#               handshakes at a time) and held open, then CONN_BYTES echoed on each and checked, all
+#               within CONN_TIMEOUT: connections that succeeded, seconds, and the stack process's peak
+#               memory (VmHWM). Each N gets a freshly started stack, so its peak is that test's alone
+#               (plus start-up).
+#   cpu         CPU seconds per GB moved in the throughput runs (which run when either family is
+#               asked for): the stack process's utime+stime (/proc/PID/stat, all threads); veth has no
+#               such process, so the table also gives the whole machine's busy CPU time per GB
+#               (/proc/stat: stack, iperf3 ends and kernel together), which veth has too.
+# rr, crr and udp run at the first MTU of BENCH_MTUS, conns too; MTU does not matter for 1-byte
+# exchanges, and UDP_LEN fits every MTU.
 #
-# Rows:
+# Rows (each stack is started afresh, on fresh namespaces, for each MTU and each concurrency size):
 #   veth        two namespaces made here, joined by a veth pair with private addresses that exist
 #               only inside them (10.77.77.1 ↔ 10.77.77.2): the kernel's own path, the upper limit.
+#               Its servers run in the second namespace.
 #   slirp4netns `slirp4netns -c --mtu M PID tap0` on a namespace made here.
 #   pasta       `pasta --runas 0 --config-net ... --netns NAME` with explicit guest address 10.0.2.100,
 #               gateway 10.0.2.2 (pasta maps the gateway to host loopback), IPv4 only, no port forwarding.
-#   jslirp      `$JSLIRP attach -c --mtu M PID tap0` (default: the repository's ./jslirp); "n/a" when
-#               it does not come up or the transfer fails.
-# For the user-mode stacks, iperf3 -s listens on host 127.0.0.1 only and the namespace targets the
-# gateway 10.0.2.2. Every namespace also gets an nftables output filter that lets its sockets
-# reach only that target. Namespaces, processes and devices made here are removed on exit.
+#   jslirp      `$JSLIRP attach -c --mtu M PID tap0` (default: the repository's ./jslirp, which execs the
+#               JVM, so the PID started is the one measured).
+# A stack that does not come up, dies, or fails a cell gets "n/a" (or "failed") in that cell, the
+# reason and the last lines of its output on stderr, and the run goes on.
+# Ratios (bench/report.py): "vs veth" = value / veth's value in the same cell; "vs best peer" =
+# value / the best of the user-mode stacks (slirp4netns, pasta, jslirp) other than the row itself
+# (for veth: the best user-mode stack). Best = highest, or lowest for latency, memory and CPU.
 #
-# Environment: BENCH_SECONDS (5), BENCH_MTUS ("1500 65520"), BENCH_STACKS ("veth slirp4netns pasta jslirp"),
-#              BENCH_REPEAT (1: best of N runs per cell), JSLIRP (<repo>/jslirp). Needs: iproute2, iperf3, nftables, python3, slirp4netns, passt (pasta).
+# Network safety: for the user-mode stacks every server listens on host 127.0.0.1 only and the
+# namespace addresses only the gateway 10.0.2.2; every namespace gets an nftables output filter
+# that lets its sockets reach only that one address. Namespaces, processes (by PID) and temporary
+# files made here are removed on exit, whatever happens.
+#
+# Environment: BENCH_SECONDS (5: per cell), BENCH_MTUS ("1500 65520"),
+#   BENCH_STACKS ("veth slirp4netns pasta jslirp"), BENCH_TESTS ("throughput rr crr udp conns cpu"),
+#   BENCH_CONNS ("1000 10000"), BENCH_REPEAT (1: best of N runs per cell, all but conns),
+#   BENCH_PNG (bench/results/benchmark.png), JSLIRP (<repo>/jslirp).
+# Needs: iproute2, iperf3, nftables, slirp4netns, passt (pasta), python3; python3-matplotlib for the
+# chart (/usr/bin/python3 is used; without matplotlib the chart is skipped with a note).
 set -euo pipefail
 
 here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
@@ -35,21 +65,42 @@ repo=$(cd "$here/.." && pwd)
 SECS=${BENCH_SECONDS:-5}
 MTUS=${BENCH_MTUS:-"1500 65520"}
 STACKS=${BENCH_STACKS:-"veth slirp4netns pasta jslirp"}
+TESTS=${BENCH_TESTS:-"throughput rr crr udp conns cpu"}
+CONNS=${BENCH_CONNS:-"1000 10000"}
 REPEAT=${BENCH_REPEAT:-1}
+PNG=${BENCH_PNG:-$here/results/benchmark.png}
 JSLIRP=${JSLIRP:-$repo/jslirp}
 PY=/usr/bin/python3; [[ -x $PY ]] || PY=python3
+BASE_MTU=${MTUS%% *}    # MTU of the rr, crr, udp and conns cells
+CRR_CLIENTS=4           # parallel connection-rate clients (2 cores: enough to keep a stack busy)
+SERVER_WORKERS=2        # processes of each Python server, one per core
+CONN_BYTES=16384        # echoed on each of the concurrent connections
+CONN_TIMEOUT=60         # seconds for one concurrent-connections cell
+UDP_LEN=1400            # UDP datagram size: fits MTU 1500 with IPv4 and UDP headers
 tag="jsb$$"
 VETH_A=10.77.77.1 VETH_B=10.77.77.2
 
 log() { echo "bench: $*" >&2; }
 die() { log "$*"; exit 1; }
+wants() { [[ " $TESTS " == *" $1 "* ]]; }
 
 [[ $(id -u) -eq 0 ]] || die "run as root (network namespaces, tap, veth)"
-for t in ip iperf3 nft nsenter; do command -v "$t" >/dev/null || die "missing tool: $t"; done
+for t in ip iperf3 nft nsenter ss timeout; do command -v "$t" >/dev/null || die "missing tool: $t"; done
+for t in $TESTS; do
+  case $t in throughput|rr|crr|udp|conns|cpu) ;; *) die "unknown test family: $t" ;; esac
+done
+for s in $STACKS; do
+  case $s in veth|slirp4netns|pasta|jslirp) ;; *) die "unknown stack: $s" ;; esac
+done
 
 workdir=$(mktemp -d /tmp/jslirp-bench.XXXXXX)
-pids=()        # processes started here (killed by PID on exit)
-namespaces=()  # named namespaces created here
+results=$workdir/results.jsonl  # one JSON object per measured run, read by report.py
+meta=$workdir/meta.tsv          # KEY<TAB>VALUE lines for the report's header
+: >"$results"
+pids=()          # processes started here (killed by PID on exit)
+namespaces=()    # named namespaces created here
+session_pids=()  # holder, stack and servers of the current session (stopped at its end)
+session_ns=()    # namespaces of the current session
 
 cleanup() {
   local p n
@@ -67,10 +118,12 @@ forget_pid() {  # forget_pid PID: stop tracking (after it was stopped here)
   pids=("${keep[@]}")
 }
 
+track() { pids+=("$1"); session_pids+=("$1"); }  # track PID: a process of the current session
+
 stop_pid() {  # stop_pid PID: SIGTERM, wait up to 10 s, then SIGKILL
-  local p=$1 i
+  local p=$1
   kill "$p" 2>/dev/null || true
-  for i in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+  for _ in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
   kill -9 "$p" 2>/dev/null || true
   wait "$p" 2>/dev/null || true
   forget_pid "$p"
@@ -78,11 +131,23 @@ stop_pid() {  # stop_pid PID: SIGTERM, wait up to 10 s, then SIGKILL
 
 free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
-# mkns NAME ALLOWED_DST: new named namespace, lo up, egress (IPv4 and IPv6) only to ALLOWED_DST
+# The 10,000-connection cell needs that many sockets in the stack, the server and the client.
+raise_nofile() {
+  ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+  local want=0 n
+  for n in $CONNS; do ((n > want)) && want=$n; done
+  (($(ulimit -n) >= want + 100)) || log "warning: open-file limit $(ulimit -n) is too low for $want connections"
+}
+
+meta() { printf '%s\t%s\n' "$1" "$2" >>"$meta"; }
+record() { printf '%s\n' "$1" >>"$results"; }
+
+# mkns NAME ALLOWED_DST: new named namespace of the current session, lo up, egress (IPv4 and IPv6)
+# only to ALLOWED_DST
 mkns() {
   local ns=$1 dst=$2
   ip netns add "$ns"
-  namespaces+=("$ns")
+  namespaces+=("$ns") session_ns+=("$ns")
   ip -n "$ns" link set lo up
   ip netns exec "$ns" nft -f - <<EOF
 table inet jslirp_bench_guard {
@@ -93,6 +158,9 @@ table inet jslirp_bench_guard {
   }
 }
 EOF
+  # The connection-rate cells open tens of thousands of connections in a few seconds: a stack that
+  # still holds a closed connection must not see its port reused soon.
+  ip netns exec "$ns" sysctl -qw net.ipv4.ip_local_port_range="1024 65535"
 }
 
 delns() {
@@ -105,24 +173,24 @@ delns() {
 # holder NAME: start `sleep infinity` inside the named namespace; sets HOLDER_PID once it is really
 # there (a stack attached to a PID still in the host's namespace would configure the host).
 holder() {
-  local ns=$1 p i want
+  local ns=$1 p want
   ip netns exec "$ns" sleep infinity >/dev/null 2>&1 &
   p=$!
-  pids+=("$p")
+  track "$p"
   want=$(stat -L -c %i "/run/netns/$ns")
-  for i in $(seq 200); do
+  for _ in $(seq 200); do
     if [[ $(stat -L -c %i "/proc/$p/ns/net" 2>/dev/null) == "$want" && $(cat "/proc/$p/comm" 2>/dev/null) == sleep ]]; then
       HOLDER_PID=$p; return 0
     fi
     sleep 0.02
   done
-  die "holder for $ns did not enter the namespace"
+  log "holder for $ns did not enter the namespace"; return 1
 }
 
 # await_cfg NAME STACK_PID SECONDS: wait until tap0 has 10.0.2.100 and a default route via 10.0.2.2
 await_cfg() {
-  local ns=$1 sp=$2 secs=$3 i
-  for i in $(seq $((secs * 10))); do
+  local ns=$1 sp=$2 secs=$3
+  for _ in $(seq $((secs * 10))); do
     if ip -n "$ns" -4 -o addr show dev tap0 2>/dev/null | grep -q ' 10\.0\.2\.100/' &&
        ip -n "$ns" -4 route show default 2>/dev/null | grep -q 'via 10\.0\.2\.2'; then
       return 0
@@ -133,40 +201,12 @@ await_cfg() {
   return 1
 }
 
-# measure NS TARGET PORT [-R]: best of BENCH_REPEAT runs: "Gbit/s" or "Gbit/s (stalled)" or n/a
-measure() {
-  local best=n/a bestv=-1 v i
-  for i in $(seq "$REPEAT"); do
-    v=$(measure1 "$@")
-    [[ $v == n/a ]] && continue
-    if awk -v a="${v%% *}" -v b="$bestv" 'BEGIN { exit !(a > b) }'; then best=$v; bestv=${v%% *}; fi
-  done
-  echo "$best"
-}
+# ---- one session: a stack (or the veth pair) in front of fresh namespaces --------------------------
+# up_* set: NS (where clients run), TARGET (the address they use), SRV_NS (where servers run, ""
+# for the host), SRV_ADDR (what servers bind), STACK_PID ("" for veth) and ERRLOG.
 
-# measure1 NS TARGET PORT [-R]: one iperf3 run; the average over the whole run (slow start included),
-# flagged "(stalled)" when a one-second interval after the first moved almost nothing.
-measure1() {
-  local ns=$1 target=$2 port=$3 rev=${4:-} out
-  out=$(timeout $((SECS + 40)) ip netns exec "$ns" iperf3 -c "$target" -p "$port" -t "$SECS" --connect-timeout 5000 -J $rev 2>/dev/null) || true
-  printf '%s' "$out" | "$PY" -c '
-import json, sys
-try:
-    d = json.load(sys.stdin)
-    if d.get("error"): raise ValueError(d["error"])
-    gbps = d["end"]["sum_received"]["bits_per_second"] / 1e9
-    rates = [i["sum"]["bits_per_second"] for i in d.get("intervals", [])]
-    stalled = len(rates) > 1 and min(rates[1:]) < 0.01 * max(rates)
-    print("%.2f%s" % (gbps, " (stalled)" if stalled else ""))
-except Exception as e:
-    print("n/a")
-' 2>/dev/null || echo n/a
-}
-
-declare -A result   # result[mtu,stack,fwd|rev]
-
-bench_veth() {
-  local mtu=$1 a="${tag}va" b="${tag}vb" sp port
+up_veth() {
+  local mtu=$1 a="${tag}va" b="${tag}vb"
   mkns "$a" "$VETH_B"
   mkns "$b" "$VETH_A"
   ip link add veth0 netns "$a" mtu "$mtu" type veth peer name veth0 netns "$b" mtu "$mtu"
@@ -174,84 +214,219 @@ bench_veth() {
   ip -n "$b" addr add "$VETH_B/24" dev veth0
   ip -n "$a" link set veth0 up
   ip -n "$b" link set veth0 up
-  port=5201
-  ip netns exec "$b" iperf3 -s -B "$VETH_B" -p "$port" >"$workdir/iperf-veth.log" 2>&1 &
-  sp=$!; pids+=("$sp")
-  sleep 0.5
-  result[$mtu,veth,fwd]=$(measure "$a" "$VETH_B" "$port")
-  result[$mtu,veth,rev]=$(measure "$a" "$VETH_B" "$port" -R)
-  stop_pid "$sp"
-  delns "$a"; delns "$b"
+  NS=$a TARGET=$VETH_B SRV_NS=$b SRV_ADDR=$VETH_B STACK_PID="" ERRLOG=/dev/null
 }
 
-# bench_stack STACK MTU HOSTPORT: a user-mode stack in front of a fresh namespace
-bench_stack() {
-  local stack=$1 mtu=$2 port=$3 ns="${tag}${1:0:4}" hp sp secs=30 errlog="$workdir/$1-$2.log"
-  result[$mtu,$stack,fwd]=n/a
-  result[$mtu,$stack,rev]=n/a
+# up_stack STACK MTU: start a user-mode stack on a fresh namespace; fails when it does not come up
+up_stack() {
+  local stack=$1 mtu=$2 ns="${tag}${1:0:4}" secs=30 hp
+  ERRLOG="$workdir/$stack-$mtu-$(date +%s%N).log"
   mkns "$ns" 10.0.2.2
-  holder "$ns"; hp=$HOLDER_PID
+  holder "$ns" || return 1
+  hp=$HOLDER_PID
+  NS=$ns TARGET=10.0.2.2 SRV_NS="" SRV_ADDR=127.0.0.1 STACK_PID=""
   case $stack in
     slirp4netns)
-      command -v slirp4netns >/dev/null || { log "slirp4netns not installed"; stop_pid "$hp"; delns "$ns"; return; }
-      slirp4netns -c --mtu "$mtu" "$hp" tap0 >"$errlog" 2>&1 & ;;
+      command -v slirp4netns >/dev/null || { log "slirp4netns not installed"; return 1; }
+      slirp4netns -c --mtu "$mtu" "$hp" tap0 >"$ERRLOG" 2>&1 & ;;
     pasta)
-      command -v pasta >/dev/null || { log "pasta not installed"; stop_pid "$hp"; delns "$ns"; return; }
+      command -v pasta >/dev/null || { log "pasta not installed"; return 1; }
       pasta --runas 0 -f -q --config-net -4 -I tap0 -a 10.0.2.100 -n 24 -g 10.0.2.2 --mtu "$mtu" \
-        -t none -u none -T none -U none --netns "$ns" >"$errlog" 2>&1 & ;;
+        -t none -u none -T none -U none --netns "$ns" >"$ERRLOG" 2>&1 & ;;
     jslirp)
-      [[ -x $JSLIRP ]] || { log "jslirp launcher not found: $JSLIRP"; stop_pid "$hp"; delns "$ns"; return; }
+      [[ -x $JSLIRP ]] || { log "jslirp launcher not found: $JSLIRP"; return 1; }
       secs=180   # the launcher may build the jar first
-      "$JSLIRP" attach -c --mtu "$mtu" "$hp" tap0 >"$errlog" 2>&1 & ;;
+      "$JSLIRP" attach -c --mtu "$mtu" "$hp" tap0 >"$ERRLOG" 2>&1 & ;;
   esac
-  sp=$!; pids+=("$sp")
-  if await_cfg "$ns" "$sp" "$secs"; then
-    result[$mtu,$stack,fwd]=$(measure "$ns" 10.0.2.2 "$port")
-    kill -0 "$sp" 2>/dev/null && result[$mtu,$stack,rev]=$(measure "$ns" 10.0.2.2 "$port" -R)
-    kill -0 "$sp" 2>/dev/null || log "$stack (MTU $mtu) exited during the run"
+  STACK_PID=$!; track "$STACK_PID"
+  await_cfg "$ns" "$STACK_PID" "$secs" || { log "$stack (MTU $mtu) did not come up"; return 1; }
+}
+
+up() {  # up STACK MTU
+  if [[ $1 == veth ]]; then up_veth "$2"; else up_stack "$1" "$2"; fi
+}
+
+# down STACK: stop what the session started; show the stack's last words when something failed
+down() {
+  local stack=$1 p n
+  if [[ -n $STACK_PID ]] && ! kill -0 "$STACK_PID" 2>/dev/null; then
+    log "$stack exited during the session"; SESSION_FAILED=1
+  fi
+  for ((p = ${#session_pids[@]} - 1; p >= 0; p--)); do stop_pid "${session_pids[p]}"; done
+  if ((SESSION_FAILED)) && [[ -s $ERRLOG ]]; then
+    log "$stack output (last lines):"
+    grep -v 'Failed to send .* to syslog' "$ERRLOG" | tail -5 | sed 's/^/    /' >&2 || true
+  fi
+  for n in "${session_ns[@]}"; do delns "$n"; done
+  session_pids=() session_ns=()
+}
+
+stack_alive() { [[ -z $STACK_PID ]] || kill -0 "$STACK_PID" 2>/dev/null; }
+
+# serve KIND: start an iperf3 / echo / once server on SRV_ADDR in SRV_NS; sets SERVER_PORT
+serve() {
+  local kind=$1 port sp pre=()
+  [[ -n $SRV_NS ]] && pre=(ip netns exec "$SRV_NS")
+  port=$(free_port)
+  case $kind in
+    iperf) "${pre[@]}" iperf3 -s -B "$SRV_ADDR" -p "$port" >"$workdir/iperf-$port.log" 2>&1 & ;;
+    echo|once) "${pre[@]}" "$PY" "$here/tcp_server.py" "$kind" "$SRV_ADDR" "$port" "$SERVER_WORKERS" \
+                 >"$workdir/$kind-$port.log" 2>&1 & ;;
+  esac
+  sp=$!; track "$sp"
+  for _ in $(seq 50); do
+    if "${pre[@]}" ss -Hltn "sport = :$port" | grep -q .; then SERVER_PORT=$port; return 0; fi
+    kill -0 "$sp" 2>/dev/null || break
+    sleep 0.1
+  done
+  log "$kind server on $SRV_ADDR:$port did not start"; return 1
+}
+
+in_ns() { ip netns exec "$NS" "$@"; }   # in_ns CMD...: run in the client namespace
+
+stack_ticks() {  # utime+stime of the stack process, all its threads; "null" for veth
+  if [[ -n $STACK_PID ]]; then sed 's/.*) //' "/proc/$STACK_PID/stat" 2>/dev/null | awk '{ print $12 + $13 }' || echo null
+  else echo null; fi
+}
+machine_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }  # busy, all CPUs
+
+# iperf PORT IPERF_ARGS...: one iperf3 run from the namespace; prints its summary JSON plus
+# "cpu": the clock ticks the stack process and the machine spent in it. Fails when the run failed.
+iperf() {
+  local port=$1 s0 m0 s1 m1 res; shift
+  s0=$(stack_ticks) m0=$(machine_ticks)
+  res=$(in_ns timeout $((SECS + 20)) iperf3 -c "$TARGET" -p "$port" -t "$SECS" --connect-timeout 5000 -J "$@" 2>/dev/null |
+        "$PY" "$here/iperf_json.py") || { echo "$res"; return 1; }
+  s1=$(stack_ticks) m1=$(machine_ticks)
+  if [[ $s0 == null || $s1 == null ]]; then s1=null; else s1=$((s1 - s0)); fi
+  echo "${res%\}}, \"cpu\": {\"stack\": $s1, \"machine\": $((m1 - m0))}}"
+}
+
+# Each cell: best of REPEAT runs (report.py picks the best), one JSON record per run.
+cells_throughput() {  # cells_throughput STACK MTU
+  local stack=$1 mtu=$2 streams dir args res
+  serve iperf || { SESSION_FAILED=1; return; }
+  for streams in 1 4; do
+    for dir in g2h h2g; do
+      args=(-P "$streams"); [[ $dir == h2g ]] && args+=(-R)
+      for _ in $(seq "$REPEAT"); do
+        stack_alive || { SESSION_FAILED=1; return; }
+        log "  throughput $dir, $streams stream(s)"
+        res=$(iperf "$SERVER_PORT" "${args[@]}") || SESSION_FAILED=1
+        record "{\"family\": \"throughput\", \"stack\": \"$stack\", \"mtu\": $mtu, \"streams\": $streams, \"dir\": \"$dir\", \"res\": $res}"
+      done
+    done
+  done
+}
+
+cells_udp() {  # cells_udp STACK MTU
+  local stack=$1 mtu=$2 dir args res
+  serve iperf || { SESSION_FAILED=1; return; }
+  for dir in g2h h2g; do
+    args=(-u -b 0 -l "$UDP_LEN"); [[ $dir == h2g ]] && args+=(-R)
+    for _ in $(seq "$REPEAT"); do
+      stack_alive || { SESSION_FAILED=1; return; }
+      log "  UDP $dir"
+      res=$(iperf "$SERVER_PORT" "${args[@]}") || SESSION_FAILED=1
+      record "{\"family\": \"udp\", \"stack\": \"$stack\", \"mtu\": $mtu, \"dir\": \"$dir\", \"res\": $res}"
+    done
+  done
+}
+
+# cells_tcp FAMILY STACK MTU SERVER CLIENT_ARGS...: bench/tcp_client.py against a fresh server
+cells_tcp() {
+  local family=$1 stack=$2 mtu=$3 server=$4 res; shift 4
+  serve "$server" || { SESSION_FAILED=1; return; }
+  for _ in $(seq "$REPEAT"); do
+    stack_alive || { SESSION_FAILED=1; return; }
+    log "  $family"
+    res=$(in_ns timeout $((SECS + 30)) "$PY" "$here/tcp_client.py" "$family" "$TARGET" "$SERVER_PORT" "$@") || SESSION_FAILED=1
+    [[ -n $res ]] || res='{"error": "client timed out"}'
+    record "{\"family\": \"$family\", \"stack\": \"$stack\", \"mtu\": $mtu, \"res\": $res}"
+  done
+}
+
+# cell_conns STACK N: N concurrent connections, then the stack's peak memory (VmHWM, kB) and
+# whether it is still running
+cell_conns() {
+  local stack=$1 n=$2 res hwm=null alive=true
+  serve echo || { SESSION_FAILED=1; return; }
+  log "  $n concurrent connections"
+  res=$(in_ns timeout $((CONN_TIMEOUT + 30)) "$PY" "$here/tcp_client.py" conns "$TARGET" "$SERVER_PORT" \
+        "$n" "$CONN_BYTES" "$CONN_TIMEOUT") || SESSION_FAILED=1
+  [[ -n $res ]] || res='{"error": "client timed out"}'
+  if [[ -n $STACK_PID ]]; then
+    hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$STACK_PID/status" 2>/dev/null) || true
+    if [[ -n $hwm ]]; then log "    peak memory of $stack: $((hwm / 1024)) MB"; else hwm=null alive=false; fi
+  fi
+  record "{\"family\": \"conns\", \"stack\": \"$stack\", \"mtu\": $BASE_MTU, \"n\": $n, \"res\": $res, \"hwm_kb\": $hwm, \"alive\": $alive}"
+}
+
+# session STACK MTU WHAT...: bring the stack up once and run the cells WHAT (throughput udp rr crr
+# conns:N) through it; whatever fails is logged and left out of the results.
+session() {
+  local stack=$1 mtu=$2 what; shift 2
+  SESSION_FAILED=0
+  log "MTU $mtu, $stack: $*"
+  if up "$stack" "$mtu"; then
+    for what in "$@"; do
+      case $what in
+        throughput) cells_throughput "$stack" "$mtu" ;;
+        udp) cells_udp "$stack" "$mtu" ;;
+        rr) cells_tcp rr "$stack" "$mtu" echo "$SECS" ;;
+        crr) cells_tcp crr "$stack" "$mtu" once "$SECS" "$CRR_CLIENTS" ;;
+        conns:*) cell_conns "$stack" "${what#conns:}" ;;
+      esac
+    done
   else
-    log "$stack (MTU $mtu) did not come up"
+    SESSION_FAILED=1
   fi
-  stop_pid "$sp"
-  if [[ ${result[$mtu,$stack,fwd]} == n/a || ${result[$mtu,$stack,rev]} == n/a ]]; then
-    log "$stack (MTU $mtu) output (last lines):"
-    grep -v 'Failed to send .* to syslog' "$errlog" | tail -5 | sed 's/^/    /' >&2 || true
-  fi
-  stop_pid "$hp"
-  delns "$ns"
+  down "$stack"
 }
 
-log "kernel $(uname -r), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), iperf3 $(iperf3 --version 2>/dev/null | head -1 | awk '{print $2}'), ${SECS}s per direction, best of $REPEAT"
-command -v slirp4netns >/dev/null && log "$(slirp4netns --version | head -1), $(slirp4netns --version | grep libslirp)"
-
-hostport=$(free_port)
-iperf3 -s -B 127.0.0.1 -p "$hostport" >"$workdir/iperf-host.log" 2>&1 &
-hostsrv=$!; pids+=("$hostsrv")
-sleep 0.5
-kill -0 "$hostsrv" 2>/dev/null || die "iperf3 server on 127.0.0.1:$hostport did not start"
-
-for mtu in $MTUS; do
-  for stack in $STACKS; do
-    log "MTU $mtu: $stack"
-    case $stack in
-      veth) bench_veth "$mtu" ;;
-      slirp4netns|pasta|jslirp) bench_stack "$stack" "$mtu" "$hostport" ;;
-      *) die "unknown stack: $stack" ;;
-    esac
-    log "  guest→host ${result[$mtu,$stack,fwd]}  host→guest ${result[$mtu,$stack,rev]} Gbit/s"
-  done
-done
-
-ratio() {  # ratio VALUE BASE
-  local a=${1%% *} b=${2%% *}
-  if [[ $a == n/a || -z $b || $b == n/a ]]; then echo n/a; else awk -v a="$a" -v b="$b" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "n/a" }'; fi
+jslirp_version() {  # the commit the launcher's checkout is at, and whether its sources differ from it
+  local dir v
+  dir=$(dirname "$(readlink -f "$JSLIRP")")
+  v=$(git -C "$dir" log -1 --format='%h of %cs' 2>/dev/null) || { echo unknown; return; }
+  git -C "$dir" diff --quiet HEAD -- src pom.xml 2>/dev/null || v+=" + local changes"
+  echo "$v"
 }
 
-echo "| MTU | stack | guest→host Gbit/s | host→guest Gbit/s | guest→host vs veth | host→guest vs veth |"
-echo "|---:|---|---:|---:|---:|---:|"
-for mtu in $MTUS; do
-  for stack in $STACKS; do
-    f=${result[$mtu,$stack,fwd]:-n/a} r=${result[$mtu,$stack,rev]:-n/a}
-    echo "| $mtu | $stack | $f | $r | $(ratio "$f" "${result[$mtu,veth,fwd]:-}") | $(ratio "$r" "${result[$mtu,veth,rev]:-}") |"
+main() {
+  local start=$SECONDS mtu stack n f what
+  raise_nofile
+  log "kernel $(uname -r), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), ${SECS}s per cell, best of $REPEAT"
+  meta started "$(date -u '+%Y-%m-%d %H:%M UTC')"
+  meta machine "Linux $(uname -r), $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
+  meta load_before "$(cut -d' ' -f1-3 /proc/loadavg)"
+  meta iperf3 "$(iperf3 --version 2>/dev/null | head -1 | awk '{ print $2 }')"
+  command -v slirp4netns >/dev/null && meta slirp4netns "$(slirp4netns --version | awk 'NR == 1 { print $3 } /libslirp/ { print "libslirp " $2 }' | paste -sd' ')"
+  command -v pasta >/dev/null && meta pasta "$(dpkg-query -W -f '${Version}' passt 2>/dev/null || echo unknown)"
+  meta jslirp "$(jslirp_version)"
+  for k in SECS MTUS STACKS TESTS CONNS REPEAT CRR_CLIENTS CONN_BYTES CONN_TIMEOUT UDP_LEN; do meta "$k" "${!k}"; done
+  meta clk_tck "$(getconf CLK_TCK)"
+
+  for mtu in $MTUS; do
+    for stack in $STACKS; do
+      what=()
+      { wants throughput || wants cpu; } && what+=(throughput)
+      if [[ $mtu == "$BASE_MTU" ]]; then
+        for f in rr crr udp; do wants "$f" && what+=("$f"); done
+      fi
+      ((${#what[@]})) && session "$stack" "$mtu" "${what[@]}"
+    done
   done
-done
+  if wants conns; then
+    for n in $CONNS; do
+      for stack in $STACKS; do session "$stack" "$BASE_MTU" "conns:$n"; done
+    done
+  fi
+
+  meta seconds $((SECONDS - start))
+  meta load_after "$(cut -d' ' -f1-3 /proc/loadavg)"
+  mkdir -p "$(dirname "$PNG")"
+  "$PY" "$here/report.py" "$results" "$meta" "$PNG"
+  log "done in $((SECONDS - start)) s"
+}
+
+main

@@ -56,6 +56,10 @@ final class TcpNat {
             return;
         }
         TcpFlow flow = flows.get(src, srcPort, dst, dstPort);
+        if (flow != null && flow.conn.reopenedBy(Tcp.flags(f, off), Tcp.seq(f, off), options)) {
+            flow.conn.retire();
+            flow = null;
+        }
         if (flow != null) {
             flow.conn.onSegment(f, off, len, options, EventLoop.now());
             markDirty(flow);

@@ -167,6 +167,22 @@ public final class TcpConnection {
 
     // ---- events from the host side ----
 
+    /**
+     * Whether a new SYN from the guest on this connection's addresses starts a new connection:
+     * this one is in TIME_WAIT and the SYN is beyond everything it received, by sequence number or
+     * by a newer timestamp (RFC 1122 4.2.2.13, RFC 6191), as a guest reusing its port at once
+     * sends. The caller then retires this connection ({@link #retire}) and opens the new one.
+     */
+    public boolean reopenedBy(int flags, int seq, TcpOptions opts) {
+        if (state != State.TIME_WAIT || (flags & (Tcp.SYN | Tcp.ACK | Tcp.RST)) != Tcp.SYN) return false;
+        return Seq.gt(seq, rcvNxt) || (timestamps && opts.hasTimestamp && opts.tsVal - tsRecent > 0);
+    }
+
+    /** Ends the connection at once, sending nothing (a new one took over its addresses). */
+    public void retire() {
+        close(false);
+    }
+
     /** The host connect succeeded: answer the guest's SYN. */
     public void hostConnected(long now) {
         if (state != State.CONNECTING) return;

@@ -8,9 +8,11 @@ import static io.jslirp.wire.Tcp.ACK;
 import static io.jslirp.wire.Tcp.FIN;
 import static io.jslirp.wire.Tcp.PSH;
 import static io.jslirp.wire.Tcp.RST;
+import static io.jslirp.wire.Tcp.SYN;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jslirp.tcp.TcpConnection.State;
+import io.jslirp.wire.TcpOptions;
 import org.junit.jupiter.api.Test;
 
 /** Orderly close in every order, and aborts from the host side. */
@@ -219,6 +221,31 @@ class TcpCloseTest {
         h.assertSent(h.flush(), sent(ACK).seq(h.r(2)).ack(h.g(2)));
         h.fireTimer();
         assertThat(h.host.closed).containsExactly(false);
+    }
+
+    @Test
+    void aNewSynBeyondTheOldSequenceReopensATimeWaitConnection() {
+        TcpHarness h = established();
+        h.conn.hostFinished();
+        h.flush();
+        h.guest(seg(FIN | ACK).seq(h.g(1)).ack(h.r(2)));
+        h.flush();
+        assertThat(h.conn.state()).isEqualTo(State.TIME_WAIT);
+        TcpOptions none = new TcpOptions();
+        // The guest reused its port at once (RFC 1122 4.2.2.13): only a SYN beyond what this connection received.
+        assertThat(h.conn.reopenedBy(SYN, h.g(1000), none)).isTrue();
+        assertThat(h.conn.reopenedBy(SYN, h.g(0), none)).isFalse();
+        assertThat(h.conn.reopenedBy(SYN | ACK, h.g(1000), none)).isFalse();
+        h.conn.retire();
+        assertThat(h.conn.state()).isEqualTo(State.CLOSED);
+        assertThat(h.host.closed).containsExactly(false);
+        h.assertSent(h.flush());
+    }
+
+    @Test
+    void onlyTimeWaitIsReopenedByASyn() {
+        TcpHarness h = established();
+        assertThat(h.conn.reopenedBy(SYN, h.g(100_000), new TcpOptions())).isFalse();
     }
 
     // ---- an orderly close never drops guest data the host has not taken yet ----

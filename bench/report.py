@@ -1,0 +1,404 @@
+"""bench/report.py RESULTS.jsonl META.tsv PNG: the Markdown report of bench/run.sh on stdout, and
+a PNG chart (skipped with a note on stderr when matplotlib is missing).
+
+RESULTS has one JSON object per measured run ({"family", "stack", ..., "res": {...}}; a run that
+failed has "error" in res); a cell measured several times (BENCH_REPEAT) shows its best run.
+Ratios: "vs veth" = value / veth's value in the same cell; "vs best peer" = value / the best of the
+user-mode stacks other than the row's own (for the veth row: the best user-mode stack). "Best" is
+the highest figure, or the lowest where lower is better (latency, memory, CPU); a column marked ↓
+is such a one, so there a ratio below 1 is the good side.
+"""
+import json
+import sys
+
+USER_MODE = ("slirp4netns", "pasta", "jslirp")
+DIRS = (("g2h", "ns→host"), ("h2g", "host→ns"))
+COLORS = {"veth": "#7f7f7f", "slirp4netns": "#1f77b4", "pasta": "#ff7f0e", "jslirp": "#2ca02c"}
+
+
+def load(results_path, meta_path):
+    meta = {}
+    with open(meta_path) as f:
+        for line in f:
+            k, _, v = line.rstrip("\n").partition("\t")
+            meta[k] = v
+    runs = []
+    with open(results_path) as f:
+        for n, line in enumerate(f, 1):
+            try:
+                runs.append(json.loads(line))
+            except ValueError:
+                print("report: results line %d is not JSON, left out: %s" % (n, line.strip()[:200]), file=sys.stderr)
+    return meta, runs
+
+
+def good(run):
+    """A run that measured something (a failed one has only {"error": ...})."""
+    return isinstance(run.get("res"), dict) and "error" not in run["res"]
+
+
+class Results:
+    def __init__(self, meta, runs):
+        self.meta, self.runs = meta, runs
+        self.stacks = meta["STACKS"].split()
+        self.mtus = [int(m) for m in meta["MTUS"].split()]
+        self.tests = meta["TESTS"].split()
+        self.conns = [int(n) for n in meta["CONNS"].split()]
+
+    def best(self, key, match, higher=True):
+        """res of the best good run whose fields equal `match` (by res[key]), or None."""
+        cands = [r["res"] for r in self.runs if good(r) and all(r.get(k) == v for k, v in match.items())]
+        if not cands:
+            return None
+        return (max if higher else min)(cands, key=lambda res: res[key])
+
+    def cpu(self, stack, mtu):
+        """(GB moved, stack CPU s/GB or None, machine CPU s/GB) over the good throughput runs."""
+        tck = float(self.meta.get("clk_tck", 100))
+        gb = st = mt = 0.0
+        have_stack = True
+        for r in self.runs:
+            if r["family"] == "throughput" and r["stack"] == stack and r["mtu"] == mtu and good(r):
+                gb += r["res"]["bytes"] / 1e9
+                cpu = r["res"].get("cpu", {})
+                mt += cpu.get("machine", 0) / tck
+                if cpu.get("stack") is None:
+                    have_stack = False
+                else:
+                    st += cpu["stack"] / tck
+        if gb == 0:
+            return None
+        return gb, (st / gb if have_stack else None), mt / gb
+
+
+# ---- formatting -------------------------------------------------------------------------------------
+
+def fmt(v, spec):
+    return "n/a" if v is None else spec % v
+
+
+def ratio(v, base):
+    return "n/a" if v is None or not base else "%.2f" % (v / base)
+
+
+def peer_best(values, row, higher=True):
+    """The best value among user-mode stacks other than `row`."""
+    cands = [v for s, v in values.items() if s in USER_MODE and s != row and v is not None]
+    if not cands:
+        return None
+    return max(cands) if higher else min(cands)
+
+
+def table(header, rows, align):
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
+    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(out)
+
+
+def ratio_cells(values, row, higher=True, with_veth=True):
+    v = values.get(row)
+    cells = [ratio(v, values.get("veth"))] if with_veth else []
+    return cells + [ratio(v, peer_best(values, row, higher))]
+
+
+# ---- the tables -------------------------------------------------------------------------------------
+
+def throughput_table(R):
+    rows = []
+    for mtu in R.mtus:
+        for streams in (1, 4):
+            cells = {}
+            for d, _ in DIRS:
+                cells[d] = {s: R.best("gbps", {"family": "throughput", "stack": s, "mtu": mtu, "streams": streams, "dir": d})
+                            for s in R.stacks}
+            for s in R.stacks:
+                row = [mtu, streams, s]
+                for d, _ in DIRS:
+                    res = cells[d][s]
+                    values = {k: (r["gbps"] if r else None) for k, r in cells[d].items()}
+                    row.append(fmt(values[s], "%.2f") + (" (stalled)" if res and res["stalled"] else ""))
+                    row += ratio_cells(values, s)
+                rows.append(row)
+    head = ["MTU", "streams", "stack"]
+    for _, label in DIRS:
+        head += [label + " Gbit/s", "vs veth", "vs best peer"]
+    return table(head, rows, ["---:", "---:", "---"] + ["---:"] * 6)
+
+
+def rr_table(R):
+    res = {s: R.best("tps", {"family": "rr", "stack": s}) for s in R.stacks}
+    cols = (("tps", "transactions/s", "%.0f", True), ("p50_us", "p50 µs ↓", "%.0f", False),
+            ("p99_us", "p99 µs ↓", "%.0f", False))
+    rows = []
+    for s in R.stacks:
+        row = [s]
+        for key, _, spec, higher in cols:
+            values = {k: (r[key] if r else None) for k, r in res.items()}
+            row += [fmt(values[s], spec)] + ratio_cells(values, s, higher)
+        rows.append(row)
+    head = ["stack"]
+    for _, label, _, _ in cols:
+        head += [label, "vs veth", "vs best peer"]
+    return table(head, rows, ["---"] + ["---:"] * 9)
+
+
+def crr_table(R):
+    res = {s: R.best("cps", {"family": "crr", "stack": s}) for s in R.stacks}
+    values = {k: (r["cps"] if r else None) for k, r in res.items()}
+    rows = [[s, fmt(values[s], "%.0f")] + ratio_cells(values, s) + [res[s]["errors"] if res[s] else "n/a"]
+            for s in R.stacks]
+    return table(["stack", "connections/s", "vs veth", "vs best peer", "failed attempts"], rows,
+                 ["---", "---:", "---:", "---:", "---:"])
+
+
+def udp_table(R):
+    res = {d: {s: R.best("gbps", {"family": "udp", "stack": s, "dir": d}) for s in R.stacks} for d, _ in DIRS}
+    rows = []
+    for s in R.stacks:
+        row = [s]
+        for d, _ in DIRS:
+            values = {k: (r["gbps"] if r else None) for k, r in res[d].items()}
+            row += [fmt(values[s], "%.2f"), fmt(res[d][s] and res[d][s]["lost_percent"], "%.1f %%")]
+            row += ratio_cells(values, s)
+        rows.append(row)
+    head = ["stack"]
+    for _, label in DIRS:
+        head += [label + " Gbit/s", "lost", "vs veth", "vs best peer"]
+    return table(head, rows, ["---"] + ["---:"] * 8)
+
+
+def conns_outcome(run):
+    """('succeeded' cell, peak MB or None) of one conns run."""
+    res, hwm = run["res"], run.get("hwm_kb")
+    mb = hwm / 1024 if hwm is not None else None
+    if not run.get("alive", True):
+        return "failed (stack exited)", None
+    if "ok" not in res:
+        return "failed: %s" % res.get("error", "?"), mb
+    text = "%d / %d" % (res["ok"], res["n"])
+    if res["ok"] < res["n"]:
+        text += " (%s)" % res["failures"]
+    return text, mb
+
+
+def conns_table(R):
+    rows = []
+    for n in R.conns:
+        runs = {s: next((r for r in R.runs if r["family"] == "conns" and r["stack"] == s and r["n"] == n), None)
+                for s in R.stacks}
+        outcome = {s: (conns_outcome(r) if r else ("n/a", None)) for s, r in runs.items()}
+        mem = {s: o[1] for s, o in outcome.items()}
+        for s in R.stacks:
+            res = runs[s]["res"] if runs[s] else {}
+            peak = "n/a (kernel)" if s == "veth" else fmt(mem[s], "%.0f")
+            rows.append(["{:,}".format(n), s, outcome[s][0], fmt(res.get("open_seconds"), "%.1f"),
+                         fmt(res.get("seconds"), "%.1f"), peak, ratio(mem[s], peer_best(mem, s, False))])
+    return table(["connections", "stack", "succeeded", "all open after s", "done after s", "peak memory MB ↓",
+                  "vs best peer"], rows, ["---:", "---", "---:", "---:", "---:", "---:", "---:"])
+
+
+def cpu_table(R):
+    rows = []
+    for mtu in R.mtus:
+        cpu = {s: R.cpu(s, mtu) for s in R.stacks}
+        own = {s: (c[1] if c else None) for s, c in cpu.items()}
+        machine = {s: (c[2] if c else None) for s, c in cpu.items()}
+        for s in R.stacks:
+            gb = fmt(cpu[s] and cpu[s][0], "%.1f")
+            own_cell = "n/a (kernel)" if s == "veth" else fmt(own[s], "%.2f")
+            rows.append([mtu, s, gb, own_cell, ratio(own[s], peer_best(own, s, False)),
+                         fmt(machine[s], "%.2f")] + ratio_cells(machine, s, False))
+    return table(["MTU", "stack", "GB moved", "stack process CPU s/GB ↓", "vs best peer",
+                  "whole machine CPU s/GB ↓", "vs veth", "vs best peer"], rows,
+                 ["---:", "---"] + ["---:"] * 6)
+
+
+def targets_table(R):
+    """The project's goals for jslirp, each with its worst cell; a jslirp n/a counts as missed."""
+    if "jslirp" not in R.stacks:
+        return None
+    rows = []
+
+    def check(goal, cells, bound):
+        """cells: [(label, jslirp value, baseline value)]; cells without a baseline are left out."""
+        cells = [(label, a, b) for label, a, b in cells if b]
+        if not cells:
+            rows.append([goal, "no figure", "–"])
+            return
+        label, a, b = min(cells, key=lambda c: (c[1] or 0) / c[2])
+        worst = "jslirp n/a" if a is None else "%.2f×" % (a / b)
+        rows.append([goal, "%s (%s)" % (worst, label), "yes" if a is not None and a / b >= bound else "**no**"])
+
+    def tput(stack, mtu, streams, d):
+        r = R.best("gbps", {"family": "throughput", "stack": stack, "mtu": mtu, "streams": streams, "dir": d})
+        return r["gbps"] if r else None
+
+    def tput_cells(mtu, base):
+        return [("%s, %d stream%s" % (label, streams, "s" if streams > 1 else ""),
+                 tput("jslirp", mtu, streams, d), tput(base, mtu, streams, d))
+                for streams in (1, 4) for d, label in DIRS]
+
+    def single(family, key):
+        a, b = (R.best(key, {"family": family, "stack": s}) for s in ("jslirp", "veth"))
+        return [("%s vs %s" % (fmt(a and a[key], "%.0f"), fmt(b and b[key], "%.0f")), a and a[key], b and b[key])]
+
+    if "throughput" in R.tests:
+        if 65520 in R.mtus:
+            check("throughput, MTU 65520 ≥ pasta", tput_cells(65520, "pasta"), 1.0)
+            check("throughput, MTU 65520 ≥ 0.6× veth", tput_cells(65520, "veth"), 0.6)
+        if 1500 in R.mtus:
+            check("throughput, MTU 1500 ≥ 0.5× veth", tput_cells(1500, "veth"), 0.5)
+    if "rr" in R.tests:
+        check("round trips ≥ 0.9× veth transactions/s", single("rr", "tps"), 0.9)
+    if "crr" in R.tests:
+        check("connection rate ≥ 0.9× veth", single("crr", "cps"), 0.9)
+    if "conns" in R.tests and 10000 in R.conns:
+        run = next((r for r in R.runs if r["family"] == "conns" and r["stack"] == "jslirp" and r["n"] == 10000), None)
+        goal = "10,000 concurrent connections succeed, memory ≤ 256 MB"
+        if run is None:
+            rows.append([goal, "jslirp n/a", "**no**"])
+        else:
+            text, mb = conns_outcome(run)
+            ok = run.get("alive", True) and run["res"].get("ok") == 10000 and mb is not None and mb <= 256
+            rows.append([goal, "%s, %s MB" % (text, fmt(mb, "%.0f")), "yes" if ok else "**no**"])
+    return table(["goal (jslirp)", "worst cell", "met"], rows, ["---", "---", "---"]) if rows else None
+
+
+def report(R, png_note):
+    m = R.meta
+    out = ["# jslirp benchmark", ""]
+    out.append("%s · %s · load %s before, %s after · %s s in all" % (
+        m.get("started"), m.get("machine"), m.get("load_before"), m.get("load_after"), m.get("seconds")))
+    out.append("")
+    out.append("jslirp %s · slirp4netns %s · pasta (passt) %s · iperf3 %s" % (
+        m.get("jslirp", "?"), m.get("slirp4netns", "n/a"), m.get("pasta", "n/a"), m.get("iperf3")))
+    out.append("")
+    out.append("Cells of %s s, best of %s; rr, crr, udp and concurrency at MTU %s. ns = the namespace "
+               "(the guest), host = host loopback (veth: the second namespace). **vs veth** = value ÷ veth's; "
+               "**vs best peer** = value ÷ the best other user-mode stack's (veth row: the best user-mode stack). "
+               "Columns marked ↓ are better when lower, so there a ratio under 1 is the good side."
+               % (m["SECS"], m["REPEAT"], m["MTUS"].split()[0]))
+    sections = [
+        ("throughput", "## Throughput (iperf3 TCP)", throughput_table,
+         "Gbit/s received over the whole run. (stalled): some second after the first moved < 1 % of the best one."),
+        ("rr", "## Round trips (1-byte ping-pong, one connection, TCP_NODELAY)", rr_table,
+         "One transaction at a time for %s s; p50/p99 of the round trip as the client sees it." % m["SECS"]),
+        ("crr", "## Connection rate (connect, 1-byte exchange, close)", crr_table,
+         "%s client processes in parallel for %s s; the server closes first. Failed attempts: connects "
+         "or exchanges that failed or took over 2 s." % (m["CRR_CLIENTS"], m["SECS"])),
+        ("udp", "## UDP (iperf3 -u -b 0, %s-byte datagrams)" % m["UDP_LEN"], udp_table,
+         "The sender goes as fast as it can, so datagrams are lost wherever the path cannot keep up (the "
+         "receiving iperf3 too): Gbit/s received, and the share lost."),
+        ("conns", "## Concurrent connections", conns_table,
+         "All N connections opened (at most 500 handshakes at a time) and held open, then %s bytes echoed on "
+         "each and checked, all within %s s. Peak memory: VmHWM of the stack process, started fresh for each N."
+         % (m["CONN_BYTES"], m["CONN_TIMEOUT"])),
+        ("cpu", "## CPU per GB moved (the throughput runs)", cpu_table,
+         "Stack process: utime+stime of all its threads ÷ GB received (veth: no such process). Whole machine: "
+         "busy CPU time of all cores (stack, iperf3 on both ends, kernel; a shared machine adds noise) ÷ GB."),
+    ]
+    for fam, title, fn, note in sections:
+        if fam in R.tests:
+            out += ["", title, "", note, "", fn(R)]
+    targets = targets_table(R)
+    if targets:
+        out += ["", "## Goals", "", "jslirp against the project's targets, with the worst cell of each.", "", targets]
+    if png_note:
+        out += ["", png_note]
+    return "\n".join(out) + "\n"
+
+
+# ---- the chart --------------------------------------------------------------------------------------
+
+def chart(R, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("report: matplotlib is missing (apt-get install python3-matplotlib): no chart", file=sys.stderr)
+        return None
+    fig = plt.figure(figsize=(16, 13))
+    grid = fig.add_gridspec(3, 3)
+    width = 0.8 / max(1, len(R.stacks))
+
+    def bars(ax, groups, value, title, ylabel):
+        """groups: [(label, match dict)]; value(stack, match) -> (float, hatched) or None."""
+        drawn = False
+        for i, s in enumerate(R.stacks):
+            for g, (_, match) in enumerate(groups):
+                v = value(s, match)
+                if v is not None:
+                    ax.bar(g + (i - (len(R.stacks) - 1) / 2) * width, v[0], width, color=COLORS.get(s),
+                           hatch="//" if v[1] else None, edgecolor="white" if v[1] else None)
+                    drawn = True
+        ax.set_xticks(range(len(groups)))
+        ax.set_xticklabels([label for label, _ in groups], fontsize=8)
+        ax.set_title(title, fontsize=10)
+        ax.set_ylabel(ylabel)
+        if not drawn:
+            ax.text(0.5, 0.5, "not measured", ha="center", va="center", transform=ax.transAxes)
+
+    def best(key, family, higher=True):
+        def value(s, match):
+            r = R.best(key, dict(match, family=family, stack=s), higher)
+            return (r[key], r.get("stalled", False)) if r else None
+        return value
+
+    def conns_mem(s, match):
+        run = next((r for r in R.runs if r["family"] == "conns" and r["stack"] == s and r["n"] == match["n"]), None)
+        if run is None or run.get("hwm_kb") is None:
+            return None
+        return run["hwm_kb"] / 1024, conns_outcome(run)[0] != "%d / %d" % (match["n"], match["n"])
+
+    def cpu(s, match):
+        c = R.cpu(s, match["mtu"])
+        return (c[1], False) if c and c[1] is not None else None
+
+    def latency(s, match):  # of the run with the best transactions/s, as in the table
+        r = R.best("tps", {"family": "rr", "stack": s})
+        return (r[match["key"]], False) if r else None
+
+    def family(name, groups):
+        return groups if name in R.tests else []
+
+    tp = [("MTU %d\n%s\n%d stream%s" % (mtu, label, streams, "s" if streams > 1 else ""),
+           {"mtu": mtu, "streams": streams, "dir": d})
+          for mtu in R.mtus for streams in (1, 4) for d, label in DIRS]
+    bars(fig.add_subplot(grid[0, :]), family("throughput", tp), best("gbps", "throughput"),
+         "TCP throughput, iperf3 (hatched: stalled)", "Gbit/s")
+    bars(fig.add_subplot(grid[1, 0]), family("rr", [("", {})]), best("tps", "rr"),
+         "1-byte round trips", "transactions/s")
+    bars(fig.add_subplot(grid[1, 1]), family("rr", [("p50", {"key": "p50_us"}), ("p99", {"key": "p99_us"})]),
+         latency, "round-trip latency (lower is better)", "µs")
+    bars(fig.add_subplot(grid[1, 2]), family("crr", [("", {})]), best("cps", "crr"),
+         "connection rate (connect, exchange, close)", "connections/s")
+    bars(fig.add_subplot(grid[2, 0]), family("udp", [(label, {"dir": d}) for d, label in DIRS]),
+         best("gbps", "udp"), "UDP received, sender at full speed", "Gbit/s")
+    mem_ax = fig.add_subplot(grid[2, 1])
+    bars(mem_ax, family("conns", [("{:,} connections".format(n), {"n": n}) for n in R.conns]),
+         conns_mem, "peak memory of the stack process (hatched: not all succeeded)", "MB")
+    if "conns" in R.tests:
+        mem_ax.axhline(256, color="black", linestyle="--", linewidth=0.8)
+        mem_ax.annotate("goal at 10,000: 256 MB", (0.01, 256), xycoords=("axes fraction", "data"),
+                        xytext=(0, 3), textcoords="offset points", fontsize=8)
+    bars(fig.add_subplot(grid[2, 2]), family("cpu", [("MTU %d" % mtu, {"mtu": mtu}) for mtu in R.mtus]),
+         cpu, "stack process CPU per GB moved (lower is better)", "CPU s / GB")
+    handles = [plt.Rectangle((0, 0), 1, 1, color=COLORS.get(s)) for s in R.stacks]
+    fig.legend(handles, R.stacks, loc="upper center", ncol=len(R.stacks), bbox_to_anchor=(0.5, 0.965))
+    fig.suptitle("jslirp benchmark, %s (%s)" % (R.meta.get("started"), R.meta.get("machine")), y=0.99, fontsize=12)
+    fig.tight_layout(rect=(0, 0, 1, 0.935))
+    fig.savefig(path, dpi=100)
+    return path
+
+
+def main():
+    results, meta_path, png = sys.argv[1:4]
+    R = Results(*load(results, meta_path))
+    path = chart(R, png)
+    sys.stdout.write(report(R, "Chart: `%s`" % path if path else "Chart: not drawn (matplotlib missing)"))
+    if path:
+        print("bench: chart written to %s" % path, file=sys.stderr)
+
+
+main()
