@@ -24,7 +24,7 @@ public record TcpConfig(int mss, int receiveBuffer, int sendBuffer, int initialB
     public static final int MAX_RETRANSMISSIONS = 12;
 
     public static TcpConfig forMtu(int mtu) {
-        return new TcpConfig(mtu - 40, 1 << 20, 1 << 20, 16 << 10, 2_000_000_000L, DEFAULT_BUFFER_BUDGET);
+        return new TcpConfig(mtu - 40, 1 << 20, 1 << 20, 4 << 10, 2_000_000_000L, DEFAULT_BUFFER_BUDGET);
     }
 
     /** Our window-scale shift: the smallest that fits the receive buffer in 16 bits. */
