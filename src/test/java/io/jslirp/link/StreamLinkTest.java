@@ -122,4 +122,41 @@ class StreamLinkTest {
             throw new AssertionError(e);
         }
     }
+
+    /** QEMU's older -netdev socket,connect=ADDR:PORT: the same framing over TCP on loopback. */
+    @Test
+    void tcpListenerServesTheSameFraming() throws Exception {
+        int port;
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = probe.getLocalPort();
+        }
+        try (StreamLink link = StreamLink.listenTcp(io.jslirp.wire.Ipv4.parse("127.0.0.1"), port);
+             SocketChannel vm = SocketChannel.open(new java.net.InetSocketAddress("127.0.0.1", port))) {
+            vm.write(framed(frame(1514, 5)));
+            assertThat(next(link)).isEqualTo(frame(1514, 5));
+        }
+    }
+
+    /** A connected socket handed over by a parent (--fd): served until the peer closes, then the link ends. */
+    @Test
+    void aHandedOverSocketEndsTheLinkWhenThePeerCloses() throws Exception {
+        Path path = dir.resolve("parent.sock");
+        try (java.nio.channels.ServerSocketChannel parent = java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+            parent.bind(UnixDomainSocketAddress.of(path));
+            int fd = io.jslirp.sys.Sockets.unixStream();
+            int r = io.jslirp.sys.Sockets.connectUnix(fd, path.toString());
+            assertThat(r == 0 || r == -io.jslirp.sys.Errno.EINPROGRESS || r == -io.jslirp.sys.Errno.EAGAIN).isTrue();
+            try (SocketChannel vm = parent.accept(); StreamLink link = StreamLink.connected(fd)) {
+                vm.write(framed(frame(60, 6)));
+                assertThat(next(link)).isEqualTo(frame(60, 6));
+                vm.close();
+                int n = 0;
+                for (int i = 0; i < 1000 && n == 0; i++) {
+                    n = link.receive(0, buffer);
+                    if (n == 0) Thread.sleep(1);
+                }
+                assertThat(n).as("the link ends with its only peer").isEqualTo(-1);
+            }
+        }
+    }
 }
