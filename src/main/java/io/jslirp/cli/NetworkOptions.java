@@ -2,6 +2,7 @@ package io.jslirp.cli;
 
 import io.jslirp.engine.EngineConfig;
 import io.jslirp.host.ResolvConf;
+import io.jslirp.host.TcpForward;
 import io.jslirp.stack.NetworkConfig;
 import io.jslirp.util.Log;
 import io.jslirp.wire.Mac;
@@ -9,6 +10,8 @@ import picocli.CommandLine.Option;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 /** Options shared by every command that builds a virtual network, with slirp4netns's names and defaults. */
 final class NetworkOptions {
@@ -26,6 +29,10 @@ final class NetworkOptions {
 
     @Option(names = "--resolv-conf", paramLabel = "FILE", description = "resolv.conf whose first nameserver answers DNS sent to the DNS address (default: ${DEFAULT-VALUE})", defaultValue = "/etc/resolv.conf")
     Path resolvConf;
+
+    @Option(names = {"-t", "--tcp-forward"}, paramLabel = "[ADDR/]PORT[:GUESTPORT]",
+            description = "forward host TCP port PORT (on 127.0.0.1 unless ADDR is given) to the guest's GUESTPORT (default: PORT); repeatable")
+    List<String> tcpForwards = new ArrayList<>();
 
     @Option(names = "--debug", description = "log each flow's life, one line per event")
     boolean debug;
@@ -47,6 +54,8 @@ final class NetworkOptions {
         if (!Files.isReadable(resolvConf) && !resolvConf.equals(ResolvConf.DEFAULT)) {
             throw new IllegalArgumentException("cannot read --resolv-conf " + resolvConf);
         }
-        return EngineConfig.of(network, ResolvConf.firstNameserver(resolvConf));
+        List<TcpForward> forwards = new ArrayList<>();
+        for (String spec : tcpForwards) forwards.add(TcpForward.parse(spec));
+        return EngineConfig.of(network, ResolvConf.firstNameserver(resolvConf)).withTcpForwards(forwards);
     }
 }

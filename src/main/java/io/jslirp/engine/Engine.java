@@ -2,6 +2,7 @@ package io.jslirp.engine;
 
 import io.jslirp.host.HostTransport;
 import io.jslirp.host.OutboundPolicy;
+import io.jslirp.host.TcpForward;
 import io.jslirp.link.Link;
 import io.jslirp.loop.EventLoop;
 import io.jslirp.stack.Counters;
@@ -27,6 +28,7 @@ public final class Engine {
         this.transport = new HostTransport(loop, stack, new OutboundPolicy(config.network(), config.nameserver()),
                 config.tcp(), config.udpIdleNanos());
         stack.setTransport(transport);
+        for (TcpForward forward : config.tcpForwards()) transport.forwardTcp(forward);
         loop.atEndOfIteration(link::flush); // after the transport's flush, which produces frames
         new LinkReceiver(link, stack, loop);
         loop.register(wakeup.fd(), Epoll.IN, events -> {

@@ -6,15 +6,31 @@ import io.jslirp.stack.Transport;
 import io.jslirp.tcp.TcpConfig;
 
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
 
 /** Carries the guest's TCP and UDP flows over host sockets. */
 public final class HostTransport implements Transport {
+    private final EventLoop loop;
+    private final Stack stack;
     private final TcpNat tcp;
     private final UdpNat udp;
+    private final List<ForwardListener> forwards = new ArrayList<>();
 
     public HostTransport(EventLoop loop, Stack stack, OutboundPolicy policy, TcpConfig tcpConfig, long udpIdleTimeoutNanos) {
+        this.loop = loop;
+        this.stack = stack;
         this.tcp = new TcpNat(loop, stack, policy, tcpConfig);
         this.udp = new UdpNat(loop, stack, policy, udpIdleTimeoutNanos);
+    }
+
+    /**
+     * Forwards a host TCP port to the guest: its clients reach the guest's address (the one it
+     * last sent from) at the forward's guest port, from the gateway. Throws
+     * IllegalArgumentException when the host port cannot be listened on.
+     */
+    public void forwardTcp(TcpForward forward) {
+        forwards.add(new ForwardListener(loop, tcp, forward, stack::guestAddress));
     }
 
     @Override
@@ -27,8 +43,9 @@ public final class HostTransport implements Transport {
         udp.datagram(frame, offset, length, source, sourcePort, destination, destinationPort);
     }
 
-    /** Resets every TCP connection and closes every UDP flow. */
+    /** Closes the forwarded ports, resets every TCP connection and closes every UDP flow. */
     public void shutdown() {
+        forwards.forEach(ForwardListener::close);
         tcp.resetAll();
         udp.closeAll();
     }

@@ -71,6 +71,11 @@ final class TcpFlow implements Handler, TcpHostSide {
         conn.hostUnreachable();
     }
 
+    /** The host socket came connected (an accepted client of a forwarded port). */
+    void connectedAlready() {
+        connecting = false;
+    }
+
     private void connected() {
         connecting = false;
         conn.hostConnected(EventLoop.now());

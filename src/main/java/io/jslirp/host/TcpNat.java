@@ -3,6 +3,7 @@ package io.jslirp.host;
 import io.jslirp.loop.EventLoop;
 import io.jslirp.stack.Counters;
 import io.jslirp.stack.Stack;
+import io.jslirp.sys.Libc;
 import io.jslirp.sys.Sockets;
 import io.jslirp.tcp.Resets;
 import io.jslirp.tcp.TcpConfig;
@@ -33,6 +34,14 @@ final class TcpNat {
     private final List<TcpFlow> dirty = new ArrayList<>();
     private final TcpOptions options = new TcpOptions();
     private final BufferPool buffers;
+    /** Forwarded host connections whose SYN toward the guest is not answered yet. */
+    private final FlowTable<GuestDial> dials = new FlowTable<>(16);
+    private int nextGatewayPort = FIRST_GATEWAY_PORT;
+    /** The ports forwarded connections come from, as the guest sees them (the gateway's ephemeral range). */
+    private static final int FIRST_GATEWAY_PORT = 32768, LAST_GATEWAY_PORT = 60999;
+    private static final long FIRST_SYN_TIMEOUT_NANOS = 1_000_000_000L;
+    /** How long the first SYN waits for the guest's answer to an ARP request (a guest that never sent a frame). */
+    private static final long ARP_WAIT_NANOS = 20_000_000L;
 
     TcpNat(EventLoop loop, Stack stack, OutboundPolicy policy, TcpConfig config) {
         this.loop = loop;
@@ -65,6 +74,11 @@ final class TcpNat {
             markDirty(flow);
             return;
         }
+        GuestDial dial = dials.get(src, srcPort, dst, dstPort);
+        if (dial != null) {
+            dialAnswered(dial, f, off);
+            return;
+        }
         if ((Tcp.flags(f, off) & (Tcp.SYN | Tcp.ACK | Tcp.RST)) == Tcp.SYN) {
             open(f, off, len, src, srcPort, dst, dstPort);
         } else {
@@ -89,6 +103,92 @@ final class TcpNat {
         Log.debug(() -> flow.conn + " opened");
         flow.connect(target, dstPort);
         markDirty(flow);
+    }
+
+    /**
+     * A host client connected to a forwarded port: open a connection to guestAddress:guestPort,
+     * coming from the gateway. The host socket is read only once the guest has answered.
+     */
+    void forward(int fd, int guestAddress, int guestPort) {
+        int gateway = stack.config().gateway();
+        int port = freeGatewayPort(guestAddress, guestPort, gateway);
+        if (port < 0) {
+            Log.warn("no free port left for a forwarded connection to " + Ipv4.format(guestAddress) + ":" + guestPort);
+            Sockets.setLingerZero(fd);
+            Libc.close(fd);
+            return;
+        }
+        Sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
+        GuestDial[] self = new GuestDial[1];
+        GuestDial dial = new GuestDial(fd, guestAddress, guestPort, gateway, port, ThreadLocalRandom.current().nextInt(),
+                () -> dialTimedOut(self[0]));
+        self[0] = dial;
+        dials.put(guestAddress, guestPort, gateway, port, dial);
+        Log.debug(() -> dial + " opening");
+        if (stack.knowsGuestMac(guestAddress)) {
+            sendSyn(dial);
+        } else {
+            loop.schedule(dial.timer, EventLoop.now() + ARP_WAIT_NANOS); // the SYN goes once the guest's ARP answer is in
+        }
+    }
+
+    private int freeGatewayPort(int guestAddress, int guestPort, int gateway) {
+        for (int i = 0; i <= LAST_GATEWAY_PORT - FIRST_GATEWAY_PORT; i++) {
+            int port = nextGatewayPort;
+            nextGatewayPort = port == LAST_GATEWAY_PORT ? FIRST_GATEWAY_PORT : port + 1;
+            if (flows.get(guestAddress, guestPort, gateway, port) == null && dials.get(guestAddress, guestPort, gateway, port) == null) {
+                return port;
+            }
+        }
+        return -1;
+    }
+
+    private void sendSyn(GuestDial d) {
+        long now = EventLoop.now();
+        TcpConnection.sendSyn(stack, config, d.gateway, d.gatewayPort, d.guestAddress, d.guestPort, d.iss, now);
+        loop.schedule(d.timer, now + (FIRST_SYN_TIMEOUT_NANOS << d.syns));
+        d.syns++;
+    }
+
+    private void dialTimedOut(GuestDial d) {
+        if (d.syns < GuestDial.MAX_SYNS) {
+            sendSyn(d);
+            return;
+        }
+        Log.debug(() -> d + ": the guest did not answer");
+        endDial(d, true);
+    }
+
+    /** The guest's answer to our SYN: a SYN-ACK makes the connection, a RST refuses it. */
+    private void dialAnswered(GuestDial d, MemorySegment f, long off) {
+        int flags = Tcp.flags(f, off);
+        boolean acksOurSyn = (flags & Tcp.ACK) != 0 && Tcp.ack(f, off) == d.iss + 1;
+        if ((flags & Tcp.RST) != 0) {
+            if (acksOurSyn) {
+                Log.debug(() -> d + " refused by the guest");
+                endDial(d, true);
+            }
+            return;
+        }
+        if ((flags & (Tcp.SYN | Tcp.ACK)) != (Tcp.SYN | Tcp.ACK) || !acksOurSyn) return;
+        dials.remove(d.guestAddress, d.guestPort, d.gateway, d.gatewayPort);
+        loop.schedule(d.timer, Long.MAX_VALUE);
+        TcpFlow flow = new TcpFlow(this, loop, d.fd);
+        flow.conn = TcpConnection.openedToGuest(d.guestAddress, d.guestPort, d.gateway, d.gatewayPort, Tcp.seq(f, off),
+                options, Tcp.window(f, off), d.iss, config, buffers, stack, flow);
+        flow.connectedAlready();
+        flows.put(d.guestAddress, d.guestPort, d.gateway, d.gatewayPort, flow);
+        counters.tcpConnections++;
+        Log.debug(() -> flow.conn + " opened (forwarded)");
+        markDirty(flow);
+    }
+
+    /** Gives up a dial; the host client gets a RST when reset. */
+    private void endDial(GuestDial d, boolean reset) {
+        dials.remove(d.guestAddress, d.guestPort, d.gateway, d.gatewayPort);
+        loop.schedule(d.timer, Long.MAX_VALUE);
+        if (reset) Sockets.setLingerZero(d.fd);
+        Libc.close(d.fd);
     }
 
     /** Sends the guest an ICMP destination unreachable for its TCP connection attempt (see {@link TcpFlow}). */
@@ -127,5 +227,8 @@ final class TcpNat {
             Sockets.setLingerZero(f.fd);
             f.conn.hostReset();
         }
+        List<GuestDial> pending = new ArrayList<>();
+        dials.forEach(pending::add);
+        for (GuestDial d : pending) endDial(d, true);
     }
 }

@@ -18,6 +18,8 @@ final class DhcpServer {
 
     private final NetworkConfig config;
     private final Map<Long, Integer> leases = new HashMap<>();
+    /** The address of the latest DHCPACK, 0 before one. */
+    private int lastAcked;
     private int replyLength;
     private int replyDestination;
     private long replyMac;
@@ -68,6 +70,7 @@ final class DhcpServer {
                 if (wanted == 0) wanted = Dhcp.clientAddress(rx, off);
                 address = leaseFor(mac, wanted);
                 reply = address != 0 && address == wanted ? Dhcp.ACK : Dhcp.NAK;
+                if (reply == Dhcp.ACK) lastAcked = address;
             }
             case Dhcp.RELEASE -> {
                 leases.remove(mac);
@@ -115,6 +118,11 @@ final class DhcpServer {
             default -> Bytes.u32(s, p + 2, value);
         }
         return p + 2 + size;
+    }
+
+    /** The address the latest DHCPACK gave a client, 0 before one. */
+    int lastAcked() {
+        return lastAcked;
     }
 
     /** The client's lease: its existing one, else the requested address if free in the pool, else the first free one; 0 if none. */

@@ -36,6 +36,7 @@ public final class Stack implements TcpOutput {
     private final Reassembler reassembler;
     private Transport transport;
     private long guestMac = Ethernet.BROADCAST;
+    private int guestAddress;
     private int ipId;
 
     public Stack(NetworkConfig config, FrameSink sink, Counters counters) {
@@ -58,6 +59,28 @@ public final class Stack implements TcpOutput {
 
     public Counters counters() {
         return counters;
+    }
+
+    /**
+     * Whether the guest's MAC address is known (it has sent a frame). When not, asks for it with
+     * an ARP request for address, which the guest's answer teaches; frames sent before then go
+     * to the broadcast address, which the guest's TCP ignores.
+     */
+    public boolean knowsGuestMac(int address) {
+        if (guestMac != Ethernet.BROADCAST) return true;
+        int len = Ethernet.HEADER_LENGTH + Arp.LENGTH;
+        Ethernet.write(tx, 0, Ethernet.BROADCAST, config.gatewayMac(), Ethernet.TYPE_ARP);
+        Arp.write(tx, Ethernet.HEADER_LENGTH, Arp.REQUEST, config.gatewayMac(), config.gateway(), 0, address);
+        send(tx, len);
+        return false;
+    }
+
+    /**
+     * The guest's IPv4 address: the latest it sent from or DHCP gave it, else the configured one
+     * (.100, as with --configure).
+     */
+    public int guestAddress() {
+        return guestAddress != 0 ? guestAddress : config.guest();
     }
 
     /** Takes one frame of length bytes from the guest. Never throws for bad input: counts and drops it. */
@@ -83,6 +106,10 @@ public final class Stack implements TcpOutput {
             return;
         }
         int target = Arp.targetIp(f, off);
+        if (Arp.operation(f, off) == Arp.REPLY && target == config.gateway()) {
+            guestMac = source; // the answer to our request (knowsGuestMac)
+            return;
+        }
         if (Arp.operation(f, off) != Arp.REQUEST || !answersFor(target)) {
             return; // gratuitous ARP, replies, probes for other guests' addresses
         }
@@ -105,6 +132,7 @@ public final class Stack implements TcpOutput {
         }
         guestMac = sourceMac;
         int src = Ipv4.source(f, off);
+        if (src != 0) guestAddress = src;
         int dst = Ipv4.destination(f, off);
         int protocol = Ipv4.protocol(f, off);
         if (Ipv4.isFragment(f, off)) {
@@ -138,6 +166,7 @@ public final class Stack implements TcpOutput {
         int dstPort = Udp.destinationPort(f, off);
         if (dstPort == Dhcp.SERVER_PORT) {
             if (dhcp.handle(f, off + Udp.HEADER_LENGTH, payloadLen, tx, UDP_PAYLOAD_OFFSET)) {
+                if (dhcp.lastAcked() != 0) guestAddress = dhcp.lastAcked(); // a (re)booted guest's new address
                 int replyLen = dhcp.replyLength();
                 sendUdp(config.gateway(), Dhcp.SERVER_PORT, dhcp.replyDestination(), Dhcp.CLIENT_PORT, replyLen, dhcp.replyMac());
             } else if (dhcp.lastError() != null) {

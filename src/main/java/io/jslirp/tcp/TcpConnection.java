@@ -130,6 +130,42 @@ public final class TcpConnection {
         this.fromHost = new RingBuffer(buffers, Math.min(config.initialBuffer(), config.sendBuffer()), config.sendBuffer());
     }
 
+    /**
+     * Sends, from remote to the guest, the SYN of a connection jslirp opens toward the guest (a
+     * forwarded port), offering what our SYN-ACK offers: MSS from the MTU, window scaling,
+     * timestamps and SACK. The guest's SYN-ACK then makes the connection ({@link #openedToGuest}).
+     */
+    public static void sendSyn(TcpOutput out, TcpConfig config, int remoteAddress, int remotePort,
+                               int guestAddress, int guestPort, int iss, long now) {
+        MemorySegment f = out.frame();
+        long off = out.tcpOffset();
+        int hdr = Tcp.writeSynOptions(f, off, config.mss(), config.windowShift());
+        hdr = Tcp.appendTimestamps(f, off, hdr, (int) (now / 1_000_000L), 0);
+        hdr = Tcp.appendSackPermitted(f, off, hdr);
+        int window = Math.min(Math.min(config.initialBuffer(), config.receiveBuffer()), 0xffff);
+        Tcp.write(f, off, remotePort, guestPort, iss, 0, Tcp.SYN, window, hdr);
+        out.sendTcp4(remoteAddress, guestAddress, hdr);
+    }
+
+    /**
+     * The connection of a SYN sent with {@link #sendSyn} that the guest answered with a SYN-ACK
+     * (sequence guestIsn, options synAckOptions, window synAckWindow): established, and the
+     * handshake's last ACK goes out at the next flush.
+     */
+    public static TcpConnection openedToGuest(int guestAddress, int guestPort, int remoteAddress, int remotePort,
+                                              int guestIsn, TcpOptions synAckOptions, int synAckWindow, int iss,
+                                              TcpConfig config, BufferPool buffers, TcpOutput out, TcpHostSide host) {
+        TcpConnection c = new TcpConnection(guestAddress, guestPort, remoteAddress, remotePort, guestIsn, synAckOptions,
+                iss, config, buffers, out, host);
+        c.state = State.ESTABLISHED;
+        c.sndUna = iss + 1;
+        c.sndNxt = iss + 1;
+        c.sndMax = iss + 1;
+        c.sndWnd = synAckWindow; // a SYN-ACK's window is never scaled
+        c.ackPending = true;
+        return c;
+    }
+
     public State state() {
         return state;
     }

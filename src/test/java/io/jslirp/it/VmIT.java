@@ -114,4 +114,34 @@ class VmIT {
             assertThat(r.lines("SHA256 ")).containsExactly("SHA256 " + Blob.sha256(SEED, SIZE));
         }
     }
+
+    /** busybox httpd in the VM, reached from the host through a forwarded port (-t). */
+    @Test
+    @Timeout(600)
+    void httpdInTheVmIsReachedThroughAForwardedPort() throws Exception {
+        ItEnv.assumeJslirp("jslirp qemu is jslirp's own");
+        ItEnv.assumeTools("curl");
+        Vm.assumeAvailable();
+        Vm.image();
+        int hostPort;
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            hostPort = probe.getLocalPort();
+        }
+        Path socket = tmp.resolve("jslirp.sock");
+        try (Stack.Running jslirp = Stack.start(jslirpQemu("--socket", socket.toString(), "-t", hostPort + ":80"))) {
+            Vm.awaitSocket(socket, Duration.ofSeconds(60), jslirp);
+            try (Vm.Running vm = Vm.start(Vm.streamNetdev(socket), """
+                    udhcpc -i eth0 -n -q -t 5 -T 1 || exit 1
+                    mkdir -p /www && echo "hello from the VM" > /www/index.html
+                    httpd -p 80 -h /www || exit 2
+                    echo "HTTPD ready"
+                    sleep 60
+                    """)) {
+                vm.awaitLine("HTTPD ready", Vm.BOOT_TIMEOUT);
+                Cmd.Result r = Cmd.run(Duration.ofSeconds(30), "curl", "-sS", "--max-time", "20", "http://127.0.0.1:" + hostPort + "/index.html");
+                assertThat(r.exit()).as("%s\n%s\n%s", r, jslirp.describe(), vm.console()).isZero();
+                assertThat(r.out().strip()).isEqualTo("hello from the VM");
+            }
+        }
+    }
 }

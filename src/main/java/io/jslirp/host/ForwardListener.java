@@ -1,0 +1,41 @@
+package io.jslirp.host;
+
+import io.jslirp.loop.EventLoop;
+import io.jslirp.sys.Epoll;
+import io.jslirp.sys.Errno;
+import io.jslirp.sys.Libc;
+import io.jslirp.sys.Sockets;
+import io.jslirp.wire.Ipv4;
+
+import java.util.function.IntSupplier;
+
+/** The host socket of a forwarded TCP port: each client it accepts is opened toward the guest. */
+final class ForwardListener {
+    private final int fd;
+
+    /** Listens for forward; throws IllegalArgumentException (e.g. the port is taken) saying what failed. */
+    ForwardListener(EventLoop loop, TcpNat nat, TcpForward forward, IntSupplier guestAddress) {
+        int s = Sockets.tcp4();
+        if (s < 0) throw new IllegalArgumentException("cannot create a socket for forward " + forward + ": " + Errno.describe(-s));
+        Sockets.setInt(s, Sockets.SOL_SOCKET, Sockets.SO_REUSEADDR, 1);
+        int r = Sockets.bind4(s, forward.hostAddress(), forward.hostPort());
+        if (r == 0) r = Sockets.listen(s, 128);
+        if (r < 0) {
+            Libc.close(s);
+            throw new IllegalArgumentException("cannot listen on " + Ipv4.format(forward.hostAddress()) + ":" + forward.hostPort()
+                    + " for forward " + forward + ": " + Errno.describe(-r));
+        }
+        this.fd = s;
+        loop.register(fd, Epoll.IN, events -> {
+            for (int i = 0; i < 64; i++) {
+                int client = Sockets.accept4(fd, null);
+                if (client < 0) return;
+                nat.forward(client, guestAddress.getAsInt(), forward.guestPort());
+            }
+        });
+    }
+
+    void close() {
+        Libc.close(fd);
+    }
+}

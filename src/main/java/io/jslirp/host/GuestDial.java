@@ -1,0 +1,34 @@
+package io.jslirp.host;
+
+import io.jslirp.loop.Timer;
+
+/**
+ * A host client's connection to a forwarded port, while jslirp's SYN toward the guest waits for
+ * its SYN-ACK. The guest sees the connection come from the gateway's address and port.
+ */
+final class GuestDial {
+    /** SYN retransmissions before the host client is reset (after 1 + 2 + 4 s). */
+    static final int MAX_SYNS = 4;
+
+    final int fd;
+    final int guestAddress, guestPort, gateway, gatewayPort;
+    final int iss;
+    final Timer timer;
+    int syns;
+
+    GuestDial(int fd, int guestAddress, int guestPort, int gateway, int gatewayPort, int iss, Runnable onTimer) {
+        this.fd = fd;
+        this.guestAddress = guestAddress;
+        this.guestPort = guestPort;
+        this.gateway = gateway;
+        this.gatewayPort = gatewayPort;
+        this.iss = iss;
+        this.timer = new Timer(onTimer);
+    }
+
+    @Override
+    public String toString() {
+        return "forwarded tcp " + io.jslirp.wire.Ipv4.format(gateway) + ":" + gatewayPort + " -> "
+                + io.jslirp.wire.Ipv4.format(guestAddress) + ":" + guestPort;
+    }
+}
