@@ -5,11 +5,8 @@ import io.jslirp.sys.Libc;
 import io.jslirp.sys.Sockets;
 import io.jslirp.util.Log;
 
-import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.file.Files;
-import java.nio.file.Path;
 
 /**
  * QEMU's datagram transport (-netdev dgram with unix addresses): one Ethernet frame per
@@ -31,20 +28,7 @@ public final class DgramLink implements Link {
 
     /** Binds a unix datagram socket at path (replacing a stale socket file there). */
     public static DgramLink bindUnix(String path) {
-        int fd = Sockets.unixDgram();
-        if (fd < 0) throw new IllegalArgumentException("cannot create a unix socket: " + Errno.describe(-fd));
-        try {
-            Files.deleteIfExists(Path.of(path));
-        } catch (IOException e) {
-            Libc.close(fd);
-            throw new IllegalArgumentException("cannot replace " + path + ": " + e.getMessage());
-        }
-        int r = Sockets.bindUnix(fd, path);
-        if (r < 0) {
-            Libc.close(fd);
-            throw new IllegalArgumentException("cannot bind " + path + ": " + Errno.describe(-r));
-        }
-        return new DgramLink(fd, path);
+        return new DgramLink(SocketFiles.bind(Sockets.unixDgram(), path), path);
     }
 
     @Override
@@ -74,10 +58,6 @@ public final class DgramLink implements Link {
     @Override
     public void close() {
         Libc.close(fd);
-        try {
-            Files.deleteIfExists(Path.of(path));
-        } catch (IOException e) {
-            Log.debug(() -> "cannot remove " + path + ": " + e.getMessage());
-        }
+        SocketFiles.remove(path);
     }
 }

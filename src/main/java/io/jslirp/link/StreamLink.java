@@ -7,11 +7,8 @@ import io.jslirp.sys.Sockets;
 import io.jslirp.util.Log;
 import io.jslirp.wire.Bytes;
 
-import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.file.Files;
-import java.nio.file.Path;
 
 /**
  * QEMU's stream transport (-netdev stream, and -netdev socket over TCP): Ethernet frames over a
@@ -66,16 +63,8 @@ public final class StreamLink implements Link {
      * the peers that connect, one at a time. Throws IllegalArgumentException when that fails.
      */
     public static StreamLink listenUnix(String path) {
-        int fd = Sockets.unixStream();
-        if (fd < 0) throw new IllegalArgumentException("cannot create a unix socket: " + Errno.describe(-fd));
-        try {
-            Files.deleteIfExists(Path.of(path));
-        } catch (IOException e) {
-            Libc.close(fd);
-            throw new IllegalArgumentException("cannot replace " + path + ": " + e.getMessage());
-        }
-        int r = Sockets.bindUnix(fd, path);
-        if (r == 0) r = Sockets.listen(fd, 4);
+        int fd = SocketFiles.bind(Sockets.unixStream(), path);
+        int r = Sockets.listen(fd, 4);
         if (r < 0) {
             Libc.close(fd);
             throw new IllegalArgumentException("cannot listen on " + path + ": " + Errno.describe(-r));
@@ -255,12 +244,6 @@ public final class StreamLink implements Link {
         if (peer >= 0) Libc.close(peer);
         if (listener >= 0) Libc.close(listener);
         poller.close();
-        if (path != null) {
-            try {
-                Files.deleteIfExists(Path.of(path));
-            } catch (IOException e) {
-                Log.debug(() -> "cannot remove " + path + ": " + e.getMessage());
-            }
-        }
+        if (path != null) SocketFiles.remove(path);
     }
 }
