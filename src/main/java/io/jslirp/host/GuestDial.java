@@ -13,17 +13,17 @@ final class GuestDial {
     final int fd;
     final int guestAddress, guestPort, gateway, gatewayPort;
     final int iss;
-    final Timer timer;
+    /** Resends the SYN, then gives up (set by the owner, whose method it runs). */
+    Timer timer;
     int syns;
 
-    GuestDial(int fd, int guestAddress, int guestPort, int gateway, int gatewayPort, int iss, Runnable onTimer) {
+    GuestDial(int fd, int guestAddress, int guestPort, int gateway, int gatewayPort, int iss) {
         this.fd = fd;
         this.guestAddress = guestAddress;
         this.guestPort = guestPort;
         this.gateway = gateway;
         this.gatewayPort = gatewayPort;
         this.iss = iss;
-        this.timer = new Timer(onTimer);
     }
 
     @Override

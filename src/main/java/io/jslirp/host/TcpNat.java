@@ -1,6 +1,7 @@
 package io.jslirp.host;
 
 import io.jslirp.loop.EventLoop;
+import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
 import io.jslirp.stack.Stack;
 import io.jslirp.sys.Libc;
@@ -119,10 +120,8 @@ final class TcpNat {
             return;
         }
         Sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
-        GuestDial[] self = new GuestDial[1];
-        GuestDial dial = new GuestDial(fd, guestAddress, guestPort, gateway, port, ThreadLocalRandom.current().nextInt(),
-                () -> dialTimedOut(self[0]));
-        self[0] = dial;
+        GuestDial dial = new GuestDial(fd, guestAddress, guestPort, gateway, port, ThreadLocalRandom.current().nextInt());
+        dial.timer = new Timer(() -> dialTimedOut(dial));
         dials.put(guestAddress, guestPort, gateway, port, dial);
         Log.debug(() -> dial + " opening");
         if (stack.knowsGuestMac(guestAddress)) {
