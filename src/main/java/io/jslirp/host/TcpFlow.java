@@ -11,7 +11,6 @@ import io.jslirp.tcp.TcpConnection;
 import io.jslirp.tcp.TcpHostSide;
 import io.jslirp.util.Log;
 import io.jslirp.util.RingBuffer;
-import io.jslirp.wire.Icmpv4;
 
 /**
  * One guest TCP connection re-originated as a host socket: moves bytes between the socket and
@@ -56,12 +55,7 @@ final class TcpFlow implements Handler, TcpHostSide {
      */
     private void connectFailed(int errno) {
         Log.debug(() -> conn + " host connect failed: " + Errno.describe(errno));
-        int code = switch (errno) {
-            case Errno.ENETUNREACH -> Icmpv4.CODE_NET_UNREACHABLE;
-            case Errno.EHOSTUNREACH, Errno.ETIMEDOUT -> Icmpv4.CODE_HOST_UNREACHABLE;
-            case Errno.EACCES, Errno.EPERM -> Icmpv4.CODE_ADMIN_PROHIBITED;
-            default -> -1;
-        };
+        int code = Unreachable.code(errno, false);
         if (code < 0) {
             conn.hostRefused();
             return;

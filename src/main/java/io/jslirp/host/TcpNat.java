@@ -124,7 +124,7 @@ final class TcpNat {
         dial.timer = new Timer(() -> dialTimedOut(dial));
         dials.put(guestAddress, guestPort, gateway, port, dial);
         Log.debug(() -> dial + " opening");
-        if (stack.knowsGuestMac(guestAddress)) {
+        if (stack.resolveGuestMac(guestAddress)) {
             sendSyn(dial);
         } else {
             loop.schedule(dial.timer, EventLoop.now() + ARP_WAIT_NANOS); // the SYN goes once the guest's ARP answer is in

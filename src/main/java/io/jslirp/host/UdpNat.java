@@ -11,7 +11,6 @@ import io.jslirp.sys.Libc;
 import io.jslirp.sys.Sockets;
 import io.jslirp.util.FlowTable;
 import io.jslirp.util.Log;
-import io.jslirp.wire.Icmpv4;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Udp;
 
@@ -124,12 +123,7 @@ final class UdpNat {
          * closed port gives port unreachable (the guest's socket sees "connection refused").
          */
         void reportError(int errno) {
-            int code = switch (errno) {
-                case Errno.ECONNREFUSED -> Icmpv4.CODE_PORT_UNREACHABLE;
-                case Errno.EHOSTUNREACH -> Icmpv4.CODE_HOST_UNREACHABLE;
-                case Errno.ENETUNREACH -> Icmpv4.CODE_NET_UNREACHABLE;
-                default -> -1;
-            };
+            int code = Unreachable.code(errno, true);
             if (code < 0) return;
             long udpHead = ((long) guestPort << 48) | ((long) remotePort << 32) | ((long) (Udp.HEADER_LENGTH + lastLength) << 16);
             stack.sendUnreachable(code, Ipv4.PROTO_UDP, guestAddress, remoteAddress, udpHead);

@@ -44,8 +44,6 @@ public final class StreamLink implements Link {
     private int outStart, outEnd;
     /** Whether the poller also watches the peer for room to write (output is waiting). */
     private boolean watchingOut;
-    /** Frames dropped: over-long, or sent while no peer was connected or the output was full. */
-    private long dropped;
 
     private StreamLink(int listener, String path, int peer) {
         this.listener = listener;
@@ -116,9 +114,6 @@ public final class StreamLink implements Link {
         return peer >= 0;
     }
 
-    public long dropped() {
-        return dropped;
-    }
 
     @Override
     public int fd(int queue) {
@@ -156,10 +151,7 @@ public final class StreamLink implements Link {
             if (inEnd - inStart < LENGTH_PREFIX + length) return 0;
             int at = inStart + LENGTH_PREFIX;
             inStart = at + length;
-            if (length > buffer.byteSize()) {
-                dropped++;
-                continue;
-            }
+            if (length > buffer.byteSize()) continue; // the engine's buffer takes MAX_FRAME: not seen
             MemorySegment.copy(in, at, buffer, 0, length);
             return length;
         }
@@ -196,10 +188,7 @@ public final class StreamLink implements Link {
 
     @Override
     public boolean send(MemorySegment frame, int length) {
-        if (peer < 0 || length > MAX_FRAME) {
-            dropped++;
-            return false;
-        }
+        if (peer < 0 || length > MAX_FRAME) return false; // the stack counts it as dropped
         if (OUT_CAPACITY - outEnd < LENGTH_PREFIX + length) {
             flush();
             if (peer < 0) return false;
@@ -209,8 +198,7 @@ public final class StreamLink implements Link {
                 outStart = 0;
             }
             if (OUT_CAPACITY - outEnd < LENGTH_PREFIX + length) {
-                dropped++; // the peer is not reading: like a full tap queue
-                return false;
+                return false; // the peer is not reading: dropped, like a frame for a full tap queue
             }
         }
         Bytes.u32(out, outEnd, length);

@@ -96,7 +96,7 @@ public final class TapLink implements Link {
     }
 
     private boolean write(MemorySegment frame, int length) {
-        int fd = fds[lanes.laneOf(frame, length, EventLoop.now())];
+        int fd = fds.length == 1 ? fds[0] : fds[lanes.laneOf(frame, length, EventLoop.now())];
         if (!vnetHeader) return Libc.write(fd, frame, 0, length) == length;
         return Libc.writev2(fd, txHeader, 0, Tap.VNET_HEADER_LENGTH, frame, 0, length) == Tap.VNET_HEADER_LENGTH + length;
     }

@@ -62,11 +62,11 @@ public final class Stack implements TcpOutput {
     }
 
     /**
-     * Whether the guest's MAC address is known (it has sent a frame). When not, asks for it with
-     * an ARP request for address, which the guest's answer teaches; frames sent before then go
-     * to the broadcast address, which the guest's TCP ignores.
+     * Returns whether the guest's MAC address is known (it has sent a frame); when not, sends an
+     * ARP request for address, whose answer teaches it. Until then frames go to the broadcast
+     * address, which the guest's TCP ignores.
      */
-    public boolean knowsGuestMac(int address) {
+    public boolean resolveGuestMac(int address) {
         if (guestMac != Ethernet.BROADCAST) return true;
         int len = Ethernet.HEADER_LENGTH + Arp.LENGTH;
         Ethernet.write(tx, 0, Ethernet.BROADCAST, config.gatewayMac(), Ethernet.TYPE_ARP);
@@ -107,7 +107,7 @@ public final class Stack implements TcpOutput {
         }
         int target = Arp.targetIp(f, off);
         if (Arp.operation(f, off) == Arp.REPLY && target == config.gateway()) {
-            guestMac = source; // the answer to our request (knowsGuestMac)
+            guestMac = source; // the answer to our request (resolveGuestMac)
             return;
         }
         if (Arp.operation(f, off) != Arp.REQUEST || !answersFor(target)) {

@@ -39,10 +39,6 @@ public final class BufferPool {
         for (int i = 0; i <= MAX_SHIFT; i++) free[i] = new ArrayDeque<>();
     }
 
-    public long budget() {
-        return budget;
-    }
-
     /** Bytes in blocks that rings hold now. */
     public long inUse() {
         return inUse;
