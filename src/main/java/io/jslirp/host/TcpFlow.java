@@ -20,7 +20,9 @@ import io.jslirp.util.RingBuffer;
 final class TcpFlow implements Handler, TcpHostSide {
     private final TcpNat nat;
     private final EventLoop loop;
-    final int fd;
+    private final int fd;
+    /** The host socket is closed: the connection lingers in TIME_WAIT toward the guest only. */
+    private boolean socketClosed;
     TcpConnection conn;
     final Timer timer;
     private boolean connecting = true;
@@ -138,6 +140,13 @@ final class TcpFlow implements Handler, TcpHostSide {
         }
         conn.flush(now);
         if (conn.state() == TcpConnection.State.CLOSED) return;
+        if (conn.state() == TcpConnection.State.TIME_WAIT && ring.isEmpty() && shutDown) {
+            // Both directions are finished on the host side: free the descriptor now rather than
+            // hold it through TIME_WAIT (a busy guest closes thousands of connections a second).
+            closeSocket();
+            loop.schedule(timer, conn.deadline());
+            return;
+        }
         int want = 0;
         if (connecting) want = Epoll.OUT;
         else {
@@ -157,12 +166,25 @@ final class TcpFlow implements Handler, TcpHostSide {
         interest = events;
     }
 
+    /** Shutdown of the whole instance: the host peer and the guest both see a reset. */
+    void abort() {
+        if (!socketClosed) Sockets.setLingerZero(fd);
+        conn.hostReset();
+    }
+
     @Override
     public void closed(boolean reset) {
-        if (reset) Sockets.setLingerZero(fd);
-        setInterest(0);
+        if (reset && !socketClosed) Sockets.setLingerZero(fd);
+        closeSocket();
         loop.schedule(timer, Long.MAX_VALUE);
-        Libc.close(fd);
         nat.remove(this, reset);
+    }
+
+    private void closeSocket() {
+        if (socketClosed) return;
+        socketClosed = true;
+        if (interest != 0) loop.forget(fd); // closing the descriptor takes it out of epoll
+        interest = 0;
+        Libc.close(fd);
     }
 }

@@ -222,10 +222,7 @@ final class TcpNat {
     void resetAll() {
         List<TcpFlow> all = new ArrayList<>();
         flows.forEach(all::add);
-        for (TcpFlow f : all) {
-            Sockets.setLingerZero(f.fd);
-            f.conn.hostReset();
-        }
+        for (TcpFlow f : all) f.abort();
         List<GuestDial> pending = new ArrayList<>();
         dials.forEach(pending::add);
         for (GuestDial d : pending) endDial(d, true);

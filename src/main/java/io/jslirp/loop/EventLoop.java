@@ -16,6 +16,14 @@ import java.util.PriorityQueue;
 public final class EventLoop implements AutoCloseable {
     private final Epoll epoll = new Epoll(256);
     private Handler[] handlers = new Handler[1024];
+    /**
+     * Which registration of each descriptor its epoll events belong to. A descriptor closed while
+     * its event waits later in the same batch can be reused at once by a new socket; the stale
+     * event then carries the old registration and is dropped, so a connecting socket is never
+     * told it connected by its predecessor's event.
+     */
+    private int[] registrations = new int[1024];
+    private int registrationCount;
     private final PriorityQueue<Timer> timers = new PriorityQueue<>((a, b) -> Long.compare(a.queuedAt, b.queuedAt));
     private final List<Runnable> endOfIteration = new ArrayList<>();
     private final List<Runnable> later = new ArrayList<>();
@@ -29,14 +37,17 @@ public final class EventLoop implements AutoCloseable {
 
     public void register(int fd, int events, Handler handler) {
         if (fd >= handlers.length) {
-            handlers = java.util.Arrays.copyOf(handlers, Math.max(fd + 1, handlers.length * 2));
+            int size = Math.max(fd + 1, handlers.length * 2);
+            handlers = java.util.Arrays.copyOf(handlers, size);
+            registrations = java.util.Arrays.copyOf(registrations, size);
         }
         handlers[fd] = handler;
-        epoll.add(fd, events);
+        registrations[fd] = ++registrationCount;
+        epoll.add(fd, events, registrationCount);
     }
 
     public void modify(int fd, int events) {
-        epoll.modify(fd, events);
+        epoll.modify(fd, events, registrations[fd]);
     }
 
     public void unregister(int fd) {
@@ -44,6 +55,11 @@ public final class EventLoop implements AutoCloseable {
             handlers[fd] = null;
             epoll.remove(fd);
         }
+    }
+
+    /** Drops fd's handler without a system call, for a descriptor about to be closed (which leaves epoll by itself). */
+    public void forget(int fd) {
+        if (fd < handlers.length) handlers[fd] = null;
     }
 
     /** Adds work to run after the events of every iteration (in registration order). */
@@ -96,7 +112,7 @@ public final class EventLoop implements AutoCloseable {
             for (int i = 0; i < n; i++) {
                 int fd = epoll.readyFd(i);
                 Handler h = fd < handlers.length ? handlers[fd] : null;
-                if (h != null) {
+                if (h != null && registrations[fd] == epoll.readyTag(i)) {
                     try {
                         h.onEvents(epoll.readyEvents(i));
                     } catch (RuntimeException e) {

@@ -70,14 +70,24 @@ public final class Epoll implements AutoCloseable {
     }
 
     public void add(int fd, int events) {
-        int e = ctl(CTL_ADD, fd, events);
+        add(fd, events, 0);
+    }
+
+    /** Adds fd with a tag that comes back with its events ({@link #readyTag}). */
+    public void add(int fd, int events, int tag) {
+        int e = ctl(CTL_ADD, fd, events, tag);
         if (e != 0) {
             throw new SysException("epoll_ctl ADD fd " + fd, e);
         }
     }
 
     public void modify(int fd, int events) {
-        int e = ctl(CTL_MOD, fd, events);
+        modify(fd, events, 0);
+    }
+
+    /** Changes fd's events; the tag must be the one it was added with. */
+    public void modify(int fd, int events, int tag) {
+        int e = ctl(CTL_MOD, fd, events, tag);
         if (e != 0) {
             throw new SysException("epoll_ctl MOD fd " + fd, e);
         }
@@ -85,16 +95,16 @@ public final class Epoll implements AutoCloseable {
 
     /** Removes fd; a descriptor that is not registered or already closed is not an error. */
     public void remove(int fd) {
-        int e = ctl(CTL_DEL, fd, 0);
+        int e = ctl(CTL_DEL, fd, 0, 0);
         if (e != 0 && e != Errno.ENOENT && e != Errno.EBADF) {
             throw new SysException("epoll_ctl DEL fd " + fd, e);
         }
     }
 
     /** 0 or errno. */
-    private int ctl(int op, int fd, int events) {
+    private int ctl(int op, int fd, int events, int tag) {
         ctlEvent.set(JAVA_INT, 0, events);
-        ctlEvent.set(DATA_U64, DATA_OFFSET, fd);
+        ctlEvent.set(DATA_U64, DATA_OFFSET, ((long) tag << 32) | (fd & 0xffffffffL));
         MemorySegment err = scratch().errno;
         int r;
         try {
@@ -127,6 +137,11 @@ public final class Epoll implements AutoCloseable {
     /** The descriptor of the i-th ready event of the last {@link #wait}. */
     public int readyFd(int i) {
         return events.get(JAVA_INT, (long) i * EVENT_SIZE + DATA_OFFSET);
+    }
+
+    /** The tag the i-th ready event's descriptor was added with. */
+    public int readyTag(int i) {
+        return events.get(JAVA_INT, (long) i * EVENT_SIZE + DATA_OFFSET + 4);
     }
 
     /** The event bits of the i-th ready event of the last {@link #wait}. */
