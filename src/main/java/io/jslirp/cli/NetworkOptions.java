@@ -1,6 +1,7 @@
 package io.jslirp.cli;
 
 import io.jslirp.engine.EngineConfig;
+import io.jslirp.host.Limits;
 import io.jslirp.host.ResolvConf;
 import io.jslirp.host.TcpForward;
 import io.jslirp.stack.NetworkConfig;
@@ -37,6 +38,26 @@ final class NetworkOptions {
     @Option(names = "--debug", description = "log each flow's life, one line per event")
     boolean debug;
 
+    @Option(names = "--max-connections", paramLabel = "N", defaultValue = "65536",
+            description = "TCP connections at once; beyond it a guest's SYN is answered with a reset (default: ${DEFAULT-VALUE})")
+    int maxConnections;
+
+    @Option(names = "--max-half-open", paramLabel = "N", defaultValue = "4096",
+            description = "TCP connections whose host connect is still in progress (default: ${DEFAULT-VALUE})")
+    int maxHalfOpen;
+
+    @Option(names = "--max-udp-flows", paramLabel = "N", defaultValue = "16384",
+            description = "UDP flows at once, one host socket each; beyond it the guest gets ICMP administratively prohibited (default: ${DEFAULT-VALUE})")
+    int maxUdpFlows;
+
+    @Option(names = "--tcp-buffer", paramLabel = "SIZE", defaultValue = "1M",
+            description = "most a TCP connection buffers per direction, a power of two (K, M suffixes; default: ${DEFAULT-VALUE})")
+    String tcpBuffer;
+
+    @Option(names = "--buffer-budget", paramLabel = "SIZE", defaultValue = "128M",
+            description = "most all TCP buffers together grow beyond their first 4 KiB each (K, M, G suffixes; default: ${DEFAULT-VALUE})")
+    String bufferBudget;
+
     NetworkConfig network() {
         return NetworkConfig.fromCidr(cidr, mtu, !disableHostLoopback);
     }
@@ -56,6 +77,17 @@ final class NetworkOptions {
         }
         List<TcpForward> forwards = new ArrayList<>();
         for (String spec : tcpForwards) forwards.add(TcpForward.parse(spec));
-        return EngineConfig.of(network, ResolvConf.firstNameserver(resolvConf)).withTcpForwards(forwards);
+        EngineConfig config = EngineConfig.of(network, ResolvConf.firstNameserver(resolvConf)).withTcpForwards(forwards);
+        long perConnection = Sizes.parse("--tcp-buffer", tcpBuffer);
+        long budget = Sizes.parse("--buffer-budget", bufferBudget);
+        try {
+            config = config.withTcp(config.tcp().withBuffers((int) Math.min(perConnection, Integer.MAX_VALUE), budget));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--tcp-buffer " + tcpBuffer + ": " + e.getMessage());
+        }
+        if (maxConnections < 1 || maxHalfOpen < 1 || maxUdpFlows < 1) {
+            throw new IllegalArgumentException("--max-connections, --max-half-open and --max-udp-flows must be at least 1");
+        }
+        return config.withLimits(new Limits(maxConnections, maxHalfOpen, maxUdpFlows));
     }
 }

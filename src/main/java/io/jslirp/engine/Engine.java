@@ -26,7 +26,7 @@ public final class Engine {
         this.link = link;
         this.stack = new Stack(config.network(), link, new Counters());
         this.transport = new HostTransport(loop, stack, new OutboundPolicy(config.network(), config.nameserver()),
-                config.tcp(), config.udpIdleNanos());
+                config.tcp(), config.udpIdleNanos(), config.limits());
         stack.setTransport(transport);
         for (TcpForward forward : config.tcpForwards()) transport.forwardTcp(forward);
         loop.atEndOfIteration(link::flush); // after the transport's flush, which produces frames

@@ -1,5 +1,6 @@
 package io.jslirp.engine;
 
+import io.jslirp.host.Limits;
 import io.jslirp.host.TcpForward;
 import io.jslirp.stack.NetworkConfig;
 import io.jslirp.tcp.TcpConfig;
@@ -14,15 +15,26 @@ import java.util.List;
  * @param tcp            guest-facing TCP parameters
  * @param udpIdleNanos   how long a UDP flow lives without traffic
  * @param tcpForwards    host TCP ports forwarded to the guest
+ * @param limits         how many flows the guest may have at once
  */
-public record EngineConfig(NetworkConfig network, int nameserver, TcpConfig tcp, long udpIdleNanos, List<TcpForward> tcpForwards) {
+public record EngineConfig(NetworkConfig network, int nameserver, TcpConfig tcp, long udpIdleNanos, List<TcpForward> tcpForwards,
+                           Limits limits) {
     public static final long DEFAULT_UDP_IDLE_NANOS = 60_000_000_000L;
 
     public static EngineConfig of(NetworkConfig network, int nameserver) {
-        return new EngineConfig(network, nameserver, TcpConfig.forMtu(network.mtu()), DEFAULT_UDP_IDLE_NANOS, List.of());
+        return new EngineConfig(network, nameserver, TcpConfig.forMtu(network.mtu()), DEFAULT_UDP_IDLE_NANOS, List.of(),
+                Limits.DEFAULTS);
     }
 
     public EngineConfig withTcpForwards(List<TcpForward> forwards) {
-        return new EngineConfig(network, nameserver, tcp, udpIdleNanos, List.copyOf(forwards));
+        return new EngineConfig(network, nameserver, tcp, udpIdleNanos, List.copyOf(forwards), limits);
+    }
+
+    public EngineConfig withTcp(TcpConfig tcp) {
+        return new EngineConfig(network, nameserver, tcp, udpIdleNanos, tcpForwards, limits);
+    }
+
+    public EngineConfig withLimits(Limits limits) {
+        return new EngineConfig(network, nameserver, tcp, udpIdleNanos, tcpForwards, limits);
     }
 }

@@ -17,11 +17,12 @@ public final class HostTransport implements Transport {
     private final UdpNat udp;
     private final List<ForwardListener> forwards = new ArrayList<>();
 
-    public HostTransport(EventLoop loop, Stack stack, OutboundPolicy policy, TcpConfig tcpConfig, long udpIdleTimeoutNanos) {
+    public HostTransport(EventLoop loop, Stack stack, OutboundPolicy policy, TcpConfig tcpConfig, long udpIdleTimeoutNanos,
+                         Limits limits) {
         this.loop = loop;
         this.stack = stack;
-        this.tcp = new TcpNat(loop, stack, policy, tcpConfig);
-        this.udp = new UdpNat(loop, stack, policy, udpIdleTimeoutNanos);
+        this.tcp = new TcpNat(loop, stack, policy, tcpConfig, limits);
+        this.udp = new UdpNat(loop, stack, policy, udpIdleTimeoutNanos, limits);
     }
 
     /**

@@ -73,8 +73,14 @@ final class TcpFlow implements Handler, TcpHostSide {
     }
 
     private void connected() {
-        connecting = false;
+        connectEnded();
         conn.hostConnected(EventLoop.now());
+    }
+
+    private void connectEnded() {
+        if (!connecting) return;
+        connecting = false;
+        nat.connectEnded();
     }
 
     @Override
@@ -174,6 +180,7 @@ final class TcpFlow implements Handler, TcpHostSide {
 
     @Override
     public void closed(boolean reset) {
+        connectEnded();
         if (reset && !socketClosed) Sockets.setLingerZero(fd);
         closeSocket();
         loop.schedule(timer, Long.MAX_VALUE);

@@ -4,6 +4,7 @@ import io.jslirp.loop.EventLoop;
 import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
 import io.jslirp.stack.Stack;
+import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
 import io.jslirp.sys.Sockets;
 import io.jslirp.tcp.Resets;
@@ -30,7 +31,12 @@ final class TcpNat {
     private final Stack stack;
     private final OutboundPolicy policy;
     private final TcpConfig config;
+    private final Limits limits;
     private final Counters counters;
+    /** Connections whose host connect has not completed. */
+    private int halfOpen;
+    private final LimitWarning connectionLimit, halfOpenLimit;
+    private final LimitWarning noDescriptors = new LimitWarning("open files (ulimit -n) for TCP connections");
     private final FlowTable<TcpFlow> flows = new FlowTable<>(256);
     private final List<TcpFlow> dirty = new ArrayList<>();
     private final TcpOptions options = new TcpOptions();
@@ -44,11 +50,14 @@ final class TcpNat {
     /** How long the first SYN waits for the guest's answer to an ARP request (a guest that never sent a frame). */
     private static final long ARP_WAIT_NANOS = 20_000_000L;
 
-    TcpNat(EventLoop loop, Stack stack, OutboundPolicy policy, TcpConfig config) {
+    TcpNat(EventLoop loop, Stack stack, OutboundPolicy policy, TcpConfig config, Limits limits) {
         this.loop = loop;
         this.stack = stack;
         this.policy = policy;
         this.config = config;
+        this.limits = limits;
+        this.connectionLimit = new LimitWarning(limits.tcpConnections() + " TCP connections (--max-connections)");
+        this.halfOpenLimit = new LimitWarning(limits.halfOpen() + " TCP connections being opened (--max-half-open)");
         this.counters = stack.counters();
         this.buffers = new BufferPool(config.bufferBudget());
         loop.atEndOfIteration(this::flush);
@@ -89,8 +98,21 @@ final class TcpNat {
 
     private void open(MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort) {
         int target = policy.tcpTarget(dst);
-        int fd = target == OutboundPolicy.UNREACHABLE ? -1 : Sockets.tcp4();
+        if (target == OutboundPolicy.UNREACHABLE) {
+            counters.tcpRefused++;
+            Resets.answer(f, off, len, src, dst, stack);
+            return;
+        }
+        LimitWarning limit = flows.size() >= limits.tcpConnections() ? connectionLimit
+                : halfOpen >= limits.halfOpen() ? halfOpenLimit : null;
+        int fd = limit == null ? Sockets.tcp4() : -1;
         if (fd < 0) {
+            if (limit == null && !Errno.isDescriptorLimit(-fd)) {
+                Log.warn("cannot open a TCP socket: " + Errno.describe(-fd));
+            } else {
+                counters.refusedAtLimit++;
+                (limit != null ? limit : noDescriptors).refused(EventLoop.now());
+            }
             counters.tcpRefused++;
             Resets.answer(f, off, len, src, dst, stack);
             return;
@@ -102,6 +124,7 @@ final class TcpNat {
         flows.put(src, srcPort, dst, dstPort, flow);
         counters.tcpConnections++;
         Log.debug(() -> flow.conn + " opened");
+        halfOpen++;
         flow.connect(target, dstPort);
         markDirty(flow);
     }
@@ -111,6 +134,13 @@ final class TcpNat {
      * coming from the gateway. The host socket is read only once the guest has answered.
      */
     void forward(int fd, int guestAddress, int guestPort) {
+        if (flows.size() + dials.size() >= limits.tcpConnections()) {
+            counters.refusedAtLimit++;
+            connectionLimit.refused(EventLoop.now());
+            Sockets.setLingerZero(fd);
+            Libc.close(fd);
+            return;
+        }
         int gateway = stack.config().gateway();
         int port = freeGatewayPort(guestAddress, guestPort, gateway);
         if (port < 0) {
@@ -193,6 +223,11 @@ final class TcpNat {
     /** Sends the guest an ICMP destination unreachable for its TCP connection attempt (see {@link TcpFlow}). */
     void unreachable(int code, int guest, int remote, long tcpHead) {
         stack.sendUnreachable(code, Ipv4.PROTO_TCP, guest, remote, tcpHead);
+    }
+
+    /** A connection's host connect completed or was given up. */
+    void connectEnded() {
+        halfOpen--;
     }
 
     void markDirty(TcpFlow flow) {

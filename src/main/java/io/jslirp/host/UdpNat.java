@@ -11,6 +11,7 @@ import io.jslirp.sys.Libc;
 import io.jslirp.sys.Sockets;
 import io.jslirp.util.FlowTable;
 import io.jslirp.util.Log;
+import io.jslirp.wire.Icmpv4;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Udp;
 
@@ -30,14 +31,19 @@ final class UdpNat {
     private final Stack stack;
     private final OutboundPolicy policy;
     private final long idleTimeoutNanos;
+    private final Limits limits;
     private final Counters counters;
+    private final LimitWarning flowLimit;
+    private final LimitWarning noDescriptors = new LimitWarning("open files (ulimit -n) for UDP flows");
     private final FlowTable<Flow> flows = new FlowTable<>(64);
 
-    UdpNat(EventLoop loop, Stack stack, OutboundPolicy policy, long idleTimeoutNanos) {
+    UdpNat(EventLoop loop, Stack stack, OutboundPolicy policy, long idleTimeoutNanos, Limits limits) {
         this.loop = loop;
         this.stack = stack;
         this.policy = policy;
         this.idleTimeoutNanos = idleTimeoutNanos;
+        this.limits = limits;
+        this.flowLimit = new LimitWarning(limits.udpFlows() + " UDP flows (--max-udp-flows)");
         this.counters = stack.counters();
     }
 
@@ -53,9 +59,17 @@ final class UdpNat {
                 counters.unsupported++;
                 return;
             }
-            int fd = Sockets.udp4();
+            LimitWarning limit = flows.size() >= limits.udpFlows() ? flowLimit : null;
+            int fd = limit == null ? Sockets.udp4() : -1;
             if (fd < 0) {
-                Log.warn("cannot open a UDP socket: " + Errno.describe(-fd));
+                if (limit == null && !Errno.isDescriptorLimit(-fd)) {
+                    Log.warn("cannot open a UDP socket: " + Errno.describe(-fd));
+                    return;
+                }
+                counters.refusedAtLimit++;
+                (limit != null ? limit : noDescriptors).refused(EventLoop.now());
+                long udpHead = ((long) srcPort << 48) | ((long) dstPort << 32) | ((long) (Udp.HEADER_LENGTH + len) << 16);
+                stack.sendUnreachable(Icmpv4.CODE_ADMIN_PROHIBITED, Ipv4.PROTO_UDP, src, dst, udpHead);
                 return;
             }
             int r = Sockets.connect4(fd, target, dstPort);

@@ -17,12 +17,14 @@ public final class Counters {
     /** ICMP destination unreachable messages sent to the guest (a host connect failed). */
     public long unreachableSent;
     public long udpFlows;
+    /** New flows refused because a limit was reached (jslirp's, or the host's on open files). */
+    public long refusedAtLimit;
 
     @Override
     public String toString() {
         return "frames_in=" + framesIn + " frames_out=" + framesOut + " malformed=" + malformed
                 + " unsupported=" + unsupported + " send_dropped=" + sendDropped
                 + " reassembly_dropped=" + reassemblyDropped + " tcp_connections=" + tcpConnections + " tcp_refused=" + tcpRefused
-                + " unreachable_sent=" + unreachableSent + " udp_flows=" + udpFlows;
+                + " unreachable_sent=" + unreachableSent + " udp_flows=" + udpFlows + " refused_at_limit=" + refusedAtLimit;
     }
 }

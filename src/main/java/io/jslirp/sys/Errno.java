@@ -10,7 +10,7 @@ public final class Errno {
     private Errno() {}
 
     public static final int EPERM = 1, ENOENT = 2, ESRCH = 3, EINTR = 4, EBADF = 9, EAGAIN = 11,
-            ENOMEM = 12, EACCES = 13, EINVAL = 22, EMFILE = 24, EPIPE = 32, EADDRINUSE = 98,
+            ENOMEM = 12, EACCES = 13, EINVAL = 22, ENFILE = 23, EMFILE = 24, EPIPE = 32, EADDRINUSE = 98,
             ENETUNREACH = 101, ECONNRESET = 104, ENOBUFS = 105, ENOTCONN = 107, ETIMEDOUT = 110,
             ECONNREFUSED = 111, EHOSTUNREACH = 113, EALREADY = 114, EINPROGRESS = 115;
 
@@ -25,6 +25,11 @@ public final class Errno {
             symbol = Native.LINKER.defaultLookup().find(fallback);
         }
         return symbol.map(s -> Native.LINKER.downcallHandle(s, fd)).orElse(null);
+    }
+
+    /** Whether errno says the process or the system has no descriptor left (EMFILE, ENFILE). */
+    public static boolean isDescriptorLimit(int errno) {
+        return errno == EMFILE || errno == ENFILE;
     }
 
     /** E.g. {@code "Connection refused (ECONNREFUSED)"}; {@code "errno 999"} for unknown values. */

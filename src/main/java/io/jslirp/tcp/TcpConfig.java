@@ -27,6 +27,19 @@ public record TcpConfig(int mss, int receiveBuffer, int sendBuffer, int initialB
         return new TcpConfig(mtu - 40, 1 << 20, 1 << 20, 4 << 10, 2_000_000_000L, DEFAULT_BUFFER_BUDGET);
     }
 
+    /**
+     * With each connection's buffers growing to at most maxBuffer bytes per direction, and all of
+     * them together by at most budget bytes. Throws IllegalArgumentException for values the
+     * window arithmetic cannot take.
+     */
+    public TcpConfig withBuffers(int maxBuffer, long budget) {
+        if (maxBuffer < initialBuffer || maxBuffer > 1 << 30 || Integer.bitCount(maxBuffer) != 1) {
+            throw new IllegalArgumentException("the per-connection buffer must be a power of two from " + initialBuffer + " to 1 GiB");
+        }
+        if (budget < 0) throw new IllegalArgumentException("the buffer budget cannot be negative");
+        return new TcpConfig(mss, maxBuffer, maxBuffer, initialBuffer, timeWaitNanos, budget);
+    }
+
     /** Our window-scale shift: the smallest that fits the receive buffer in 16 bits. */
     public int windowShift() {
         int shift = 0;
