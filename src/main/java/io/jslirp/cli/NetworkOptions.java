@@ -34,6 +34,12 @@ final class NetworkOptions {
             description = "forward host TCP port PORT (on 127.0.0.1 unless ADDR is given) to the guest's GUESTPORT (default: PORT); repeatable")
     List<String> tcpForwards = new ArrayList<>();
 
+    @Option(names = "--tftp", paramLabel = "DIR", description = "serve DIR read-only over TFTP on the gateway's port 69 (QEMU's tftp=DIR)")
+    Path tftp;
+
+    @Option(names = "--bootfile", paramLabel = "NAME", description = "boot file DHCP offers, with the gateway as TFTP server (QEMU's bootfile=NAME)")
+    String bootFile;
+
     @Option(names = "--debug", description = "log each flow's life, one line per event")
     boolean debug;
 
@@ -56,6 +62,10 @@ final class NetworkOptions {
         }
         List<TcpForward> forwards = new ArrayList<>();
         for (String spec : tcpForwards) forwards.add(TcpForward.parse(spec));
-        return EngineConfig.of(network, ResolvConf.firstNameserver(resolvConf)).withTcpForwards(forwards);
+        if (tftp != null && !Files.isDirectory(tftp)) throw new IllegalArgumentException("--tftp " + tftp + " is not a directory");
+        if (bootFile != null && !bootFile.matches("[\\x21-\\x7e]{1,127}")) {
+            throw new IllegalArgumentException("--bootfile must be 1-127 printable ASCII characters without spaces: " + bootFile);
+        }
+        return EngineConfig.of(network, ResolvConf.firstNameserver(resolvConf)).withTcpForwards(forwards).withTftp(tftp, bootFile);
     }
 }

@@ -24,10 +24,11 @@ public final class Engine {
 
     public Engine(Link link, EngineConfig config) {
         this.link = link;
-        this.stack = new Stack(config.network(), link, new Counters());
+        this.stack = new Stack(config.network(), config.bootFile(), link, new Counters());
         this.transport = new HostTransport(loop, stack, new OutboundPolicy(config.network(), config.nameserver()),
                 config.tcp(), config.udpIdleNanos());
         stack.setTransport(transport);
+        if (config.tftpRoot() != null) transport.serveTftp(config.tftpRoot());
         for (TcpForward forward : config.tcpForwards()) transport.forwardTcp(forward);
         loop.atEndOfIteration(link::flush); // after the transport's flush, which produces frames
         new LinkReceiver(link, stack, loop);

@@ -4,6 +4,7 @@ import io.jslirp.host.TcpForward;
 import io.jslirp.stack.NetworkConfig;
 import io.jslirp.tcp.TcpConfig;
 
+import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -14,15 +15,22 @@ import java.util.List;
  * @param tcp            guest-facing TCP parameters
  * @param udpIdleNanos   how long a UDP flow lives without traffic
  * @param tcpForwards    host TCP ports forwarded to the guest
+ * @param tftpRoot       directory served read-only over TFTP on the gateway, or null
+ * @param bootFile       boot file name DHCP offers (with the gateway as TFTP server), or null
  */
-public record EngineConfig(NetworkConfig network, int nameserver, TcpConfig tcp, long udpIdleNanos, List<TcpForward> tcpForwards) {
+public record EngineConfig(NetworkConfig network, int nameserver, TcpConfig tcp, long udpIdleNanos, List<TcpForward> tcpForwards,
+                           Path tftpRoot, String bootFile) {
     public static final long DEFAULT_UDP_IDLE_NANOS = 60_000_000_000L;
 
     public static EngineConfig of(NetworkConfig network, int nameserver) {
-        return new EngineConfig(network, nameserver, TcpConfig.forMtu(network.mtu()), DEFAULT_UDP_IDLE_NANOS, List.of());
+        return new EngineConfig(network, nameserver, TcpConfig.forMtu(network.mtu()), DEFAULT_UDP_IDLE_NANOS, List.of(), null, null);
     }
 
     public EngineConfig withTcpForwards(List<TcpForward> forwards) {
-        return new EngineConfig(network, nameserver, tcp, udpIdleNanos, List.copyOf(forwards));
+        return new EngineConfig(network, nameserver, tcp, udpIdleNanos, List.copyOf(forwards), tftpRoot, bootFile);
+    }
+
+    public EngineConfig withTftp(Path root, String file) {
+        return new EngineConfig(network, nameserver, tcp, udpIdleNanos, tcpForwards, root, file);
     }
 }
