@@ -1,5 +1,7 @@
 package io.jslirp.cli;
 
+import io.jslirp.capture.Capture;
+import io.jslirp.capture.CaptureFilter;
 import io.jslirp.engine.EngineConfig;
 import io.jslirp.host.ResolvConf;
 import io.jslirp.host.TcpForward;
@@ -12,6 +14,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** Options shared by every command that builds a virtual network, with slirp4netns's names and defaults. */
 final class NetworkOptions {
@@ -40,6 +45,16 @@ final class NetworkOptions {
     @Option(names = "--bootfile", paramLabel = "NAME", description = "boot file DHCP offers, with the gateway as TFTP server (QEMU's bootfile=NAME)")
     String bootFile;
 
+    @Option(names = "--pcap", paramLabel = "FILE", description = "write every frame, both ways, to FILE in pcap format")
+    Path pcap;
+
+    @Option(names = "--pcap-size", paramLabel = "BYTES", description = "stop capturing when FILE would pass BYTES (suffix k, M or G; default: 1G)")
+    String pcapSize;
+
+    @Option(names = "--pcap-filter", paramLabel = "EXPR",
+            description = "capture only frames matching EXPR: terms tcp, udp, icmp, arp, port N, host A.B.C.D joined by 'and'")
+    String pcapFilter;
+
     @Option(names = "--debug", description = "log each flow's life, one line per event")
     boolean debug;
 
@@ -66,6 +81,31 @@ final class NetworkOptions {
         if (bootFile != null && !bootFile.matches("[\\x21-\\x7e]{1,127}")) {
             throw new IllegalArgumentException("--bootfile must be 1-127 printable ASCII characters without spaces: " + bootFile);
         }
-        return EngineConfig.of(network, ResolvConf.firstNameserver(resolvConf)).withTcpForwards(forwards).withTftp(tftp, bootFile);
+        return EngineConfig.of(network, ResolvConf.firstNameserver(resolvConf)).withTcpForwards(forwards).withTftp(tftp, bootFile)
+                .withCapture(capture());
+    }
+
+    private Capture.Settings capture() {
+        if (pcap == null) {
+            if (pcapSize != null || pcapFilter != null) throw new IllegalArgumentException("--pcap-size and --pcap-filter need --pcap FILE");
+            return null;
+        }
+        long maxBytes = pcapSize == null ? Capture.DEFAULT_MAX_BYTES : bytes(pcapSize);
+        return new Capture.Settings(pcap, maxBytes, pcapFilter == null ? null : CaptureFilter.parse(pcapFilter));
+    }
+
+    /** A byte count with an optional k, M or G suffix (powers of 1024). */
+    static long bytes(String text) {
+        Matcher m = Pattern.compile("(\\d{1,15})([kKmMgG]?)").matcher(text);
+        if (!m.matches()) throw new IllegalArgumentException("--pcap-size must be a number of bytes with an optional k, M or G suffix: " + text);
+        int shift = switch (m.group(2).toLowerCase(Locale.ROOT)) {
+            case "k" -> 10;
+            case "m" -> 20;
+            case "g" -> 30;
+            default -> 0;
+        };
+        long value = Long.parseLong(m.group(1)) << shift;
+        if (value < 1024) throw new IllegalArgumentException("--pcap-size must be at least 1k: " + text);
+        return value;
     }
 }
