@@ -1,10 +1,13 @@
 package io.jslirp.cli;
 
+import io.jslirp.capture.Capture;
+import io.jslirp.capture.CaptureFilter;
 import io.jslirp.engine.EngineConfig;
 import io.jslirp.host.Limits;
 import io.jslirp.host.ResolvConf;
 import io.jslirp.host.TcpForward;
 import io.jslirp.stack.NetworkConfig;
+import io.jslirp.tcp.TcpConfig;
 import io.jslirp.util.Log;
 import io.jslirp.wire.Mac;
 import picocli.CommandLine.Option;
@@ -34,6 +37,22 @@ final class NetworkOptions {
     @Option(names = {"-t", "--tcp-forward"}, paramLabel = "[ADDR/]PORT[:GUESTPORT]",
             description = "forward host TCP port PORT (on 127.0.0.1 unless ADDR is given) to the guest's GUESTPORT (default: PORT); repeatable")
     List<String> tcpForwards = new ArrayList<>();
+
+    @Option(names = "--tftp", paramLabel = "DIR", description = "serve DIR read-only over TFTP on the gateway's port 69 (QEMU's tftp=DIR)")
+    Path tftp;
+
+    @Option(names = "--bootfile", paramLabel = "NAME", description = "boot file DHCP offers, with the gateway as TFTP server (QEMU's bootfile=NAME)")
+    String bootFile;
+
+    @Option(names = "--pcap", paramLabel = "FILE", description = "write every frame, both ways, to FILE in pcap format")
+    Path pcap;
+
+    @Option(names = "--pcap-size", paramLabel = "BYTES", description = "stop capturing when FILE would pass BYTES (suffix k, M or G; default: 1G)")
+    String pcapSize;
+
+    @Option(names = "--pcap-filter", paramLabel = "EXPR",
+            description = "capture only frames matching EXPR: terms tcp, udp, icmp, arp, port N, host A.B.C.D joined by 'and'")
+    String pcapFilter;
 
     @Option(names = "--debug", description = "log each flow's life, one line per event")
     boolean debug;
@@ -77,17 +96,43 @@ final class NetworkOptions {
         }
         List<TcpForward> forwards = new ArrayList<>();
         for (String spec : tcpForwards) forwards.add(TcpForward.parse(spec));
-        EngineConfig config = EngineConfig.of(network, ResolvConf.firstNameserver(resolvConf)).withTcpForwards(forwards);
+        if (tftp != null && !Files.isDirectory(tftp)) throw new IllegalArgumentException("--tftp " + tftp + " is not a directory");
+        if (bootFile != null && !bootFile.matches("[\\x21-\\x7e]{1,127}")) {
+            throw new IllegalArgumentException("--bootfile must be 1-127 printable ASCII characters without spaces: " + bootFile);
+        }
+        return EngineConfig.builder(network, ResolvConf.firstNameserver(resolvConf))
+                .tcpForwards(forwards)
+                .tcp(tcpConfig(network))
+                .limits(limits())
+                .tftp(tftp, bootFile)
+                .capture(capture())
+                .build();
+    }
+
+    private TcpConfig tcpConfig(NetworkConfig network) {
         long perConnection = Sizes.parse("--tcp-buffer", tcpBuffer);
         long budget = Sizes.parse("--buffer-budget", bufferBudget);
         try {
-            config = config.withTcp(config.tcp().withBuffers((int) Math.min(perConnection, Integer.MAX_VALUE), budget));
+            return TcpConfig.forMtu(network.mtu()).withBuffers((int) Math.min(perConnection, Integer.MAX_VALUE), budget);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--tcp-buffer " + tcpBuffer + ": " + e.getMessage());
         }
+    }
+
+    private Limits limits() {
         if (maxConnections < 1 || maxHalfOpen < 1 || maxUdpFlows < 1) {
             throw new IllegalArgumentException("--max-connections, --max-half-open and --max-udp-flows must be at least 1");
         }
-        return config.withLimits(new Limits(maxConnections, maxHalfOpen, maxUdpFlows));
+        return new Limits(maxConnections, maxHalfOpen, maxUdpFlows);
+    }
+
+    private Capture.Settings capture() {
+        if (pcap == null) {
+            if (pcapSize != null || pcapFilter != null) throw new IllegalArgumentException("--pcap-size and --pcap-filter need --pcap FILE");
+            return null;
+        }
+        long maxBytes = pcapSize == null ? Capture.DEFAULT_MAX_BYTES : Sizes.parse("--pcap-size", pcapSize);
+        if (maxBytes < 1024) throw new IllegalArgumentException("--pcap-size must be at least 1k: " + pcapSize);
+        return new Capture.Settings(pcap, maxBytes, pcapFilter == null ? null : CaptureFilter.parse(pcapFilter));
     }
 }

@@ -1,40 +1,70 @@
 package io.jslirp.engine;
 
+import io.jslirp.capture.Capture;
 import io.jslirp.host.HostTransport;
 import io.jslirp.host.OutboundPolicy;
 import io.jslirp.host.TcpForward;
 import io.jslirp.link.Link;
 import io.jslirp.loop.EventLoop;
+import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
+import io.jslirp.stack.FrameSink;
 import io.jslirp.stack.Stack;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.EventFd;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
 
 /**
  * One jslirp instance: a link, the virtual network behind it, and the host sockets that carry
  * its flows, all driven by one event loop on the thread that calls {@link #run()}.
  */
 public final class Engine {
+    private static final long CAPTURE_WRITE_OUT_NANOS = 1_000_000_000L;
+
     private final Link link;
     private final EventLoop loop = new EventLoop();
     private final Stack stack;
     private final HostTransport transport;
     private final EventFd wakeup = new EventFd();
+    /** Null without --pcap. */
+    private final Capture capture;
+    private final Timer captureWriteOut = new Timer(this::writeOutCapture);
     private volatile boolean stopRequested;
 
+    /** Throws UncheckedIOException when the capture file cannot be created. */
     public Engine(Link link, EngineConfig config) {
         this.link = link;
-        this.stack = new Stack(config.network(), link, new Counters());
+        this.capture = openCapture(config.capture());
+        FrameSink sink = capture == null ? link : new CapturingSink(link, capture);
+        this.stack = new Stack(config.network(), config.bootFile(), sink, new Counters());
         this.transport = new HostTransport(loop, stack, new OutboundPolicy(config.network(), config.nameserver()),
                 config.tcp(), config.udpIdleNanos(), config.limits());
         stack.setTransport(transport);
+        if (config.tftpRoot() != null) transport.serveTftp(config.tftpRoot());
         for (TcpForward forward : config.tcpForwards()) transport.forwardTcp(forward);
         loop.atEndOfIteration(link::flush); // after the transport's flush, which produces frames
-        new LinkReceiver(link, stack, loop);
+        new LinkReceiver(link, stack, loop, capture);
+        if (capture != null) loop.schedule(captureWriteOut, EventLoop.now() + CAPTURE_WRITE_OUT_NANOS);
         loop.register(wakeup.fd(), Epoll.IN, events -> {
             wakeup.drain();
             if (stopRequested) loop.stop();
         });
+    }
+
+    private static Capture openCapture(Capture.Settings settings) {
+        if (settings == null) return null;
+        try {
+            return Capture.open(settings);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write --pcap " + settings.file() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void writeOutCapture() {
+        capture.writeOut();
+        loop.schedule(captureWriteOut, EventLoop.now() + CAPTURE_WRITE_OUT_NANOS);
     }
 
     public Counters counters() {
@@ -55,6 +85,7 @@ public final class Engine {
             loop.close();
             link.close();
             wakeup.close();
+            if (capture != null) capture.close();
         }
     }
 

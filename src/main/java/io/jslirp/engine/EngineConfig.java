@@ -1,10 +1,12 @@
 package io.jslirp.engine;
 
+import io.jslirp.capture.Capture;
 import io.jslirp.host.Limits;
 import io.jslirp.host.TcpForward;
 import io.jslirp.stack.NetworkConfig;
 import io.jslirp.tcp.TcpConfig;
 
+import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -16,25 +18,69 @@ import java.util.List;
  * @param udpIdleNanos   how long a UDP flow lives without traffic
  * @param tcpForwards    host TCP ports forwarded to the guest
  * @param limits         how many flows the guest may have at once
+ * @param tftpRoot       directory served read-only over TFTP on the gateway, or null
+ * @param bootFile       boot file name DHCP offers (with the gateway as TFTP server), or null
+ * @param capture        frames to record in a pcap file, or null
  */
 public record EngineConfig(NetworkConfig network, int nameserver, TcpConfig tcp, long udpIdleNanos, List<TcpForward> tcpForwards,
-                           Limits limits) {
+                           Limits limits, Path tftpRoot, String bootFile, Capture.Settings capture) {
     public static final long DEFAULT_UDP_IDLE_NANOS = 60_000_000_000L;
 
+    /** The defaults for network, relaying DNS to nameserver (0: none). */
     public static EngineConfig of(NetworkConfig network, int nameserver) {
-        return new EngineConfig(network, nameserver, TcpConfig.forMtu(network.mtu()), DEFAULT_UDP_IDLE_NANOS, List.of(),
-                Limits.DEFAULTS);
+        return builder(network, nameserver).build();
     }
 
-    public EngineConfig withTcpForwards(List<TcpForward> forwards) {
-        return new EngineConfig(network, nameserver, tcp, udpIdleNanos, List.copyOf(forwards), limits);
+    public static Builder builder(NetworkConfig network, int nameserver) {
+        return new Builder(network, nameserver);
     }
 
-    public EngineConfig withTcp(TcpConfig tcp) {
-        return new EngineConfig(network, nameserver, tcp, udpIdleNanos, tcpForwards, limits);
-    }
+    /** An engine configuration with defaults for everything not set. */
+    public static final class Builder {
+        private final NetworkConfig network;
+        private final int nameserver;
+        private TcpConfig tcp;
+        private long udpIdleNanos = DEFAULT_UDP_IDLE_NANOS;
+        private List<TcpForward> tcpForwards = List.of();
+        private Limits limits = Limits.DEFAULTS;
+        private Path tftpRoot;
+        private String bootFile;
+        private Capture.Settings capture;
 
-    public EngineConfig withLimits(Limits limits) {
-        return new EngineConfig(network, nameserver, tcp, udpIdleNanos, tcpForwards, limits);
+        private Builder(NetworkConfig network, int nameserver) {
+            this.network = network;
+            this.nameserver = nameserver;
+            this.tcp = TcpConfig.forMtu(network.mtu());
+        }
+
+        public Builder tcp(TcpConfig v) {
+            tcp = v;
+            return this;
+        }
+
+        public Builder tcpForwards(List<TcpForward> v) {
+            tcpForwards = List.copyOf(v);
+            return this;
+        }
+
+        public Builder limits(Limits v) {
+            limits = v;
+            return this;
+        }
+
+        public Builder tftp(Path root, String file) {
+            tftpRoot = root;
+            bootFile = file;
+            return this;
+        }
+
+        public Builder capture(Capture.Settings v) {
+            capture = v;
+            return this;
+        }
+
+        public EngineConfig build() {
+            return new EngineConfig(network, nameserver, tcp, udpIdleNanos, tcpForwards, limits, tftpRoot, bootFile, capture);
+        }
     }
 }

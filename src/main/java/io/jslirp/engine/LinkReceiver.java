@@ -1,5 +1,6 @@
 package io.jslirp.engine;
 
+import io.jslirp.capture.Capture;
 import io.jslirp.link.Link;
 import io.jslirp.loop.EventLoop;
 import io.jslirp.stack.Stack;
@@ -36,16 +37,19 @@ final class LinkReceiver {
     private final Link link;
     private final Stack stack;
     private final EventLoop loop;
+    /** Null without --pcap. */
+    private final Capture capture;
     private final MemorySegment rx = Arena.ofAuto().allocate(65536 + 64, 64);
     private final Runnable[] batches;
     private final boolean[] backlogged;
     private final long[] lastBacklog;
     private long lastInteractive = Long.MIN_VALUE / 2;
 
-    LinkReceiver(Link link, Stack stack, EventLoop loop) {
+    LinkReceiver(Link link, Stack stack, EventLoop loop, Capture capture) {
         this.link = link;
         this.stack = stack;
         this.loop = loop;
+        this.capture = capture;
         int queues = link.queues();
         batches = new Runnable[queues];
         backlogged = new boolean[queues];
@@ -81,6 +85,7 @@ final class LinkReceiver {
                 loop.stop();
                 return;
             }
+            if (capture != null) capture.frame(rx, n);
             stack.receive(rx, n);
             bytes += n;
         }

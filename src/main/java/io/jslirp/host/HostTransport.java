@@ -4,8 +4,12 @@ import io.jslirp.loop.EventLoop;
 import io.jslirp.stack.Stack;
 import io.jslirp.stack.Transport;
 import io.jslirp.tcp.TcpConfig;
+import io.jslirp.wire.Tftp;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -15,6 +19,8 @@ public final class HostTransport implements Transport {
     private final Stack stack;
     private final TcpNat tcp;
     private final UdpNat udp;
+    /** Null unless a TFTP directory is served, when the gateway's TFTP port is answered here. */
+    private TftpServer tftp;
     private final List<ForwardListener> forwards = new ArrayList<>();
 
     public HostTransport(EventLoop loop, Stack stack, OutboundPolicy policy, TcpConfig tcpConfig, long udpIdleTimeoutNanos,
@@ -34,6 +40,18 @@ public final class HostTransport implements Transport {
         forwards.add(new ForwardListener(loop, tcp, forward, stack::guestAddress));
     }
 
+    /**
+     * Serves dir read-only over TFTP on the gateway's port 69, which then no longer leads to the
+     * host's loopback. Throws UncheckedIOException when dir cannot be resolved.
+     */
+    public void serveTftp(Path dir) {
+        try {
+            tftp = new TftpServer(loop, stack, new TftpFiles(dir));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot serve TFTP from " + dir, e);
+        }
+    }
+
     @Override
     public void tcp(MemorySegment frame, long offset, int length, int source, int destination) {
         tcp.segment(frame, offset, length, source, destination);
@@ -41,6 +59,10 @@ public final class HostTransport implements Transport {
 
     @Override
     public void udp(MemorySegment frame, long offset, int length, int source, int sourcePort, int destination, int destinationPort) {
+        if (tftp != null && destinationPort == Tftp.PORT && destination == stack.config().gateway()) {
+            tftp.datagram(frame, offset, length, source, sourcePort);
+            return;
+        }
         udp.datagram(frame, offset, length, source, sourcePort, destination, destinationPort);
     }
 
@@ -49,5 +71,6 @@ public final class HostTransport implements Transport {
         forwards.forEach(ForwardListener::close);
         tcp.resetAll();
         udp.closeAll();
+        if (tftp != null) tftp.closeAll();
     }
 }

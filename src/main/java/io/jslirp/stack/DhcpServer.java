@@ -2,21 +2,26 @@ package io.jslirp.stack;
 
 import io.jslirp.wire.Bytes;
 import io.jslirp.wire.Dhcp;
+import io.jslirp.wire.Ipv4;
 
 import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
  * DHCPv4 server of the gateway (RFC 2131): leases from {@link NetworkConfig#dhcpStart()} on, one
  * per client MAC, as libslirp does (16 addresses). Offers carry the netmask, router, DNS server,
- * MTU and lease time.
+ * MTU and lease time, and, when a boot file is set, what a network boot needs as QEMU gives it: the
+ * file name (in the 'file' field and option 67) and the gateway as TFTP server (siaddr, option 66).
  */
 final class DhcpServer {
     static final int POOL_SIZE = 16;
     static final int LEASE_SECONDS = 86400;
 
     private final NetworkConfig config;
+    /** The boot file name in ASCII, or null; and the gateway's address as text, for option 66. */
+    private final byte[] bootFile, tftpServer;
     private final Map<Long, Integer> leases = new HashMap<>();
     /** The address of the latest DHCPACK, 0 before one. */
     private int lastAcked;
@@ -25,8 +30,13 @@ final class DhcpServer {
     private long replyMac;
     private String lastError;
 
-    DhcpServer(NetworkConfig config) {
+    DhcpServer(NetworkConfig config, String bootFile) {
         this.config = config;
+        this.bootFile = bootFile == null ? null : bootFile.getBytes(StandardCharsets.US_ASCII);
+        if (this.bootFile != null && this.bootFile.length >= Dhcp.FILE_LENGTH) {
+            throw new IllegalArgumentException("boot file name longer than " + (Dhcp.FILE_LENGTH - 1) + " bytes: " + bootFile);
+        }
+        this.tftpServer = Ipv4.format(config.gateway()).getBytes(StandardCharsets.US_ASCII);
     }
 
     int replyLength() {
@@ -95,6 +105,11 @@ final class DhcpServer {
             p = option(tx, p, Dhcp.OPT_ROUTER, 4, config.gateway());
             p = option(tx, p, Dhcp.OPT_DNS, 4, config.dns());
             p = option(tx, p, Dhcp.OPT_MTU, 2, config.mtu());
+            if (bootFile != null) {
+                Dhcp.writeBootFile(tx, txOff, bootFile);
+                p = option(tx, p, Dhcp.OPT_TFTP_SERVER, tftpServer);
+                p = option(tx, p, Dhcp.OPT_BOOTFILE, bootFile);
+            }
         }
         Bytes.u8(tx, p++, Dhcp.OPT_END);
         // Pad to the 300-byte BOOTP minimum some clients expect.
@@ -118,6 +133,13 @@ final class DhcpServer {
             default -> Bytes.u32(s, p + 2, value);
         }
         return p + 2 + size;
+    }
+
+    private static long option(MemorySegment s, long p, int code, byte[] value) {
+        Bytes.u8(s, p, code);
+        Bytes.u8(s, p + 1, value.length);
+        MemorySegment.copy(MemorySegment.ofArray(value), 0, s, p + 2, value.length);
+        return p + 2 + value.length;
     }
 
     /** The address the latest DHCPACK gave a client, 0 before one. */

@@ -40,10 +40,15 @@ public final class Stack implements TcpOutput {
     private int ipId;
 
     public Stack(NetworkConfig config, FrameSink sink, Counters counters) {
+        this(config, null, sink, counters);
+    }
+
+    /** @param bootFile the boot file DHCP names (with the gateway as its TFTP server), or null */
+    public Stack(NetworkConfig config, String bootFile, FrameSink sink, Counters counters) {
         this.config = config;
         this.sink = sink;
         this.counters = counters;
-        this.dhcp = new DhcpServer(config);
+        this.dhcp = new DhcpServer(config, bootFile);
         this.tx = Arena.ofAuto().allocate(Ethernet.HEADER_LENGTH + 65536, 64);
         this.fragmentTx = Arena.ofAuto().allocate(Ethernet.HEADER_LENGTH + config.mtu(), 64);
         this.reassembler = new Reassembler(counters);

@@ -18,10 +18,12 @@ public final class Dhcp {
     public static final int OP_REQUEST = 1, OP_REPLY = 2;
     public static final int MAGIC_COOKIE = 0x63825363;
     public static final int FLAG_BROADCAST = 0x8000;
+    /** The fixed 'file' field (boot file name, NUL-terminated). */
+    public static final int FILE_OFFSET = 108, FILE_LENGTH = 128;
 
     public static final int OPT_PAD = 0, OPT_SUBNET_MASK = 1, OPT_ROUTER = 3, OPT_DNS = 6, OPT_HOSTNAME = 12,
             OPT_MTU = 26, OPT_BROADCAST = 28, OPT_REQUESTED_IP = 50, OPT_LEASE_TIME = 51, OPT_MESSAGE_TYPE = 53,
-            OPT_SERVER_ID = 54, OPT_RENEWAL_TIME = 58, OPT_REBINDING_TIME = 59, OPT_BOOTFILE = 67, OPT_END = 255;
+            OPT_SERVER_ID = 54, OPT_RENEWAL_TIME = 58, OPT_REBINDING_TIME = 59, OPT_TFTP_SERVER = 66, OPT_BOOTFILE = 67, OPT_END = 255;
     public static final int DISCOVER = 1, OFFER = 2, REQUEST = 3, DECLINE = 4, ACK = 5, NAK = 6, RELEASE = 7, INFORM = 8;
 
     private Dhcp() {}
@@ -89,6 +91,12 @@ public final class Dhcp {
     public static int serverId(MemorySegment s, long off, int len) {
         long v = findOption(s, off, len, OPT_SERVER_ID);
         return v < 0 || Bytes.u8(s, v - 1) != 4 ? 0 : Bytes.u32(s, v);
+    }
+
+    /** Writes name into the 'file' field of a message; name must be shorter than {@link #FILE_LENGTH} bytes (the caller checks). */
+    public static void writeBootFile(MemorySegment s, long off, byte[] name) {
+        MemorySegment.copy(MemorySegment.ofArray(name), 0, s, off + FILE_OFFSET, name.length);
+        Bytes.u8(s, off + FILE_OFFSET + name.length, 0);
     }
 
     /** Writes the fixed part of a BOOTREPLY; options follow at off + FIXED_LENGTH. */

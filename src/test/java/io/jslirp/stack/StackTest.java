@@ -27,15 +27,16 @@ class StackTest {
     private final Arena arena = Arena.ofAuto();
     private final List<MemorySegment> sent = new ArrayList<>();
     private final List<String> transport = new ArrayList<>();
-    private final Stack stack = new Stack(NetworkConfig.defaults(), (frame, length) -> {
-        MemorySegment copy = arena.allocate(length);
-        MemorySegment.copy(frame, 0, copy, 0, length);
-        sent.add(copy);
-        return true;
-    }, new Counters());
+    private Stack stack = stackWithBootFile(null);
 
-    StackTest() {
-        stack.setTransport(new Transport() {
+    private Stack stackWithBootFile(String bootFile) {
+        Stack s = new Stack(NetworkConfig.defaults(), bootFile, (frame, length) -> {
+            MemorySegment copy = arena.allocate(length);
+            MemorySegment.copy(frame, 0, copy, 0, length);
+            sent.add(copy);
+            return true;
+        }, new Counters());
+        s.setTransport(new Transport() {
             @Override
             public void tcp(MemorySegment frame, long offset, int length, int source, int destination) {
                 transport.add("tcp " + length);
@@ -46,6 +47,7 @@ class StackTest {
                 transport.add("udp " + Ipv4.format(destination) + ":" + destinationPort + " " + length);
             }
         });
+        return s;
     }
 
     private MemorySegment frame(int size) {
@@ -139,6 +141,34 @@ class StackTest {
 
         MemorySegment nak = dhcpExchange(Dhcp.REQUEST, Ipv4.parse("10.0.2.99"));
         assertThat(option(nak, Dhcp.OPT_MESSAGE_TYPE)).isEqualTo(Dhcp.NAK);
+    }
+
+    @Test
+    void dhcpNamesTheBootFileAndTheGatewayAsTftpServer() {
+        MemorySegment plain = dhcpExchange(Dhcp.DISCOVER, 0);
+        assertThat(Dhcp.findOption(plain, 42, Udp.length(plain, 34) - 8, Dhcp.OPT_BOOTFILE)).isNegative();
+        assertThat(Bytes.u8(plain, 42 + Dhcp.FILE_OFFSET)).isZero();
+
+        stack = stackWithBootFile("pxelinux.0");
+        MemorySegment offer = dhcpExchange(Dhcp.DISCOVER, 0);
+        assertThat(Bytes.u32(offer, 42 + 20)).as("siaddr").isEqualTo(GATEWAY);
+        assertThat(cString(offer, 42 + Dhcp.FILE_OFFSET)).isEqualTo("pxelinux.0");
+        assertThat(stringOption(offer, Dhcp.OPT_BOOTFILE)).isEqualTo("pxelinux.0");
+        assertThat(stringOption(offer, Dhcp.OPT_TFTP_SERVER)).isEqualTo("10.0.2.2");
+    }
+
+    private static String cString(MemorySegment s, long off) {
+        StringBuilder b = new StringBuilder();
+        for (long p = off; Bytes.u8(s, p) != 0; p++) b.append((char) Bytes.u8(s, p));
+        return b.toString();
+    }
+
+    private static String stringOption(MemorySegment reply, int code) {
+        long v = Dhcp.findOption(reply, 42, Udp.length(reply, 34) - 8, code);
+        assertThat(v).as("option %d", code).isPositive();
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < Bytes.u8(reply, v - 1); i++) b.append((char) Bytes.u8(reply, v + i));
+        return b.toString();
     }
 
     private MemorySegment dhcpExchange(int type, int requested) {

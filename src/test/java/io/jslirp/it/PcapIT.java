@@ -1,0 +1,115 @@
+package io.jslirp.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code --pcap}: what crossed the link, both ways, in a file tshark reads. */
+class PcapIT {
+    static final Duration T = Duration.ofSeconds(30);
+    static final long SIZE = 2 * Blob.MIB;
+
+    @TempDir
+    Path tmp;
+
+    @BeforeEach
+    void assumptions() {
+        ItEnv.assumeStack();
+        ItEnv.assumeJslirp("--pcap is jslirp's");
+        ItEnv.assumeTools("curl", "tshark", "ping");
+    }
+
+    private static Cmd.Result download(Namespace ns, HttpBlobServer http) {
+        return ns.bash(T, "curl -sS --fail --max-time 25 '" + http.guestUrl("/blob?seed=5&size=" + SIZE) + "' | wc -c");
+    }
+
+    /** tshark's reading of the file, one line per frame with the given fields; fails when tshark does. */
+    private static List<String> tshark(Path file, String displayFilter, String... fields) {
+        List<String> cmd = new java.util.ArrayList<>(List.of("tshark", "-n", "-r", file.toString(), "-T", "fields"));
+        for (String f : fields) cmd.addAll(List.of("-e", f));
+        if (displayFilter != null) cmd.addAll(List.of("-Y", displayFilter));
+        Cmd.Result r = Cmd.run(T, cmd);
+        assertThat(r.exit()).as("%s", r).isZero();
+        return r.out().lines().toList();
+    }
+
+    @Test
+    @Timeout(120)
+    void recordsTheHandshakeArpAndTsoFramesBothWays() throws Exception {
+        Path file = tmp.resolve("all.pcap");
+        try (Namespace ns = Namespace.create();
+             HttpBlobServer http = new HttpBlobServer();
+             Stack.Running stack = Stack.attach(ns, Stack.Options.configured().extra("--pcap", file.toString()))) {
+            Cmd.Result r = download(ns, http);
+            assertThat(r.exit()).as("%s\n%s", r, stack.describe()).isZero();
+            assertThat(r.out().strip()).isEqualTo(Long.toString(SIZE));
+            assertThat(stack.stop().counters()).as("stopped cleanly, file written out").isNotEmpty();
+        }
+        List<String> syn = tshark(file, "tcp.flags.syn == 1", "ip.src", "ip.dst", "tcp.flags.ack");
+        assertThat(syn).as("SYN from the guest, SYN-ACK from jslirp").contains("10.0.2.100\t10.0.2.2\t0", "10.0.2.2\t10.0.2.100\t1");
+        List<String> arp = tshark(file, "arp", "arp.src.proto_ipv4", "arp.dst.proto_ipv4", "arp.opcode");
+        assertThat(arp).as("the guest's ARP request for the gateway and jslirp's reply").contains("10.0.2.100\t10.0.2.2\t1", "10.0.2.2\t10.0.2.100\t2");
+        List<String> big = tshark(file, "frame.len > 1514 && ip.src == 10.0.2.2", "frame.len");
+        assertThat(big).as("TSO frames toward the guest, recorded whole").isNotEmpty();
+        List<String> http = tshark(file, "http.request", "http.request.uri");
+        assertThat(http).singleElement().asString().startsWith("/blob?seed=5");
+        System.out.println("[pcap] " + Files.size(file) + " bytes, " + tshark(file, null, "frame.number").size() + " frames, "
+                + big.size() + " larger than 1514");
+    }
+
+    @Test
+    @Timeout(120)
+    void aFilterKeepsOnlyTheChosenTraffic() throws Exception {
+        Path file = tmp.resolve("filtered.pcap");
+        try (Namespace ns = Namespace.create();
+             HttpBlobServer http = new HttpBlobServer();
+             Stack.Running stack = Stack.attach(ns, Stack.Options.configured()
+                     .extra("--pcap", file.toString(), "--pcap-filter", "tcp and port " + http.port()))) {
+            assertThat(ns.exec(T, "ping", "-c", "2", "-i", "0.2", Namespace.GATEWAY).exit()).isZero();
+            assertThat(download(ns, http).exit()).isZero();
+            assertThat(stack.stop().counters()).isNotEmpty();
+            List<String> frames = tshark(file, null, "ip.proto", "tcp.port");
+            assertThat(frames).isNotEmpty();
+            assertThat(frames).allSatisfy(f -> assertThat(f).matches("6\t(" + http.port() + ",\\d+|\\d+," + http.port() + ")"));
+            System.out.println("[pcap] filter kept " + frames.size() + " frames");
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void stopsAtTheSizeLimitWithOneLogLine() throws Exception {
+        Path file = tmp.resolve("small.pcap");
+        Stack.Exit exit;
+        try (Namespace ns = Namespace.create();
+             HttpBlobServer http = new HttpBlobServer();
+             Stack.Running stack = Stack.attach(ns, Stack.Options.configured().extra("--pcap", file.toString(), "--pcap-size", "64k"))) {
+            assertThat(download(ns, http).exit()).isZero();
+            exit = stack.stop();
+        }
+        assertThat(Files.size(file)).isBetween(1L, 64L * 1024);
+        assertThat(exit.stderr().lines().filter(l -> l.contains("capture stopped"))).hasSize(1);
+        assertThat(tshark(file, null, "frame.number")).isNotEmpty();
+    }
+
+    @Test
+    void badOptionsExitWithOneLine() {
+        for (List<String> bad : List.of(List.of("--pcap", tmp.resolve("x").toString(), "--pcap-filter", "tcp or udp"),
+                List.of("--pcap", tmp.resolve("x").toString(), "--pcap-size", "12 parsecs"),
+                List.of("--pcap", tmp.resolve("no/such/dir/x.pcap").toString()),
+                List.of("--pcap-filter", "tcp"))) {
+            List<String> cmd = new java.util.ArrayList<>(List.of(Stack.Kind.JSLIRP.executable(), "run"));
+            cmd.addAll(bad);
+            cmd.addAll(List.of("--", "true"));
+            Cmd.Result r = Cmd.run(T, cmd);
+            assertThat(r.exit()).as("%s", r).isEqualTo(1);
+            assertThat(r.err().strip()).as("%s", r).startsWith("jslirp: ").doesNotContain("\n");
+        }
+    }
+}
