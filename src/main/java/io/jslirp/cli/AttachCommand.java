@@ -53,6 +53,7 @@ final class AttachCommand implements Callable<Integer> {
         TapLink link = Namespaces.callInNetns(netnsPath,
                 () -> GuestInterface.create(tapName, configure, config.network(), mac));
         Engine engine = new Engine(link, config);
+        network.serve(engine);
         if (exitFd != null) engine.stopWhenReadable(exitFd);
         if (readyFd != null) Serving.signalReady(readyFd);
         return Serving.untilStopped(engine);

@@ -2,7 +2,9 @@ package io.jslirp.cli;
 
 import io.jslirp.engine.EngineConfig;
 import io.jslirp.host.ResolvConf;
-import io.jslirp.host.TcpForward;
+import io.jslirp.api.EngineApi;
+import io.jslirp.engine.Engine;
+import io.jslirp.host.PortForward;
 import io.jslirp.stack.NetworkConfig;
 import io.jslirp.util.Log;
 import io.jslirp.wire.Mac;
@@ -30,9 +32,21 @@ final class NetworkOptions {
     @Option(names = "--resolv-conf", paramLabel = "FILE", description = "resolv.conf whose first nameserver answers DNS sent to the DNS address (default: ${DEFAULT-VALUE})", defaultValue = "/etc/resolv.conf")
     Path resolvConf;
 
-    @Option(names = {"-t", "--tcp-forward"}, paramLabel = "[ADDR/]PORT[:GUESTPORT]",
-            description = "forward host TCP port PORT (on 127.0.0.1 unless ADDR is given) to the guest's GUESTPORT (default: PORT); repeatable")
+    @Option(names = {"-t", "--tcp-forward"}, paramLabel = "[ADDR/]PORT[-PORT][:GUESTPORT[-PORT]]",
+            description = "forward host TCP port PORT, or a range (on 127.0.0.1 unless ADDR is given), to the guest's GUESTPORT (default: PORT); repeatable")
     List<String> tcpForwards = new ArrayList<>();
+
+    @Option(names = {"-u", "--udp-forward"}, paramLabel = "[ADDR/]PORT[-PORT][:GUESTPORT[-PORT]]",
+            description = "forward host UDP port PORT, or a range, as -t does TCP; repeatable")
+    List<String> udpForwards = new ArrayList<>();
+
+    @Option(names = {"-a", "--api-socket"}, paramLabel = "PATH",
+            description = "serve slirp4netns's API (add_hostfwd, list_hostfwd, remove_hostfwd; and get_counters) on a unix socket at PATH")
+    Path apiSocket;
+
+    @Option(names = "--outbound-addr", paramLabel = "IPv4",
+            description = "host address that outbound connections and UDP flows come from (not those to the host's loopback)")
+    String outboundAddress;
 
     @Option(names = "--debug", description = "log each flow's life, one line per event")
     boolean debug;
@@ -54,8 +68,15 @@ final class NetworkOptions {
         if (!Files.isReadable(resolvConf) && !resolvConf.equals(ResolvConf.DEFAULT)) {
             throw new IllegalArgumentException("cannot read --resolv-conf " + resolvConf);
         }
-        List<TcpForward> forwards = new ArrayList<>();
-        for (String spec : tcpForwards) forwards.add(TcpForward.parse(spec));
-        return EngineConfig.of(network, ResolvConf.firstNameserver(resolvConf)).withTcpForwards(forwards);
+        List<PortForward> forwards = new ArrayList<>();
+        for (String spec : tcpForwards) forwards.addAll(PortForward.parse(PortForward.Protocol.TCP, spec));
+        for (String spec : udpForwards) forwards.addAll(PortForward.parse(PortForward.Protocol.UDP, spec));
+        return EngineConfig.of(network, ResolvConf.firstNameserver(resolvConf)).withForwards(forwards)
+                .withOutboundAddress(outboundAddress == null ? 0 : OutboundAddress.check(outboundAddress));
+    }
+
+    /** Starts what serves the engine besides its link: the API socket, if asked. */
+    void serve(Engine engine) {
+        if (apiSocket != null) EngineApi.serve(engine, apiSocket);
     }
 }

@@ -2,13 +2,16 @@ package io.jslirp.engine;
 
 import io.jslirp.host.HostTransport;
 import io.jslirp.host.OutboundPolicy;
-import io.jslirp.host.TcpForward;
+import io.jslirp.host.PortForward;
 import io.jslirp.link.Link;
 import io.jslirp.loop.EventLoop;
 import io.jslirp.stack.Counters;
 import io.jslirp.stack.Stack;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.EventFd;
+
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * One jslirp instance: a link, the virtual network behind it, and the host sockets that carry
@@ -20,15 +23,16 @@ public final class Engine {
     private final Stack stack;
     private final HostTransport transport;
     private final EventFd wakeup = new EventFd();
+    private final List<Runnable> atShutdown = new ArrayList<>();
     private volatile boolean stopRequested;
 
     public Engine(Link link, EngineConfig config) {
         this.link = link;
         this.stack = new Stack(config.network(), link, new Counters());
-        this.transport = new HostTransport(loop, stack, new OutboundPolicy(config.network(), config.nameserver()),
+        this.transport = new HostTransport(loop, stack, new OutboundPolicy(config.network(), config.nameserver(), config.outboundAddress()),
                 config.tcp(), config.udpIdleNanos());
         stack.setTransport(transport);
-        for (TcpForward forward : config.tcpForwards()) transport.forwardTcp(forward);
+        for (PortForward forward : config.forwards()) transport.forward(forward);
         loop.atEndOfIteration(link::flush); // after the transport's flush, which produces frames
         new LinkReceiver(link, stack, loop);
         loop.register(wakeup.fd(), Epoll.IN, events -> {
@@ -41,6 +45,26 @@ public final class Engine {
         return stack.counters();
     }
 
+    /** The loop everything runs on: for handlers that serve this instance (e.g. its API socket), on its thread only. */
+    public EventLoop loop() {
+        return loop;
+    }
+
+    /** The host side: forwarded ports and flow counts (from the loop's thread only). */
+    public HostTransport transport() {
+        return transport;
+    }
+
+    /** The guest's address (the latest it sent from, else the configured one). */
+    public int guestAddress() {
+        return stack.guestAddress();
+    }
+
+    /** Runs task when the engine stops, before the loop closes (e.g. to remove a socket file). */
+    public void atShutdown(Runnable task) {
+        atShutdown.add(task);
+    }
+
     /** Registers an extra descriptor whose readiness (e.g. an exit fd) stops the engine. */
     public void stopWhenReadable(int fd) {
         loop.register(fd, Epoll.IN, events -> loop.stop());
@@ -51,6 +75,7 @@ public final class Engine {
         try {
             loop.run();
         } finally {
+            atShutdown.forEach(Runnable::run);
             transport.shutdown();
             loop.close();
             link.close();

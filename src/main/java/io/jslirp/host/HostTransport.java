@@ -9,28 +9,49 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Carries the guest's TCP and UDP flows over host sockets. */
+/** Carries the guest's TCP and UDP flows over host sockets, and the host ports forwarded to the guest. */
 public final class HostTransport implements Transport {
     private final EventLoop loop;
     private final Stack stack;
     private final TcpNat tcp;
     private final UdpNat udp;
-    private final List<ForwardListener> forwards = new ArrayList<>();
+    private final UdpForwards udpForwards;
+    private final List<HostForward> forwards = new ArrayList<>();
 
     public HostTransport(EventLoop loop, Stack stack, OutboundPolicy policy, TcpConfig tcpConfig, long udpIdleTimeoutNanos) {
         this.loop = loop;
         this.stack = stack;
         this.tcp = new TcpNat(loop, stack, policy, tcpConfig);
         this.udp = new UdpNat(loop, stack, policy, udpIdleTimeoutNanos);
+        this.udpForwards = new UdpForwards(loop, stack, udp, udpIdleTimeoutNanos);
     }
 
     /**
-     * Forwards a host TCP port to the guest: its clients reach the guest's address (the one it
-     * last sent from) at the forward's guest port, from the gateway. Throws
-     * IllegalArgumentException when the host port cannot be listened on.
+     * Forwards a host port to the guest: TCP clients, or each UDP client's datagrams, reach the
+     * forward's guest address (by default the one the guest last sent from) at its guest port,
+     * from the gateway. Throws IllegalArgumentException when the host port cannot be bound.
      */
-    public void forwardTcp(TcpForward forward) {
-        forwards.add(new ForwardListener(loop, tcp, forward, stack::guestAddress));
+    public HostForward forward(PortForward forward) {
+        HostForward f = forward.protocol() == PortForward.Protocol.TCP
+                ? new ForwardListener(loop, tcp, forward, stack::guestAddress)
+                : udpForwards.open(forward, stack::guestAddress);
+        forwards.add(f);
+        return f;
+    }
+
+    /** Closes a forwarded port: no new clients; TCP connections made through it carry on. */
+    public void unforward(HostForward forward) {
+        if (forwards.remove(forward)) forward.close();
+    }
+
+    /** Open TCP connections (also those through forwarded ports). */
+    public int tcpConnections() {
+        return tcp.size();
+    }
+
+    /** Open UDP flows: the guest's own and forwarded clients'. */
+    public int udpFlows() {
+        return udp.size() + udpForwards.size();
     }
 
     @Override
@@ -40,12 +61,17 @@ public final class HostTransport implements Transport {
 
     @Override
     public void udp(MemorySegment frame, long offset, int length, int source, int sourcePort, int destination, int destinationPort) {
+        if (destination == stack.config().gateway()
+                && udpForwards.fromGuest(frame, offset, length, source, sourcePort, destination, destinationPort)) {
+            return;
+        }
         udp.datagram(frame, offset, length, source, sourcePort, destination, destinationPort);
     }
 
     /** Closes the forwarded ports, resets every TCP connection and closes every UDP flow. */
     public void shutdown() {
-        forwards.forEach(ForwardListener::close);
+        forwards.forEach(HostForward::close);
+        forwards.clear();
         tcp.resetAll();
         udp.closeAll();
     }

@@ -102,7 +102,7 @@ final class TcpNat {
         flows.put(src, srcPort, dst, dstPort, flow);
         counters.tcpConnections++;
         Log.debug(() -> flow.conn + " opened");
-        flow.connect(target, dstPort);
+        flow.connect(policy, target, dstPort);
         markDirty(flow);
     }
 

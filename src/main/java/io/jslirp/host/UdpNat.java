@@ -45,6 +45,11 @@ final class UdpNat {
         return flows.size();
     }
 
+    /** Whether the guest has a flow from guestAddress:guestPort to address:port (e.g. the gateway's). */
+    boolean has(int guestAddress, int guestPort, int address, int port) {
+        return flows.get(guestAddress, guestPort, address, port) != null;
+    }
+
     void datagram(MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort) {
         Flow flow = flows.get(src, srcPort, dst, dstPort);
         if (flow == null) {
@@ -58,7 +63,8 @@ final class UdpNat {
                 Log.warn("cannot open a UDP socket: " + Errno.describe(-fd));
                 return;
             }
-            int r = Sockets.connect4(fd, target, dstPort);
+            int r = policy.bindSource(fd, target);
+            if (r == 0) r = Sockets.connect4(fd, target, dstPort);
             if (r < 0) {
                 Libc.close(fd);
                 counters.unsupported++;
