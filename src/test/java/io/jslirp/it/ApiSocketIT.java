@@ -40,7 +40,9 @@ class ApiSocketIT {
         try (Namespace ns = Namespace.create();
              Stack.Running stack = Stack.attach(ns, Stack.Options.configured().extra("--api-socket", api.toString()))) {
             ApiClient.await(api, stack, Duration.ofSeconds(30));
-            assertThat(Files.getPosixFilePermissions(api)).isEqualTo(PosixFilePermissions.fromString("rw-------"));
+            if (Stack.Kind.selected() == Stack.Kind.JSLIRP) { // slirp4netns leaves the mode to the umask
+                assertThat(Files.getPosixFilePermissions(api)).isEqualTo(PosixFilePermissions.fromString("rw-------"));
+            }
             Process echo = new ProcessBuilder(ns.inside(List.of("ncat", "-l", "-k", "8080", "-e", "/bin/cat")))
                     .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
             try {
