@@ -45,7 +45,7 @@ final class NetworkOptions {
     Path apiSocket;
 
     @Option(names = "--outbound-addr", paramLabel = "IPv4",
-            description = "host address that outbound connections and UDP flows come from (not those to the host's loopback)")
+            description = "host address that every outbound connection and UDP flow comes from (as slirp4netns, IPv4 only)")
     String outboundAddress;
 
     @Option(names = "--debug", description = "log each flow's life, one line per event")

@@ -20,8 +20,9 @@ public final class OutboundPolicy {
 
     /**
      * @param nameserver      upstream DNS server for the DNS address, or 0 for none
-     * @param outboundAddress host address that sockets toward non-loopback destinations are bound
-     *                        to (slirp4netns's --outbound-addr), or 0 to let the kernel choose
+     * @param outboundAddress host address that every outbound socket is bound to (slirp4netns's
+     *                        --outbound-addr; also toward the host's loopback, as libslirp does),
+     *                        or 0 to let the kernel choose
      */
     public OutboundPolicy(NetworkConfig config, int nameserver, int outboundAddress) {
         this.config = config;
@@ -29,10 +30,9 @@ public final class OutboundPolicy {
         this.outboundAddress = outboundAddress;
     }
 
-    /** Binds fd, a new socket toward target, to the outbound address if one is set: 0 or -errno. */
-    int bindSource(int fd, int target) {
-        if (outboundAddress == 0 || (target >>> 24) == 127) return 0;
-        return Sockets.bind4(fd, outboundAddress, 0);
+    /** Binds fd, a new outbound socket, to the outbound address if one is set: 0 or -errno. */
+    int bindSource(int fd) {
+        return outboundAddress == 0 ? 0 : Sockets.bind4(fd, outboundAddress, 0);
     }
 
     public int tcpTarget(int destination) {

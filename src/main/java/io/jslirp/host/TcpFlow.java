@@ -39,7 +39,7 @@ final class TcpFlow implements Handler, TcpHostSide {
 
     /** Starts the non-blocking connect (from the policy's source address); the connection answers the guest when it completes. */
     void connect(OutboundPolicy policy, int address, int port) {
-        int r = policy.bindSource(fd, address);
+        int r = policy.bindSource(fd);
         if (r == 0) r = Sockets.connect4(fd, address, port);
         if (r == 0) {
             connected();

@@ -63,7 +63,7 @@ final class UdpNat {
                 Log.warn("cannot open a UDP socket: " + Errno.describe(-fd));
                 return;
             }
-            int r = policy.bindSource(fd, target);
+            int r = policy.bindSource(fd);
             if (r == 0) r = Sockets.connect4(fd, target, dstPort);
             if (r < 0) {
                 Libc.close(fd);
