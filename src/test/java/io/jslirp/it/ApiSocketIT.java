@@ -86,6 +86,40 @@ class ApiSocketIT {
         }
     }
 
+    /** {@code jslirp forward add|list|remove} prints the replies of the stack's API socket (either stack's). */
+    @Test
+    @Timeout(120)
+    void theForwardCommandIsAClientOfTheSocket() throws Exception {
+        ItEnv.assumeStack();
+        assumeTrue(Stack.Kind.JSLIRP.installed(), "the client is jslirp's");
+        int port = freePort();
+        Path api = tmp.resolve("api.sock");
+        String jslirp = Stack.Kind.JSLIRP.executable();
+        try (Namespace ns = Namespace.create();
+             Stack.Running stack = Stack.attach(ns, Stack.Options.configured().extra("--api-socket", api.toString()))) {
+            ApiClient.await(api, stack, Duration.ofSeconds(30));
+            Cmd.Result add = Cmd.run(T, jslirp, "forward", "add", "--api-socket", api.toString(), port + "-" + (port + 1) + ":80-81");
+            assertThat(add.exit()).as("%s", add).isZero();
+            assertThat(add.out()).isEqualTo("{\"return\":{\"id\":1}}\n{\"return\":{\"id\":2}}\n");
+            Cmd.Result again = Cmd.run(T, jslirp, "forward", "add", "-a", api.toString(), "--udp", "--guest-addr", "10.0.2.100",
+                    "0.0.0.0/" + port);
+            assertThat(again.out()).isEqualTo("{\"return\":{\"id\":3}}\n");
+            Cmd.Result list = Cmd.run(T, jslirp, "forward", "list", "--api-socket", api.toString());
+            assertThat(list.out()).isEqualTo("{\"entries\":["
+                    + "{\"id\":1,\"proto\":\"tcp\",\"host_addr\":\"127.0.0.1\",\"host_port\":" + port + ",\"guest_addr\":\"10.0.2.100\",\"guest_port\":80},"
+                    + "{\"id\":2,\"proto\":\"tcp\",\"host_addr\":\"127.0.0.1\",\"host_port\":" + (port + 1) + ",\"guest_addr\":\"10.0.2.100\",\"guest_port\":81},"
+                    + "{\"id\":3,\"proto\":\"udp\",\"host_addr\":\"0.0.0.0\",\"host_port\":" + port + ",\"guest_addr\":\"10.0.2.100\",\"guest_port\":" + port + "}]}\n");
+            Cmd.Result remove = Cmd.run(T, jslirp, "forward", "remove", "--api-socket", api.toString(), "2", "9");
+            assertThat(remove.exit()).as("an error reply makes the exit status 1").isEqualTo(1);
+            assertThat(remove.out()).isEqualTo("{\"return\":{}}\n{\"error\":{\"desc\":\"bad request: remove_hostfwd: bad arguments.id\"}}\n");
+            Cmd.Result gone = Cmd.run(T, jslirp, "forward", "list", "--api-socket", tmp.resolve("nothing.sock").toString());
+            assertThat(gone.exit()).isEqualTo(1);
+            assertThat(gone.err().strip()).startsWith("jslirp: cannot connect to the API socket").doesNotContain("\n");
+        }
+    }
+
+    private static final Duration T = Duration.ofSeconds(60);
+
     /** The same requests to slirp4netns 1.2 and to jslirp get the same reply bytes. */
     @Test
     @Timeout(180)
