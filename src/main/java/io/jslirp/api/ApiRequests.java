@@ -21,6 +21,11 @@ import java.util.Map;
 public final class ApiRequests {
     private static final ObjectMapper JSON = new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
+    static {
+        // Jackson sets itself up on its first parse: here, before the loop runs, not during a request.
+        parse(new byte[] {'{', '}'}, 2);
+    }
+
     private final ApiTarget target;
     /** Forwards added through the API, by id, in the order they were added. */
     private final Map<Integer, HostForward> forwards = new LinkedHashMap<>();
