@@ -14,7 +14,7 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 /** {@code jslirp attach}: slirp4netns's command line, serving an existing network namespace. */
-@Command(name = "attach", mixinStandardHelpOptions = true,
+@Command(name = "attach", versionProvider = AttachCommand.Version.class,
         description = {"Create tap device TAPNAME in the network namespace of PID (or at PATH) and serve it.",
                 "Flags, arguments and defaults as slirp4netns 1.2."},
         footer = {"", "Example:", "  unshare --user --map-root-user --net sleep infinity &",
@@ -22,6 +22,13 @@ import java.util.concurrent.Callable;
 final class AttachCommand implements Callable<Integer> {
     @Mixin
     NetworkOptions network;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
+    boolean help;
+
+    /** -v as slirp4netns has it; -V as every other jslirp command. */
+    @Option(names = {"-v", "-V", "--version"}, versionHelp = true, description = "show slirp4netns-style version lines and exit")
+    boolean version;
 
     @Option(names = {"-c", "--configure"}, description = "bring up the interface: address .100, MTU, default route via the gateway")
     boolean configure;
@@ -53,9 +60,23 @@ final class AttachCommand implements Callable<Integer> {
         TapLink link = Namespaces.callInNetns(netnsPath,
                 () -> GuestInterface.create(tapName, configure, config.network(), mac));
         Engine engine = new Engine(link, config);
+        network.serve(engine);
         if (exitFd != null) engine.stopWhenReadable(exitFd);
         if (readyFd != null) Serving.signalReady(readyFd);
         return Serving.untilStopped(engine);
+    }
+
+    /**
+     * slirp4netns's version lines, naming jslirp, for tools that run {@code slirp4netns --version}
+     * (bin/slirp4netns is this command).
+     */
+    static final class Version implements picocli.CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = Main.class.getPackage().getImplementationVersion();
+            return new String[] {"slirp4netns version 1.2.0 (compatible: jslirp " + (v == null ? "dev" : v) + ")",
+                    "commit: none", "libslirp: none (jslirp is user-mode networking in Java)"};
+        }
     }
 
     private String netnsPath() {

@@ -5,7 +5,9 @@ import io.jslirp.capture.CaptureFilter;
 import io.jslirp.engine.EngineConfig;
 import io.jslirp.host.Limits;
 import io.jslirp.host.ResolvConf;
-import io.jslirp.host.TcpForward;
+import io.jslirp.api.EngineApi;
+import io.jslirp.engine.Engine;
+import io.jslirp.host.PortForward;
 import io.jslirp.stack.NetworkConfig;
 import io.jslirp.tcp.TcpConfig;
 import io.jslirp.util.Log;
@@ -34,8 +36,8 @@ final class NetworkOptions {
     @Option(names = "--resolv-conf", paramLabel = "FILE", description = "resolv.conf whose first nameserver answers DNS sent to the DNS address (default: ${DEFAULT-VALUE})", defaultValue = "/etc/resolv.conf")
     Path resolvConf;
 
-    @Option(names = {"-t", "--tcp-forward"}, paramLabel = "[ADDR/]PORT[:GUESTPORT]",
-            description = "forward host TCP port PORT (on 127.0.0.1 unless ADDR is given) to the guest's GUESTPORT (default: PORT); repeatable")
+    @Option(names = {"-t", "--tcp-forward"}, paramLabel = "[ADDR/]PORT[-PORT][:GUESTPORT[-PORT]]",
+            description = "forward host TCP port PORT, or a range (on 127.0.0.1 unless ADDR is given), to the guest's GUESTPORT (default: PORT); repeatable")
     List<String> tcpForwards = new ArrayList<>();
 
     @Option(names = "--tftp", paramLabel = "DIR", description = "serve DIR read-only over TFTP on the gateway's port 69 (QEMU's tftp=DIR)")
@@ -53,6 +55,18 @@ final class NetworkOptions {
     @Option(names = "--pcap-filter", paramLabel = "EXPR",
             description = "capture only frames matching EXPR: terms tcp, udp, icmp, arp, port N, host A.B.C.D joined by 'and'")
     String pcapFilter;
+
+    @Option(names = {"-u", "--udp-forward"}, paramLabel = "[ADDR/]PORT[-PORT][:GUESTPORT[-PORT]]",
+            description = "forward host UDP port PORT, or a range, as -t does TCP; repeatable")
+    List<String> udpForwards = new ArrayList<>();
+
+    @Option(names = {"-a", "--api-socket"}, paramLabel = "PATH",
+            description = "serve slirp4netns's API (add_hostfwd, list_hostfwd, remove_hostfwd; and get_counters) on a unix socket at PATH")
+    Path apiSocket;
+
+    @Option(names = "--outbound-addr", paramLabel = "IPv4",
+            description = "host address that every outbound connection and UDP flow comes from (as slirp4netns, IPv4 only)")
+    String outboundAddress;
 
     @Option(names = "--debug", description = "log each flow's life, one line per event")
     boolean debug;
@@ -94,14 +108,16 @@ final class NetworkOptions {
         if (!Files.isReadable(resolvConf) && !resolvConf.equals(ResolvConf.DEFAULT)) {
             throw new IllegalArgumentException("cannot read --resolv-conf " + resolvConf);
         }
-        List<TcpForward> forwards = new ArrayList<>();
-        for (String spec : tcpForwards) forwards.add(TcpForward.parse(spec));
+        List<PortForward> forwards = new ArrayList<>();
+        for (String spec : tcpForwards) forwards.addAll(PortForward.parse(PortForward.Protocol.TCP, spec));
+        for (String spec : udpForwards) forwards.addAll(PortForward.parse(PortForward.Protocol.UDP, spec));
         if (tftp != null && !Files.isDirectory(tftp)) throw new IllegalArgumentException("--tftp " + tftp + " is not a directory");
         if (bootFile != null && !bootFile.matches("[\\x21-\\x7e]{1,127}")) {
             throw new IllegalArgumentException("--bootfile must be 1-127 printable ASCII characters without spaces: " + bootFile);
         }
         return EngineConfig.builder(network, ResolvConf.firstNameserver(resolvConf))
-                .tcpForwards(forwards)
+                .forwards(forwards)
+                .outboundAddress(outboundAddress == null ? 0 : OutboundAddress.check(outboundAddress))
                 .tcp(tcpConfig(network))
                 .limits(limits())
                 .tftp(tftp, bootFile)
@@ -134,5 +150,10 @@ final class NetworkOptions {
         long maxBytes = pcapSize == null ? Capture.DEFAULT_MAX_BYTES : Sizes.parse("--pcap-size", pcapSize);
         if (maxBytes < 1024) throw new IllegalArgumentException("--pcap-size must be at least 1k: " + pcapSize);
         return new Capture.Settings(pcap, maxBytes, pcapFilter == null ? null : CaptureFilter.parse(pcapFilter));
+    }
+
+    /** Starts what serves the engine besides its link: the API socket, if asked. */
+    void serve(Engine engine) {
+        if (apiSocket != null) EngineApi.serve(engine, apiSocket);
     }
 }

@@ -64,6 +64,7 @@ final class QemuCommand implements Callable<Integer> {
         EngineConfig config = network.engineConfig();
         Link link = open();
         Engine engine = new Engine(link, config);
+        network.serve(engine);
         if (exitFd != null) engine.stopWhenReadable(exitFd);
         if (readyFd != null) Serving.signalReady(readyFd);
         return Serving.untilStopped(engine);

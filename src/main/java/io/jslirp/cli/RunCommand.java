@@ -66,6 +66,7 @@ final class RunCommand implements Callable<Integer> {
             throw e.getCause() instanceof Exception ex ? ex : e;
         }
         Engine engine = new Engine(guest.link(), config);
+        network.serve(engine);
         // Ctrl-C belongs to the command (a shell ignores it); the network lives as long as the command.
         sun.misc.Signal.handle(new sun.misc.Signal("INT"), sun.misc.SignalHandler.SIG_IGN);
         guest.process().onExit().thenRun(engine::stop);

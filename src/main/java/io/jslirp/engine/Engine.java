@@ -3,7 +3,7 @@ package io.jslirp.engine;
 import io.jslirp.capture.Capture;
 import io.jslirp.host.HostTransport;
 import io.jslirp.host.OutboundPolicy;
-import io.jslirp.host.TcpForward;
+import io.jslirp.host.PortForward;
 import io.jslirp.link.Link;
 import io.jslirp.loop.EventLoop;
 import io.jslirp.loop.Timer;
@@ -15,6 +15,8 @@ import io.jslirp.sys.EventFd;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * One jslirp instance: a link, the virtual network behind it, and the host sockets that carry
@@ -31,6 +33,7 @@ public final class Engine {
     /** Null without --pcap. */
     private final Capture capture;
     private final Timer captureWriteOut = new Timer(this::writeOutCapture);
+    private final List<Runnable> atShutdown = new ArrayList<>();
     private volatile boolean stopRequested;
 
     /** Throws UncheckedIOException when the capture file cannot be created. */
@@ -39,11 +42,11 @@ public final class Engine {
         this.capture = openCapture(config.capture());
         FrameSink sink = capture == null ? link : new CapturingSink(link, capture);
         this.stack = new Stack(config.network(), config.bootFile(), sink, new Counters());
-        this.transport = new HostTransport(loop, stack, new OutboundPolicy(config.network(), config.nameserver()),
+        this.transport = new HostTransport(loop, stack, new OutboundPolicy(config.network(), config.nameserver(), config.outboundAddress()),
                 config.tcp(), config.udpIdleNanos(), config.limits());
         stack.setTransport(transport);
         if (config.tftpRoot() != null) transport.serveTftp(config.tftpRoot());
-        for (TcpForward forward : config.tcpForwards()) transport.forwardTcp(forward);
+        for (PortForward forward : config.forwards()) transport.forward(forward);
         loop.atEndOfIteration(link::flush); // after the transport's flush, which produces frames
         new LinkReceiver(link, stack, loop, capture);
         if (capture != null) loop.schedule(captureWriteOut, EventLoop.now() + CAPTURE_WRITE_OUT_NANOS);
@@ -71,6 +74,26 @@ public final class Engine {
         return stack.counters();
     }
 
+    /** The loop everything runs on: for handlers that serve this instance (e.g. its API socket), on its thread only. */
+    public EventLoop loop() {
+        return loop;
+    }
+
+    /** The host side: forwarded ports and flow counts (from the loop's thread only). */
+    public HostTransport transport() {
+        return transport;
+    }
+
+    /** The guest's address (the latest it sent from, else the configured one). */
+    public int guestAddress() {
+        return stack.guestAddress();
+    }
+
+    /** Runs task when the engine stops, before the loop closes (e.g. to remove a socket file). */
+    public void atShutdown(Runnable task) {
+        atShutdown.add(task);
+    }
+
     /** Registers an extra descriptor whose readiness (e.g. an exit fd) stops the engine. */
     public void stopWhenReadable(int fd) {
         loop.register(fd, Epoll.IN, events -> loop.stop());
@@ -81,6 +104,7 @@ public final class Engine {
         try {
             loop.run();
         } finally {
+            atShutdown.forEach(Runnable::run);
             transport.shutdown();
             loop.close();
             link.close();

@@ -2,7 +2,7 @@ package io.jslirp.engine;
 
 import io.jslirp.capture.Capture;
 import io.jslirp.host.Limits;
-import io.jslirp.host.TcpForward;
+import io.jslirp.host.PortForward;
 import io.jslirp.stack.NetworkConfig;
 import io.jslirp.tcp.TcpConfig;
 
@@ -16,14 +16,15 @@ import java.util.List;
  * @param nameserver     upstream DNS server for the DNS address (IPv4, host order), or 0 for none
  * @param tcp            guest-facing TCP parameters
  * @param udpIdleNanos   how long a UDP flow lives without traffic
- * @param tcpForwards    host TCP ports forwarded to the guest
+ * @param forwards       host TCP and UDP ports forwarded to the guest
+ * @param outboundAddress host address outbound sockets are bound to, or 0 for the kernel's choice
  * @param limits         how many flows the guest may have at once
  * @param tftpRoot       directory served read-only over TFTP on the gateway, or null
  * @param bootFile       boot file name DHCP offers (with the gateway as TFTP server), or null
  * @param capture        frames to record in a pcap file, or null
  */
-public record EngineConfig(NetworkConfig network, int nameserver, TcpConfig tcp, long udpIdleNanos, List<TcpForward> tcpForwards,
-                           Limits limits, Path tftpRoot, String bootFile, Capture.Settings capture) {
+public record EngineConfig(NetworkConfig network, int nameserver, TcpConfig tcp, long udpIdleNanos, List<PortForward> forwards,
+                           int outboundAddress, Limits limits, Path tftpRoot, String bootFile, Capture.Settings capture) {
     public static final long DEFAULT_UDP_IDLE_NANOS = 60_000_000_000L;
 
     /** The defaults for network, relaying DNS to nameserver (0: none). */
@@ -41,7 +42,8 @@ public record EngineConfig(NetworkConfig network, int nameserver, TcpConfig tcp,
         private final int nameserver;
         private TcpConfig tcp;
         private long udpIdleNanos = DEFAULT_UDP_IDLE_NANOS;
-        private List<TcpForward> tcpForwards = List.of();
+        private List<PortForward> forwards = List.of();
+        private int outboundAddress;
         private Limits limits = Limits.DEFAULTS;
         private Path tftpRoot;
         private String bootFile;
@@ -58,8 +60,13 @@ public record EngineConfig(NetworkConfig network, int nameserver, TcpConfig tcp,
             return this;
         }
 
-        public Builder tcpForwards(List<TcpForward> v) {
-            tcpForwards = List.copyOf(v);
+        public Builder forwards(List<PortForward> v) {
+            forwards = List.copyOf(v);
+            return this;
+        }
+
+        public Builder outboundAddress(int v) {
+            outboundAddress = v;
             return this;
         }
 
@@ -80,7 +87,7 @@ public record EngineConfig(NetworkConfig network, int nameserver, TcpConfig tcp,
         }
 
         public EngineConfig build() {
-            return new EngineConfig(network, nameserver, tcp, udpIdleNanos, tcpForwards, limits, tftpRoot, bootFile, capture);
+            return new EngineConfig(network, nameserver, tcp, udpIdleNanos, forwards, outboundAddress, limits, tftpRoot, bootFile, capture);
         }
     }
 }

@@ -10,11 +10,15 @@ import io.jslirp.wire.Ipv4;
 import java.util.function.IntSupplier;
 
 /** The host socket of a forwarded TCP port: each client it accepts is opened toward the guest. */
-final class ForwardListener {
+final class ForwardListener implements HostForward {
+    private final EventLoop loop;
+    private final PortForward forward;
     private final int fd;
 
     /** Listens for forward; throws IllegalArgumentException (e.g. the port is taken) saying what failed. */
-    ForwardListener(EventLoop loop, TcpNat nat, TcpForward forward, IntSupplier guestAddress) {
+    ForwardListener(EventLoop loop, TcpNat nat, PortForward forward, IntSupplier guestAddress) {
+        this.loop = loop;
+        this.forward = forward;
         int s = Sockets.tcp4();
         if (s < 0) throw new IllegalArgumentException("cannot create a socket for forward " + forward + ": " + Errno.describe(-s));
         Sockets.setInt(s, Sockets.SOL_SOCKET, Sockets.SO_REUSEADDR, 1);
@@ -30,12 +34,20 @@ final class ForwardListener {
             for (int i = 0; i < 64; i++) {
                 int client = Sockets.accept4(fd, null);
                 if (client < 0) return;
-                nat.forward(client, guestAddress.getAsInt(), forward.guestPort());
+                int guest = forward.guestAddress() != 0 ? forward.guestAddress() : guestAddress.getAsInt();
+                nat.forward(client, guest, forward.guestPort());
             }
         });
     }
 
-    void close() {
+    @Override
+    public PortForward forward() {
+        return forward;
+    }
+
+    @Override
+    public void close() {
+        loop.unregister(fd);
         Libc.close(fd);
     }
 }

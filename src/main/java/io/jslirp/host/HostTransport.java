@@ -13,7 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Carries the guest's TCP and UDP flows over host sockets. */
+/** Carries the guest's TCP and UDP flows over host sockets, and the host ports forwarded to the guest. */
 public final class HostTransport implements Transport {
     private final EventLoop loop;
     private final Stack stack;
@@ -21,7 +21,8 @@ public final class HostTransport implements Transport {
     private final UdpNat udp;
     /** Null unless a TFTP directory is served, when the gateway's TFTP port is answered here. */
     private TftpServer tftp;
-    private final List<ForwardListener> forwards = new ArrayList<>();
+    private final UdpForwards udpForwards;
+    private final List<HostForward> forwards = new ArrayList<>();
 
     public HostTransport(EventLoop loop, Stack stack, OutboundPolicy policy, TcpConfig tcpConfig, long udpIdleTimeoutNanos,
                          Limits limits) {
@@ -29,15 +30,35 @@ public final class HostTransport implements Transport {
         this.stack = stack;
         this.tcp = new TcpNat(loop, stack, policy, tcpConfig, limits);
         this.udp = new UdpNat(loop, stack, policy, udpIdleTimeoutNanos, limits);
+        this.udpForwards = new UdpForwards(loop, stack, udp, udpIdleTimeoutNanos);
     }
 
     /**
-     * Forwards a host TCP port to the guest: its clients reach the guest's address (the one it
-     * last sent from) at the forward's guest port, from the gateway. Throws
-     * IllegalArgumentException when the host port cannot be listened on.
+     * Forwards a host port to the guest: TCP clients, or each UDP client's datagrams, reach the
+     * forward's guest address (by default the one the guest last sent from) at its guest port,
+     * from the gateway. Throws IllegalArgumentException when the host port cannot be bound.
      */
-    public void forwardTcp(TcpForward forward) {
-        forwards.add(new ForwardListener(loop, tcp, forward, stack::guestAddress));
+    public HostForward forward(PortForward forward) {
+        HostForward f = forward.protocol() == PortForward.Protocol.TCP
+                ? new ForwardListener(loop, tcp, forward, stack::guestAddress)
+                : udpForwards.open(forward, stack::guestAddress);
+        forwards.add(f);
+        return f;
+    }
+
+    /** Closes a forwarded port: no new clients; TCP connections made through it carry on. */
+    public void unforward(HostForward forward) {
+        if (forwards.remove(forward)) forward.close();
+    }
+
+    /** Open TCP connections (also those through forwarded ports). */
+    public int tcpConnections() {
+        return tcp.size();
+    }
+
+    /** Open UDP flows: the guest's own and forwarded clients'. */
+    public int udpFlows() {
+        return udp.size() + udpForwards.size();
     }
 
     /**
@@ -59,16 +80,20 @@ public final class HostTransport implements Transport {
 
     @Override
     public void udp(MemorySegment frame, long offset, int length, int source, int sourcePort, int destination, int destinationPort) {
-        if (tftp != null && destinationPort == Tftp.PORT && destination == stack.config().gateway()) {
-            tftp.datagram(frame, offset, length, source, sourcePort);
-            return;
+        if (destination == stack.config().gateway()) {
+            if (tftp != null && destinationPort == Tftp.PORT) {
+                tftp.datagram(frame, offset, length, source, sourcePort);
+                return;
+            }
+            if (udpForwards.fromGuest(frame, offset, length, source, sourcePort, destination, destinationPort)) return;
         }
         udp.datagram(frame, offset, length, source, sourcePort, destination, destinationPort);
     }
 
     /** Closes the forwarded ports, resets every TCP connection and closes every UDP flow. */
     public void shutdown() {
-        forwards.forEach(ForwardListener::close);
+        forwards.forEach(HostForward::close);
+        forwards.clear();
         tcp.resetAll();
         udp.closeAll();
         if (tftp != null) tftp.closeAll();

@@ -1,6 +1,7 @@
 package io.jslirp.host;
 
 import io.jslirp.stack.NetworkConfig;
+import io.jslirp.sys.Sockets;
 
 /**
  * Where a guest flow goes on the host: the gateway stands for the host's loopback (unless
@@ -15,11 +16,23 @@ public final class OutboundPolicy {
 
     private final NetworkConfig config;
     private final int nameserver;
+    private final int outboundAddress;
 
-    /** @param nameserver upstream DNS server for the DNS address, or 0 for none */
-    public OutboundPolicy(NetworkConfig config, int nameserver) {
+    /**
+     * @param nameserver      upstream DNS server for the DNS address, or 0 for none
+     * @param outboundAddress host address that every outbound socket is bound to (slirp4netns's
+     *                        --outbound-addr; also toward the host's loopback, as libslirp does),
+     *                        or 0 to let the kernel choose
+     */
+    public OutboundPolicy(NetworkConfig config, int nameserver, int outboundAddress) {
         this.config = config;
         this.nameserver = nameserver;
+        this.outboundAddress = outboundAddress;
+    }
+
+    /** Binds fd, a new outbound socket, to the outbound address if one is set: 0 or -errno. */
+    int bindSource(int fd) {
+        return outboundAddress == 0 ? 0 : Sockets.bind4(fd, outboundAddress, 0);
     }
 
     public int tcpTarget(int destination) {

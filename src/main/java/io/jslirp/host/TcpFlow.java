@@ -37,9 +37,10 @@ final class TcpFlow implements Handler, TcpHostSide {
         this.timer = new Timer(this::onTimer);
     }
 
-    /** Starts the non-blocking connect; the connection answers the guest when it completes. */
-    void connect(int address, int port) {
-        int r = Sockets.connect4(fd, address, port);
+    /** Starts the non-blocking connect (from the policy's source address); the connection answers the guest when it completes. */
+    void connect(OutboundPolicy policy, int address, int port) {
+        int r = policy.bindSource(fd);
+        if (r == 0) r = Sockets.connect4(fd, address, port);
         if (r == 0) {
             connected();
         } else if (r == -Errno.EINPROGRESS) {

@@ -125,7 +125,7 @@ final class TcpNat {
         counters.tcpConnections++;
         Log.debug(() -> flow.conn + " opened");
         halfOpen++;
-        flow.connect(target, dstPort);
+        flow.connect(policy, target, dstPort);
         markDirty(flow);
     }
 

@@ -51,6 +51,11 @@ final class UdpNat {
         return flows.size();
     }
 
+    /** Whether the guest has a flow from guestAddress:guestPort to address:port (e.g. the gateway's). */
+    boolean has(int guestAddress, int guestPort, int address, int port) {
+        return flows.get(guestAddress, guestPort, address, port) != null;
+    }
+
     void datagram(MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort) {
         Flow flow = flows.get(src, srcPort, dst, dstPort);
         if (flow == null) {
@@ -72,7 +77,8 @@ final class UdpNat {
                 stack.sendUnreachable(Icmpv4.CODE_ADMIN_PROHIBITED, Ipv4.PROTO_UDP, src, dst, udpHead);
                 return;
             }
-            int r = Sockets.connect4(fd, target, dstPort);
+            int r = policy.bindSource(fd);
+            if (r == 0) r = Sockets.connect4(fd, target, dstPort);
             if (r < 0) {
                 Libc.close(fd);
                 counters.unsupported++;

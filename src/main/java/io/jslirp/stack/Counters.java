@@ -1,5 +1,7 @@
 package io.jslirp.stack;
 
+import java.util.function.ObjLongConsumer;
+
 /** What crossed the stack and what it dropped, for logs and the status report. */
 public final class Counters {
     public long framesIn;
@@ -8,7 +10,7 @@ public final class Counters {
     public long malformed;
     /** Well-formed frames of a kind the stack does not handle (yet), dropped. */
     public long unsupported;
-    /** Frames the link refused to take (its queue was full). */
+    /** Frames the link refused to take (its queue was full), or that could not be addressed yet. */
     public long sendDropped;
     /** Incomplete fragmented datagrams given up (timed out, or their slot was needed). */
     public long reassemblyDropped;
@@ -20,11 +22,25 @@ public final class Counters {
     /** New flows refused because a limit was reached (jslirp's, or the host's on open files). */
     public long refusedAtLimit;
 
+    /** Each counter with its name (as in the exit line and the API's get_counters). */
+    public void forEach(ObjLongConsumer<String> sink) {
+        sink.accept("frames_in", framesIn);
+        sink.accept("frames_out", framesOut);
+        sink.accept("malformed", malformed);
+        sink.accept("unsupported", unsupported);
+        sink.accept("send_dropped", sendDropped);
+        sink.accept("reassembly_dropped", reassemblyDropped);
+        sink.accept("tcp_connections", tcpConnections);
+        sink.accept("tcp_refused", tcpRefused);
+        sink.accept("unreachable_sent", unreachableSent);
+        sink.accept("udp_flows", udpFlows);
+        sink.accept("refused_at_limit", refusedAtLimit);
+    }
+
     @Override
     public String toString() {
-        return "frames_in=" + framesIn + " frames_out=" + framesOut + " malformed=" + malformed
-                + " unsupported=" + unsupported + " send_dropped=" + sendDropped
-                + " reassembly_dropped=" + reassemblyDropped + " tcp_connections=" + tcpConnections + " tcp_refused=" + tcpRefused
-                + " unreachable_sent=" + unreachableSent + " udp_flows=" + udpFlows + " refused_at_limit=" + refusedAtLimit;
+        StringBuilder b = new StringBuilder();
+        forEach((name, value) -> b.append(b.isEmpty() ? "" : " ").append(name).append('=').append(value));
+        return b.toString();
     }
 }

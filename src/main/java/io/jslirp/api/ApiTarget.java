@@ -1,0 +1,21 @@
+package io.jslirp.api;
+
+import io.jslirp.host.HostForward;
+import io.jslirp.host.PortForward;
+
+import java.util.function.ObjLongConsumer;
+
+/** What the API socket acts on: the forwarded ports and the figures of one running instance. */
+public interface ApiTarget {
+    /** Opens a forwarded port; throws IllegalArgumentException when the host port cannot be bound. */
+    HostForward open(PortForward forward);
+
+    /** Closes a forwarded port (connections already made carry on). */
+    void close(HostForward forward);
+
+    /** The address a forward without a guest address goes to (IPv4, host order). */
+    int guestAddress();
+
+    /** Every counter and flow count, by name. */
+    void figures(ObjLongConsumer<String> sink);
+}

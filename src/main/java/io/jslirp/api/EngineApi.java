@@ -1,0 +1,45 @@
+package io.jslirp.api;
+
+import io.jslirp.engine.Engine;
+import io.jslirp.host.HostForward;
+import io.jslirp.host.PortForward;
+
+import java.nio.file.Path;
+import java.util.function.ObjLongConsumer;
+
+/** The API of one running engine. */
+public final class EngineApi implements ApiTarget {
+    private final Engine engine;
+
+    private EngineApi(Engine engine) {
+        this.engine = engine;
+    }
+
+    /** Serves slirp4netns's API for engine at path until the engine stops, then removes the socket file. */
+    public static void serve(Engine engine, Path path) {
+        ApiSocket socket = new ApiSocket(engine.loop(), path, new ApiRequests(new EngineApi(engine)));
+        engine.atShutdown(socket::close);
+    }
+
+    @Override
+    public HostForward open(PortForward forward) {
+        return engine.transport().forward(forward);
+    }
+
+    @Override
+    public void close(HostForward forward) {
+        engine.transport().unforward(forward);
+    }
+
+    @Override
+    public int guestAddress() {
+        return engine.guestAddress();
+    }
+
+    @Override
+    public void figures(ObjLongConsumer<String> sink) {
+        engine.counters().forEach(sink);
+        sink.accept("open_tcp_connections", engine.transport().tcpConnections());
+        sink.accept("open_udp_flows", engine.transport().udpFlows());
+    }
+}

@@ -1,0 +1,27 @@
+package io.jslirp.cli;
+
+import io.jslirp.sys.Errno;
+import io.jslirp.sys.Libc;
+import io.jslirp.sys.Sockets;
+import io.jslirp.wire.Ipv4;
+
+/** slirp4netns's {@code --outbound-addr}, IPv4 only: checked at start by binding a socket to it. */
+final class OutboundAddress {
+    private OutboundAddress() {}
+
+    /** The address (host order); IllegalArgumentException when it is not an IPv4 address of this host. */
+    static int check(String text) {
+        int address;
+        try {
+            address = Ipv4.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--outbound-addr must be an IPv4 address (interface names are not supported): " + text);
+        }
+        int fd = Sockets.udp4();
+        if (fd < 0) throw new IllegalArgumentException("cannot create a socket: " + Errno.describe(-fd));
+        int r = Sockets.bind4(fd, address, 0);
+        Libc.close(fd);
+        if (r < 0) throw new IllegalArgumentException("--outbound-addr " + text + " cannot be used: " + Errno.describe(-r));
+        return address;
+    }
+}

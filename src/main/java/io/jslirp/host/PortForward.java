@@ -1,0 +1,79 @@
+package io.jslirp.host;
+
+import io.jslirp.wire.Ipv4;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A host port forwarded to the guest: TCP connections or UDP datagrams to hostAddress:hostPort
+ * (IPv4, host order) go to guestAddress:guestPort, where guestAddress 0 means the guest's own
+ * address (the one it last sent from).
+ */
+public record PortForward(Protocol protocol, int hostAddress, int hostPort, int guestAddress, int guestPort) {
+    public enum Protocol {
+        TCP, UDP;
+
+        /** "tcp" or "udp", as slirp4netns's API writes it. */
+        public String lowerCase() {
+            return this == TCP ? "tcp" : "udp";
+        }
+    }
+
+    public PortForward {
+        if (hostPort < 1 || hostPort > 65535 || guestPort < 1 || guestPort > 65535) {
+            throw new IllegalArgumentException("forwarded ports must be 1..65535: " + hostPort + ":" + guestPort);
+        }
+    }
+
+    /**
+     * Parses pasta's notation {@code [ADDR/]PORT[-PORT][:GUESTPORT[-PORT]]} into one forward per
+     * port: the host address defaults to 127.0.0.1 (nothing is exposed beyond the host unless
+     * asked), the guest ports to the host ports; a guest range must be as long as the host range.
+     */
+    public static List<PortForward> parse(Protocol protocol, String spec) {
+        String rest = spec;
+        int address = Ipv4.parse("127.0.0.1");
+        int slash = rest.indexOf('/');
+        if (slash >= 0) {
+            try {
+                address = Ipv4.parse(rest.substring(0, slash));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("forward " + spec + ": not an IPv4 address before '/'");
+            }
+            rest = rest.substring(slash + 1);
+        }
+        int colon = rest.indexOf(':');
+        int[] host = range(spec, colon < 0 ? rest : rest.substring(0, colon));
+        int[] guest = colon < 0 ? host : range(spec, rest.substring(colon + 1));
+        if (guest[1] - guest[0] != host[1] - host[0]) {
+            throw new IllegalArgumentException("forward " + spec + ": the guest port range must be as long as the host port range");
+        }
+        List<PortForward> forwards = new ArrayList<>();
+        for (int i = 0; i <= host[1] - host[0]; i++) {
+            forwards.add(new PortForward(protocol, address, host[0] + i, 0, guest[0] + i));
+        }
+        return forwards;
+    }
+
+    /** {@code PORT} or {@code FIRST-LAST}, as {first, last}. */
+    private static int[] range(String spec, String text) {
+        int dash = text.indexOf('-');
+        try {
+            int first = Integer.parseInt(dash < 0 ? text : text.substring(0, dash));
+            int last = dash < 0 ? first : Integer.parseInt(text.substring(dash + 1));
+            if (first < 1 || last > 65535 || last < first) {
+                throw new IllegalArgumentException("forward " + spec + ": ports must be 1..65535, a range FIRST-LAST with FIRST <= LAST");
+            }
+            return new int[] {first, last};
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("forward " + spec + ": expected [ADDR/]PORT[-PORT][:GUESTPORT[-PORT]], e.g. 8080:80");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return protocol.lowerCase() + " " + Ipv4.format(hostAddress) + "/" + hostPort + ":"
+                + (guestAddress == 0 ? "" : Ipv4.format(guestAddress) + "/") + guestPort;
+    }
+}

@@ -1,0 +1,51 @@
+package io.jslirp.host;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.jslirp.host.PortForward.Protocol;
+import io.jslirp.wire.Ipv4;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class PortForwardTest {
+    private static final int LOOPBACK = Ipv4.parse("127.0.0.1");
+
+    @Test
+    void onePortDefaultsToLoopbackAndTheSameGuestPort() {
+        assertThat(PortForward.parse(Protocol.TCP, "8080")).containsExactly(new PortForward(Protocol.TCP, LOOPBACK, 8080, 0, 8080));
+    }
+
+    @Test
+    void addressAndGuestPort() {
+        assertThat(PortForward.parse(Protocol.UDP, "0.0.0.0/5353:53"))
+                .containsExactly(new PortForward(Protocol.UDP, 0, 5353, 0, 53));
+    }
+
+    @Test
+    void aHostRangeMapsToTheSamePorts() {
+        List<PortForward> f = PortForward.parse(Protocol.TCP, "8000-8002");
+        assertThat(f).extracting(PortForward::hostPort).containsExactly(8000, 8001, 8002);
+        assertThat(f).extracting(PortForward::guestPort).containsExactly(8000, 8001, 8002);
+    }
+
+    @Test
+    void aHostRangeMapsToAGuestRangeOfTheSameLength() {
+        List<PortForward> f = PortForward.parse(Protocol.UDP, "10.1.2.3/9000-9001:100-101");
+        assertThat(f).containsExactly(new PortForward(Protocol.UDP, Ipv4.parse("10.1.2.3"), 9000, 0, 100),
+                new PortForward(Protocol.UDP, Ipv4.parse("10.1.2.3"), 9001, 0, 101));
+    }
+
+    @Test
+    void badSpecsSayWhatIsWrong() {
+        assertThatThrownBy(() -> PortForward.parse(Protocol.TCP, "8000-8002:80-81")).hasMessageContaining("as long as");
+        assertThatThrownBy(() -> PortForward.parse(Protocol.TCP, "8000-8002:80")).hasMessageContaining("as long as");
+        assertThatThrownBy(() -> PortForward.parse(Protocol.TCP, "9-8")).hasMessageContaining("FIRST <= LAST");
+        assertThatThrownBy(() -> PortForward.parse(Protocol.TCP, "0")).hasMessageContaining("1..65535");
+        assertThatThrownBy(() -> PortForward.parse(Protocol.TCP, "65535-65536")).hasMessageContaining("1..65535");
+        assertThatThrownBy(() -> PortForward.parse(Protocol.TCP, "x/80")).hasMessageContaining("IPv4");
+        assertThatThrownBy(() -> PortForward.parse(Protocol.TCP, "80:")).hasMessageContaining("expected");
+        assertThatThrownBy(() -> PortForward.parse(Protocol.TCP, "a-b")).hasMessageContaining("expected");
+        assertThatThrownBy(() -> PortForward.parse(Protocol.TCP, "")).hasMessageContaining("expected");
+    }
+}
