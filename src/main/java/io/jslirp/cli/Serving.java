@@ -6,7 +6,8 @@ import io.jslirp.util.Log;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import sun.misc.Signal;
 
 /** Running an engine in the foreground of a command: readiness, signals, the counters at the end. */
 final class Serving {
@@ -19,28 +20,24 @@ final class Serving {
         Libc.close(fd);
     }
 
-    /** Runs the engine on this thread until the exit fd or SIGTERM/SIGINT, then prints the counters. */
+    /**
+     * Runs the engine on this thread until the exit fd, SIGTERM or SIGINT, then prints the
+     * counters and returns 0: the engine has reset every open connection, closed its sockets and
+     * removed its socket files. A second signal while that runs exits at once.
+     */
     static int untilStopped(Engine engine) {
-        CountDownLatch done = new CountDownLatch(1);
-        Thread hook = new Thread(() -> {
-            engine.stop();
-            try {
-                done.await();
-            } catch (InterruptedException ignored) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        Runtime.getRuntime().addShutdownHook(hook);
+        AtomicBoolean signalled = new AtomicBoolean();
+        for (String name : new String[] {"TERM", "INT"}) {
+            Signal signal = new Signal(name);
+            Signal.handle(signal, s -> {
+                if (signalled.getAndSet(true)) Runtime.getRuntime().halt(128 + s.getNumber());
+                engine.stop();
+            });
+        }
         try {
             engine.run();
         } finally {
             Log.warn("counters: " + engine.counters());
-            done.countDown();
-        }
-        try {
-            Runtime.getRuntime().removeShutdownHook(hook);
-        } catch (IllegalStateException shuttingDown) {
-            // stopped by a signal: the JVM is exiting already
         }
         return 0;
     }
