@@ -27,8 +27,11 @@ final class NetworkOptions {
     @Option(names = "--macaddress", paramLabel = "MAC", description = "MAC address of the guest interface (with --configure)")
     String macAddress;
 
-    @Option(names = "--resolv-conf", paramLabel = "FILE", description = "resolv.conf whose first nameserver answers DNS sent to the DNS address (default: ${DEFAULT-VALUE})", defaultValue = "/etc/resolv.conf")
+    @Option(names = "--resolv-conf", paramLabel = "FILE", description = "resolv.conf whose nameservers (in turn, when one fails) answer DNS sent to the DNS address (default: ${DEFAULT-VALUE})", defaultValue = "/etc/resolv.conf")
     Path resolvConf;
+
+    @Option(names = "--disable-dns", description = "no DNS service on the DNS address (.3): UDP and TCP to it go unanswered, as to an unassigned address")
+    boolean disableDns;
 
     @Option(names = {"-t", "--tcp-forward"}, paramLabel = "[ADDR/]PORT[:GUESTPORT]",
             description = "forward host TCP port PORT (on 127.0.0.1 unless ADDR is given) to the guest's GUESTPORT (default: PORT); repeatable")
@@ -51,11 +54,11 @@ final class NetworkOptions {
         Log.enableDebug(debug);
         NetworkConfig network = network();
         guestMac();
-        if (!Files.isReadable(resolvConf) && !resolvConf.equals(ResolvConf.DEFAULT)) {
+        if (!disableDns && !Files.isReadable(resolvConf) && !resolvConf.equals(ResolvConf.DEFAULT)) {
             throw new IllegalArgumentException("cannot read --resolv-conf " + resolvConf);
         }
         List<TcpForward> forwards = new ArrayList<>();
         for (String spec : tcpForwards) forwards.add(TcpForward.parse(spec));
-        return EngineConfig.of(network, ResolvConf.firstNameserver(resolvConf)).withTcpForwards(forwards);
+        return EngineConfig.of(network, disableDns ? null : ResolvConf.nameservers(resolvConf)).withTcpForwards(forwards);
     }
 }

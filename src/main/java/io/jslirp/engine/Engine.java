@@ -25,7 +25,7 @@ public final class Engine {
     public Engine(Link link, EngineConfig config) {
         this.link = link;
         this.stack = new Stack(config.network(), link, new Counters());
-        this.transport = new HostTransport(loop, stack, new OutboundPolicy(config.network(), config.nameserver()),
+        this.transport = new HostTransport(loop, stack, new OutboundPolicy(config.network()), config.nameservers(),
                 config.tcp(), config.udpIdleNanos());
         stack.setTransport(transport);
         for (TcpForward forward : config.tcpForwards()) transport.forwardTcp(forward);

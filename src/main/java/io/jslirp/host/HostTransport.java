@@ -9,19 +9,30 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Carries the guest's TCP and UDP flows over host sockets. */
+/**
+ * Carries the guest's TCP and UDP flows over host sockets, and serves the DNS
+ * address (unless disabled) by forwarding to the nameservers of resolv.conf.
+ */
 public final class HostTransport implements Transport {
     private final EventLoop loop;
     private final Stack stack;
     private final TcpNat tcp;
     private final UdpNat udp;
+    /** Null with --disable-dns: the DNS address is then as silent as any unassigned one. */
+    private final DnsForwarder dns;
     private final List<ForwardListener> forwards = new ArrayList<>();
 
-    public HostTransport(EventLoop loop, Stack stack, OutboundPolicy policy, TcpConfig tcpConfig, long udpIdleTimeoutNanos) {
+    /**
+     * @param nameservers where queries to the DNS address go, in resolv.conf's order; null
+     *                    disables the DNS address (--disable-dns)
+     */
+    public HostTransport(EventLoop loop, Stack stack, OutboundPolicy policy, List<Nameserver> nameservers,
+                         TcpConfig tcpConfig, long idleTimeoutNanos) {
         this.loop = loop;
         this.stack = stack;
-        this.tcp = new TcpNat(loop, stack, policy, tcpConfig);
-        this.udp = new UdpNat(loop, stack, policy, udpIdleTimeoutNanos);
+        this.dns = nameservers == null ? null : new DnsForwarder(loop, stack, nameservers);
+        this.tcp = new TcpNat(loop, stack, policy, dns, tcpConfig);
+        this.udp = new UdpNat(loop, stack, policy, idleTimeoutNanos);
     }
 
     /**
@@ -40,13 +51,15 @@ public final class HostTransport implements Transport {
 
     @Override
     public void udp(MemorySegment frame, long offset, int length, int source, int sourcePort, int destination, int destinationPort) {
-        udp.datagram(frame, offset, length, source, sourcePort, destination, destinationPort);
+        if (dns != null && dns.serves(destination, destinationPort)) dns.query(frame, offset, length, source, sourcePort);
+        else udp.datagram(frame, offset, length, source, sourcePort, destination, destinationPort);
     }
 
-    /** Closes the forwarded ports, resets every TCP connection and closes every UDP flow. */
+    /** Closes the forwarded ports, resets every TCP connection and closes every UDP and DNS flow. */
     public void shutdown() {
         forwards.forEach(ForwardListener::close);
         tcp.resetAll();
         udp.closeAll();
+        if (dns != null) dns.closeAll();
     }
 }

@@ -4,34 +4,22 @@ import io.jslirp.stack.NetworkConfig;
 
 /**
  * Where a guest flow goes on the host: the gateway stands for the host's loopback (unless
- * disabled), the DNS address for the upstream nameserver, other addresses of the virtual network
- * for nothing, and every other address for itself.
+ * disabled), other addresses of the virtual network for nothing (the DNS address's service is
+ * {@link DnsForwarder}'s), and every other address for itself.
  */
 public final class OutboundPolicy {
     /** No host destination: the guest gets a reset or nothing. */
     public static final int UNREACHABLE = 0;
     private static final int LOOPBACK = 0x7f000001;
-    private static final int DNS_PORT = 53;
 
     private final NetworkConfig config;
-    private final int nameserver;
 
-    /** @param nameserver upstream DNS server for the DNS address, or 0 for none */
-    public OutboundPolicy(NetworkConfig config, int nameserver) {
+    public OutboundPolicy(NetworkConfig config) {
         this.config = config;
-        this.nameserver = nameserver;
     }
 
-    public int tcpTarget(int destination) {
-        return common(destination);
-    }
-
-    public int udpTarget(int destination, int port) {
-        if (destination == config.dns()) return port == DNS_PORT ? nameserver : UNREACHABLE;
-        return common(destination);
-    }
-
-    private int common(int destination) {
+    /** The host address a guest TCP, UDP or ICMP echo flow to destination goes to, or {@link #UNREACHABLE}. */
+    public int target(int destination) {
         if (destination == config.gateway()) return config.hostLoopback() ? LOOPBACK : UNREACHABLE;
         if (config.inNetwork(destination)) return UNREACHABLE;
         if ((destination >>> 24) == 127 && !config.hostLoopback()) return UNREACHABLE;

@@ -29,6 +29,8 @@ final class TcpNat {
     private final EventLoop loop;
     private final Stack stack;
     private final OutboundPolicy policy;
+    /** The DNS address's service, or null with --disable-dns. */
+    private final DnsForwarder dns;
     private final TcpConfig config;
     private final Counters counters;
     private final FlowTable<TcpFlow> flows = new FlowTable<>(256);
@@ -44,10 +46,11 @@ final class TcpNat {
     /** How long the first SYN waits for the guest's answer to an ARP request (a guest that never sent a frame). */
     private static final long ARP_WAIT_NANOS = 20_000_000L;
 
-    TcpNat(EventLoop loop, Stack stack, OutboundPolicy policy, TcpConfig config) {
+    TcpNat(EventLoop loop, Stack stack, OutboundPolicy policy, DnsForwarder dns, TcpConfig config) {
         this.loop = loop;
         this.stack = stack;
         this.policy = policy;
+        this.dns = dns;
         this.config = config;
         this.counters = stack.counters();
         this.buffers = new BufferPool(config.bufferBudget());
@@ -88,21 +91,23 @@ final class TcpNat {
     }
 
     private void open(MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort) {
-        int target = policy.tcpTarget(dst);
-        int fd = target == OutboundPolicy.UNREACHABLE ? -1 : Sockets.tcp4();
-        if (fd < 0) {
+        boolean toNameservers = dns != null && dns.serves(dst, dstPort);
+        int target = toNameservers ? OutboundPolicy.UNREACHABLE : policy.target(dst);
+        int fd = target == OutboundPolicy.UNREACHABLE ? -1 : Sockets.tcp4(); // the nameservers' sockets come one by one
+        if (toNameservers ? dns.nameserverCount() == 0 : fd < 0) {
             counters.tcpRefused++;
             Resets.answer(f, off, len, src, dst, stack);
             return;
         }
-        Sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
+        if (fd >= 0) Sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
         TcpFlow flow = new TcpFlow(this, loop, fd);
         flow.conn = new TcpConnection(src, srcPort, dst, dstPort, Tcp.seq(f, off), options,
                 ThreadLocalRandom.current().nextInt(), config, buffers, stack, flow);
         flows.put(src, srcPort, dst, dstPort, flow);
         counters.tcpConnections++;
         Log.debug(() -> flow.conn + " opened");
-        flow.connect(target, dstPort);
+        if (toNameservers) flow.connectNameservers(dns);
+        else flow.connect(target, dstPort);
         markDirty(flow);
     }
 

@@ -17,12 +17,17 @@ public final class Counters {
     /** ICMP destination unreachable messages sent to the guest (a host connect failed). */
     public long unreachableSent;
     public long udpFlows;
+    /** Guest queries to the DNS address over UDP; those retried at the next nameserver; those no nameserver answered. */
+    public long dnsQueries;
+    public long dnsRetries;
+    public long dnsUnanswered;
 
     @Override
     public String toString() {
         return "frames_in=" + framesIn + " frames_out=" + framesOut + " malformed=" + malformed
                 + " unsupported=" + unsupported + " send_dropped=" + sendDropped
                 + " reassembly_dropped=" + reassemblyDropped + " tcp_connections=" + tcpConnections + " tcp_refused=" + tcpRefused
-                + " unreachable_sent=" + unreachableSent + " udp_flows=" + udpFlows;
+                + " unreachable_sent=" + unreachableSent + " udp_flows=" + udpFlows
+                + " dns_queries=" + dnsQueries + " dns_retries=" + dnsRetries + " dns_unanswered=" + dnsUnanswered;
     }
 }
