@@ -10,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Carries the guest's TCP and UDP flows over host sockets, and serves the DNS
+ * Carries the guest's TCP, UDP and ICMP echo flows over host sockets, and serves the DNS
  * address (unless disabled) by forwarding to the nameservers of resolv.conf.
  */
 public final class HostTransport implements Transport {
@@ -18,6 +18,7 @@ public final class HostTransport implements Transport {
     private final Stack stack;
     private final TcpNat tcp;
     private final UdpNat udp;
+    private final PingNat ping;
     /** Null with --disable-dns: the DNS address is then as silent as any unassigned one. */
     private final DnsForwarder dns;
     private final List<ForwardListener> forwards = new ArrayList<>();
@@ -33,6 +34,7 @@ public final class HostTransport implements Transport {
         this.dns = nameservers == null ? null : new DnsForwarder(loop, stack, nameservers);
         this.tcp = new TcpNat(loop, stack, policy, dns, tcpConfig);
         this.udp = new UdpNat(loop, stack, policy, idleTimeoutNanos);
+        this.ping = new PingNat(loop, stack, policy, idleTimeoutNanos);
     }
 
     /**
@@ -55,11 +57,17 @@ public final class HostTransport implements Transport {
         else udp.datagram(frame, offset, length, source, sourcePort, destination, destinationPort);
     }
 
-    /** Closes the forwarded ports, resets every TCP connection and closes every UDP and DNS flow. */
+    @Override
+    public void icmpEcho(MemorySegment frame, long offset, int length, int source, int destination) {
+        ping.echo(frame, offset, length, source, destination);
+    }
+
+    /** Closes the forwarded ports, resets every TCP connection and closes every UDP, DNS and ping flow. */
     public void shutdown() {
         forwards.forEach(ForwardListener::close);
         tcp.resetAll();
         udp.closeAll();
+        ping.closeAll();
         if (dns != null) dns.closeAll();
     }
 }

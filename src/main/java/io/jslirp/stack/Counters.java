@@ -21,6 +21,8 @@ public final class Counters {
     public long dnsQueries;
     public long dnsRetries;
     public long dnsUnanswered;
+    /** ICMP echo flows opened through host ping sockets. */
+    public long pingFlows;
 
     @Override
     public String toString() {
@@ -28,6 +30,7 @@ public final class Counters {
                 + " unsupported=" + unsupported + " send_dropped=" + sendDropped
                 + " reassembly_dropped=" + reassemblyDropped + " tcp_connections=" + tcpConnections + " tcp_refused=" + tcpRefused
                 + " unreachable_sent=" + unreachableSent + " udp_flows=" + udpFlows
-                + " dns_queries=" + dnsQueries + " dns_retries=" + dnsRetries + " dns_unanswered=" + dnsUnanswered;
+                + " dns_queries=" + dnsQueries + " dns_retries=" + dnsRetries + " dns_unanswered=" + dnsUnanswered
+                + " ping_flows=" + pingFlows;
     }
 }

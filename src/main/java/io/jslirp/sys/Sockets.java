@@ -30,7 +30,7 @@ public final class Sockets {
     private Sockets() {}
 
     public static final int AF_UNIX = 1, AF_INET = 2, AF_INET6 = 10;
-    public static final int SOL_SOCKET = 1, IPPROTO_IP = 0, IPPROTO_TCP = 6;
+    public static final int SOL_SOCKET = 1, IPPROTO_IP = 0, IPPROTO_ICMP = 1, IPPROTO_TCP = 6;
     public static final int SO_REUSEADDR = 2, SO_ERROR = 4, SO_SNDBUF = 7, SO_RCVBUF = 8, SO_LINGER = 13;
     public static final int TCP_NODELAY = 1, TCP_CORK = 3;
     public static final int SHUT_WR = 1, SHUT_RDWR = 2;
@@ -99,6 +99,15 @@ public final class Sockets {
     /** A non-blocking IPv6 UDP socket: fd or -errno. */
     public static int udp6() {
         return socket(AF_INET6, SOCK_DGRAM, 0);
+    }
+
+    /**
+     * A non-blocking ICMP echo ("ping") socket, which needs no privilege but a group in
+     * net.ipv4.ping_group_range: fd, or -EACCES when the range excludes us, or another -errno.
+     * The kernel sets the echo identifier to the socket's local port and fills the checksum.
+     */
+    public static int ping4() {
+        return socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
     }
 
     /** A non-blocking unix stream socket: fd or -errno. */
