@@ -53,17 +53,18 @@ final class PingNat {
         }
         int id = Icmpv4.echoId(f, off);
         Flow flow = flows.get(src, id, dst, 0);
+        long head = Bytes.u32(f, off + 4) & 0xffffffffL; // identifier and sequence, for an ICMP error's quote
         if (flow == null) {
-            flow = open(src, id, dst);
+            flow = open(src, id, dst, head);
             if (flow == null) return;
         }
-        flow.lastHead = Bytes.u32(f, off + 4) & 0xffffffffL; // identifier and sequence, for an ICMP error's quote
+        flow.lastHead = head;
         int n = Libc.write(flow.fd, f, off, len); // a full socket buffer drops it, as a router would
         if (n < 0) flow.reportError(-n);
         flow.touch();
     }
 
-    private Flow open(int src, int id, int dst) {
+    private Flow open(int src, int id, int dst, long head) {
         int target = policy.target(dst);
         if (target == OutboundPolicy.UNREACHABLE) {
             counters.unsupported++;
@@ -81,9 +82,9 @@ final class PingNat {
             return null;
         }
         int r = Sockets.connect4(fd, target, 0);
-        if (r < 0) {
+        if (r < 0) { // no route: the guest hears it as from a router
             Libc.close(fd);
-            counters.unsupported++;
+            unreachable(-r, src, dst, head);
             return null;
         }
         Flow flow = new Flow(fd, src, id, dst);
@@ -92,6 +93,16 @@ final class PingNat {
         counters.pingFlows++;
         Log.debug(() -> flow + " opened");
         return flow;
+    }
+
+    /**
+     * Passes a host error for the guest's echo request on as a router would: ICMP destination
+     * unreachable quoting the request's type, identifier and sequence (what ping matches it by).
+     */
+    private void unreachable(int errno, int guest, int remote, long head) {
+        int code = Unreachable.code(errno, false);
+        if (code < 0) return;
+        stack.sendUnreachable(code, Ipv4.PROTO_ICMP, guest, remote, ((long) Icmpv4.ECHO_REQUEST << 56) | head);
     }
 
     void closeAll() {
@@ -138,12 +149,9 @@ final class PingNat {
             loop.runAgain();
         }
 
-        /** The host's ICMP error (unreachable host or network) for an earlier request, passed on as a router would. */
+        /** The host's ICMP error (unreachable host or network) for an earlier request. */
         void reportError(int errno) {
-            int code = Unreachable.code(errno, false);
-            if (code < 0) return;
-            long head = ((long) Icmpv4.ECHO_REQUEST << 56) | lastHead;
-            stack.sendUnreachable(code, Ipv4.PROTO_ICMP, guestAddress, remoteAddress, head);
+            unreachable(errno, guestAddress, remoteAddress, lastHead);
         }
 
         void close() {

@@ -14,6 +14,8 @@ import org.junit.jupiter.api.Timeout;
 class PingIT {
     private static final Duration T = Duration.ofSeconds(30);
     private static final String REMOTE = "192.0.2.1";
+    /** An address the host side has no route to. */
+    private static final String NO_ROUTE = "203.0.113.1";
     /** The guest's echo identifier: ping counts a reply only when it carries this one. */
     private static final String ID = "4660";
 
@@ -33,8 +35,9 @@ class PingIT {
     /**
      * A host beyond the virtual network answers the guest's ping with the guest's own echo
      * identifier (the host's ping socket has another one; jslirp puts the guest's back). The
-     * stack's host side runs in a namespace made here, where 192.0.2.1 is a local address, so
-     * nothing leaves the machine.
+     * stack's host side runs in a namespace made here, where 192.0.2.1 is a local address and
+     * no other has a route, so nothing leaves the machine. An address without a route gets a
+     * "net unreachable" from the gateway.
      */
     @Test
     @Timeout(90)
@@ -44,12 +47,16 @@ class PingIT {
         ItEnv.assumeTools("ping");
         try (Namespace hostSide = remoteHostNamespace("0 2147483647"); Namespace ns = Namespace.create()) {
             ns.allowEgress(REMOTE);
+            ns.allowEgress(NO_ROUTE);
             try (Stack.Running stack = attachFrom(hostSide, ns)) {
                 Cmd.Result r = ns.exec(T, "ping", "-e", ID, "-c", "3", "-i", "0.2", "-W", "2", REMOTE);
                 assertThat(r.exit()).as("%s\n%s", r, stack.describe()).isZero();
                 assertThat(r.out()).contains("3 packets transmitted, 3 received");
                 Cmd.Result gateway = ns.exec(T, "ping", "-c", "1", "-W", "2", Namespace.GATEWAY);
                 assertThat(gateway.out()).as("%s", gateway).contains("1 received");
+                Cmd.Result noRoute = ns.exec(T, "ping", "-c", "1", "-W", "2", NO_ROUTE);
+                assertThat(noRoute.out()).as("the host's error comes back from the gateway: %s", noRoute)
+                        .contains("From " + Namespace.GATEWAY).contains("Destination Net Unreachable");
                 Map<String, Long> counters = stack.stop().counters();
                 assertThat(counters.get("ping_flows")).as("one host socket for the guest's ping session: %s", counters).isEqualTo(1L);
             }
