@@ -24,7 +24,7 @@ import java.util.List;
  * socket; when that nameserver refuses (ICMP error) or is silent for {@link #ATTEMPT_TIMEOUT_NANOS},
  * the query goes to the next one. The nameserver that answered last is asked first next time.
  * TCP connections to the DNS address are ordinary TCP flows ({@link TcpFlow#connectNameservers})
- * that take the nameservers in the same order.
+ * that take the nameservers in the same order ({@link NameserverTries}).
  */
 final class DnsForwarder {
     static final int PORT = 53;
@@ -99,10 +99,9 @@ final class DnsForwarder {
     /** One guest query on its way through the nameservers; reused for later queries. */
     private final class Query implements Handler {
         private final Timer timer = new Timer(this::timedOut);
+        private final NameserverTries tries = new NameserverTries(DnsForwarder.this);
         private MemorySegment message = MemorySegment.NULL;
         private int length, guest, guestPort;
-        /** Where this query started in the nameserver list, how many it has tried, and the current one. */
-        private int first, tried, index;
         private int fd = -1;
         /** Why the latest nameserver failed (an errno), 0 for silence. */
         private int lastError;
@@ -113,8 +112,7 @@ final class DnsForwarder {
             this.length = len;
             this.guest = guest;
             this.guestPort = guestPort;
-            first = preferred;
-            tried = 0;
+            tries.restart();
             lastError = 0;
             pending.add(this);
             tryNext();
@@ -123,10 +121,8 @@ final class DnsForwarder {
         /** Sends the query to the next nameserver not tried yet, or gives up after the last. */
         private void tryNext() {
             closeSocket();
-            while (tried < nameservers.size()) {
-                index = (first + tried) % nameservers.size();
-                if (tried++ > 0) counters.dnsRetries++;
-                Nameserver ns = nameservers.get(index);
+            for (Nameserver ns = tries.next(); ns != null; ns = tries.next()) {
+                if (tries.retrying()) counters.dnsRetries++;
                 int s = ns.socket(false);
                 if (s < 0) {
                     lastError = -s;
@@ -137,7 +133,7 @@ final class DnsForwarder {
                 if (r < 0) {
                     Libc.close(s);
                     lastError = -r;
-                    Log.debug(() -> "dns: nameserver " + ns + " failed: " + Errno.describe(lastError));
+                    Log.debug(() -> "dns: nameserver " + tries.current() + " failed: " + Errno.describe(lastError));
                     continue;
                 }
                 fd = s;
@@ -155,18 +151,18 @@ final class DnsForwarder {
             if (n == -Errno.EAGAIN) return;
             if (n < 0) {
                 lastError = -n; // the nameserver's ICMP error, e.g. port unreachable
-                Log.debug(() -> "dns: nameserver " + nameservers.get(index) + " failed: " + Errno.describe(lastError));
+                Log.debug(() -> "dns: nameserver " + tries.current() + " failed: " + Errno.describe(lastError));
                 tryNext();
                 return;
             }
-            answeredBy(index);
+            tries.answered();
             stack.sendUdp(stack.config().dns(), PORT, guest, guestPort, n);
             finish();
         }
 
         private void timedOut() {
             lastError = 0;
-            Log.debug(() -> "dns: nameserver " + nameservers.get(index) + " did not answer in time");
+            Log.debug(() -> "dns: nameserver " + tries.current() + " did not answer in time");
             tryNext();
         }
 

@@ -30,9 +30,8 @@ final class TcpFlow implements Handler, TcpHostSide {
     private boolean shutDown;
     private int interest;
     boolean dirty;
-    /** For a connection to the DNS address: the nameservers, where the tries started, and how many were tried. */
-    private DnsForwarder nameservers;
-    private int firstNameserver, nameserversTried;
+    /** For a connection to the DNS address: its way through the nameservers; else null. */
+    private NameserverTries nameservers;
 
     TcpFlow(TcpNat nat, EventLoop loop, int fd) {
         this.nat = nat;
@@ -58,18 +57,15 @@ final class TcpFlow implements Handler, TcpHostSide {
      * Connects to the nameservers of resolv.conf in turn, the preferred one first: a connect error
      * moves on to the next one. The flow starts without a socket (fd -1).
      */
-    void connectNameservers(DnsForwarder dns) {
-        nameservers = dns;
-        firstNameserver = dns.preferred();
+    void connectNameservers(NameserverTries tries) {
+        nameservers = tries;
         connectNextNameserver(Errno.ECONNREFUSED);
     }
 
     /** Connects to the next nameserver not tried yet; after the last, fails with errno (the latest error). */
     private void connectNextNameserver(int errno) {
-        while (nameserversTried < nameservers.nameserverCount()) {
+        for (Nameserver ns = nameservers.next(); ns != null; ns = nameservers.next()) {
             closeSocket();
-            int index = (firstNameserver + nameserversTried++) % nameservers.nameserverCount();
-            Nameserver ns = nameservers.nameserver(index);
             int s = ns.socket(true);
             if (s < 0) {
                 errno = -s;
@@ -89,7 +85,7 @@ final class TcpFlow implements Handler, TcpHostSide {
             }
             errno = -r;
             int failed = errno;
-            Log.debug(() -> conn + " nameserver " + ns + ": " + Errno.describe(failed));
+            Log.debug(() -> conn + " nameserver " + nameservers.current() + ": " + Errno.describe(failed));
         }
         connectFailed(errno);
     }
@@ -101,7 +97,7 @@ final class TcpFlow implements Handler, TcpHostSide {
      * EHOSTUNREACH, as it would on a real network).
      */
     private void connectFailed(int errno) {
-        if (nameservers != null && nameserversTried < nameservers.nameserverCount()) {
+        if (nameservers != null && !nameservers.exhausted()) {
             connectNextNameserver(errno);
             return;
         }
@@ -123,7 +119,7 @@ final class TcpFlow implements Handler, TcpHostSide {
 
     private void connected() {
         connecting = false;
-        if (nameservers != null) nameservers.answeredBy((firstNameserver + nameserversTried - 1) % nameservers.nameserverCount());
+        if (nameservers != null) nameservers.answered();
         conn.hostConnected(EventLoop.now());
     }
 

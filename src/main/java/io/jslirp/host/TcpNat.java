@@ -106,7 +106,7 @@ final class TcpNat {
         flows.put(src, srcPort, dst, dstPort, flow);
         counters.tcpConnections++;
         Log.debug(() -> flow.conn + " opened");
-        if (toNameservers) flow.connectNameservers(dns);
+        if (toNameservers) flow.connectNameservers(new NameserverTries(dns));
         else flow.connect(target, dstPort);
         markDirty(flow);
     }
