@@ -30,8 +30,9 @@ final class TcpFlow implements Handler, TcpHostSide {
     private boolean shutDown;
     private int interest;
     boolean dirty;
-    /** For a connection to the DNS address: its way through the nameservers; else null. */
+    /** For a connection to the DNS address: its way through the nameservers, and how long one may take to connect; else null. */
     private NameserverTries nameservers;
+    private Timer nameserverTimer;
 
     TcpFlow(TcpNat nat, EventLoop loop, int fd) {
         this.nat = nat;
@@ -54,12 +55,20 @@ final class TcpFlow implements Handler, TcpHostSide {
     }
 
     /**
-     * Connects to the nameservers of resolv.conf in turn, the preferred one first: a connect error
-     * moves on to the next one. The flow starts without a socket (fd -1).
+     * Connects to the nameservers of resolv.conf in turn, the preferred one first: a connect error,
+     * or no answer within {@link DnsForwarder#ATTEMPT_TIMEOUT_NANOS}, moves on to the next one.
+     * The flow starts without a socket (fd -1).
      */
     void connectNameservers(NameserverTries tries) {
         nameservers = tries;
+        nameserverTimer = new Timer(this::nameserverSilent);
         connectNextNameserver(Errno.ECONNREFUSED);
+    }
+
+    private void nameserverSilent() {
+        if (!connecting) return;
+        connectFailed(Errno.ETIMEDOUT);
+        nat.markDirty(this);
     }
 
     /** Connects to the next nameserver not tried yet; after the last, fails with errno (the latest error). */
@@ -81,6 +90,7 @@ final class TcpFlow implements Handler, TcpHostSide {
             }
             if (r == -Errno.EINPROGRESS) {
                 setInterest(Epoll.OUT);
+                loop.schedule(nameserverTimer, EventLoop.now() + DnsForwarder.ATTEMPT_TIMEOUT_NANOS);
                 return;
             }
             errno = -r;
@@ -119,7 +129,10 @@ final class TcpFlow implements Handler, TcpHostSide {
 
     private void connected() {
         connecting = false;
-        if (nameservers != null) nameservers.answered();
+        if (nameservers != null) {
+            loop.schedule(nameserverTimer, Long.MAX_VALUE);
+            nameservers.answered();
+        }
         conn.hostConnected(EventLoop.now());
     }
 
@@ -222,6 +235,7 @@ final class TcpFlow implements Handler, TcpHostSide {
         if (reset && !socketClosed) Sockets.setLingerZero(fd);
         closeSocket();
         loop.schedule(timer, Long.MAX_VALUE);
+        if (nameserverTimer != null) loop.schedule(nameserverTimer, Long.MAX_VALUE);
         nat.remove(this, reset);
     }
 

@@ -8,6 +8,8 @@ import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -128,21 +130,25 @@ class DnsIT {
     }
 
     /**
-     * resolv.conf names first a nameserver whose port is closed (ICMP port unreachable), then one
-     * that takes queries and never answers (a timeout), then the real one: queries over UDP and
-     * TCP still get their answer, and once it has answered, the real one is asked first.
+     * resolv.conf names first a nameserver whose port is closed (ICMP port unreachable, TCP
+     * reset), then one that takes UDP queries and never answers (a timeout), then one whose TCP
+     * listener's queue is full (SYNs go unanswered: a timeout), then the real one: queries over
+     * UDP and TCP still get their answer, and once it has answered, the real one is asked first.
      */
     @Test
     @Timeout(180)
     void failingNameserversAreSkipped() throws Exception {
         assumeDnsTools();
-        List<String> addresses = loopbackAddresses(3);
-        String closed = addresses.get(0), silent = addresses.get(1), resolver = addresses.get(2);
+        List<String> addresses = loopbackAddresses(4);
+        String closed = addresses.get(0), silent = addresses.get(1), full = addresses.get(2), resolver = addresses.get(3);
         Path log = tmp.resolve("dnsmasq.log");
         Process dnsmasq = startDnsmasq(List.of(), resolver, log);
-        try (DatagramSocket silentServer = new DatagramSocket(new InetSocketAddress(InetAddress.getByName(silent), 53))) {
+        List<Socket> queue = new ArrayList<>();
+        try (DatagramSocket silentServer = new DatagramSocket(new InetSocketAddress(InetAddress.getByName(silent), 53));
+             ServerSocket fullServer = new ServerSocket(53, 1, InetAddress.getByName(full))) {
+            fillAcceptQueue(fullServer, queue);
             awaitResolver(resolver, dnsmasq, log);
-            Stack.Options options = Stack.Options.configured().extra("--resolv-conf", resolvConf(closed, silent, resolver).toString());
+            Stack.Options options = Stack.Options.configured().extra("--resolv-conf", resolvConf(closed, silent, full, resolver).toString());
             try (Namespace ns = Namespace.create(); Stack.Running stack = Stack.attach(ns, options)) {
                 Cmd.Result first = nslookup(ns);
                 assertThat(first.exit()).as("%s\n%s\ndnsmasq: %s", first, stack.describe(), Files.readString(log)).isZero();
@@ -159,12 +165,14 @@ class DnsIT {
                 assertThat(counters.get("dns_unanswered")).as("%s", counters).isZero();
             }
             // TCP, on a fresh stack (which prefers the first nameserver again): the closed and the
-            // silent address both refuse the connect, the real one answers
+            // silent address refuse the connect, the full one never answers it, the real one answers
             try (Namespace ns = Namespace.create(); Stack.Running stack = Stack.attach(ns, options)) {
                 Cmd.Result tcp = query(ns, "tcp");
                 assertThat(tcp.out()).as("%s\n%s", tcp, stack.describe()).contains(ANSWERED);
+                System.out.printf("[dns] tcp failover: %d ms%n", tcp.took().toMillis());
             }
         } finally {
+            for (Socket c : queue) c.close();
             stop(dnsmasq);
         }
     }
@@ -273,6 +281,21 @@ class DnsIT {
     static void stop(Process p) throws InterruptedException {
         p.destroy();
         if (!p.waitFor(5, TimeUnit.SECONDS)) p.destroyForcibly();
+    }
+
+    /** Connects to the never-accepting server until its accept queue is full: further SYNs are dropped. */
+    private static void fillAcceptQueue(ServerSocket server, List<Socket> clients) throws Exception {
+        for (int i = 0; i < 16; i++) {
+            Socket c = new Socket();
+            try {
+                c.connect(server.getLocalSocketAddress(), 300);
+                clients.add(c);
+            } catch (SocketTimeoutException full) {
+                c.close();
+                return;
+            }
+        }
+        throw new AssertionError("the accept queue of " + server + " does not fill");
     }
 
     /** Datagrams the socket has received (read until it stays quiet for 300 ms). */
