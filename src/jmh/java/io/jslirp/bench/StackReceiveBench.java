@@ -44,6 +44,11 @@ public class StackReceiveBench {
             public void udp(MemorySegment f, long offset, int n, int source, int sourcePort, int destination, int destinationPort) {
                 throw new IllegalStateException("the benchmark sends TCP only");
             }
+
+            @Override
+            public void icmpEcho(MemorySegment f, long offset, int n, int source, int destination) {
+                throw new IllegalStateException("the benchmark sends TCP only");
+            }
         });
         frame = GuestFrames.tcp(Tcp.ACK | Tcp.PSH, 1, 1, 0xffff, GuestFrames.FULL_PAYLOAD);
         length = (int) frame.byteSize();

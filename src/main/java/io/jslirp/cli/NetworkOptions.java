@@ -33,8 +33,11 @@ final class NetworkOptions {
     @Option(names = "--macaddress", paramLabel = "MAC", description = "MAC address of the guest interface (with --configure)")
     String macAddress;
 
-    @Option(names = "--resolv-conf", paramLabel = "FILE", description = "resolv.conf whose first nameserver answers DNS sent to the DNS address (default: ${DEFAULT-VALUE})", defaultValue = "/etc/resolv.conf")
+    @Option(names = "--resolv-conf", paramLabel = "FILE", description = "resolv.conf whose nameservers (in turn, when one fails) answer DNS sent to the DNS address (default: ${DEFAULT-VALUE})", defaultValue = "/etc/resolv.conf")
     Path resolvConf;
+
+    @Option(names = "--disable-dns", description = "no DNS service on the DNS address (.3): UDP and TCP to it go unanswered, as to an unassigned address")
+    boolean disableDns;
 
     @Option(names = {"-t", "--tcp-forward"}, paramLabel = "[ADDR/]PORT[-PORT][:GUESTPORT[-PORT]]",
             description = "forward host TCP port PORT, or a range (on 127.0.0.1 unless ADDR is given), to the guest's GUESTPORT (default: PORT); repeatable")
@@ -105,7 +108,7 @@ final class NetworkOptions {
         Log.enableDebug(debug);
         NetworkConfig network = network();
         guestMac();
-        if (!Files.isReadable(resolvConf) && !resolvConf.equals(ResolvConf.DEFAULT)) {
+        if (!disableDns && !Files.isReadable(resolvConf) && !resolvConf.equals(ResolvConf.DEFAULT)) {
             throw new IllegalArgumentException("cannot read --resolv-conf " + resolvConf);
         }
         List<PortForward> forwards = new ArrayList<>();
@@ -115,7 +118,7 @@ final class NetworkOptions {
         if (bootFile != null && !bootFile.matches("[\\x21-\\x7e]{1,127}")) {
             throw new IllegalArgumentException("--bootfile must be 1-127 printable ASCII characters without spaces: " + bootFile);
         }
-        return EngineConfig.builder(network, ResolvConf.firstNameserver(resolvConf))
+        return EngineConfig.builder(network, disableDns ? null : ResolvConf.nameservers(resolvConf))
                 .forwards(forwards)
                 .outboundAddress(outboundAddress == null ? 0 : OutboundAddress.check(outboundAddress))
                 .tcp(tcpConfig(network))

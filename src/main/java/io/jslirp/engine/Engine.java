@@ -42,8 +42,8 @@ public final class Engine {
         this.capture = openCapture(config.capture());
         FrameSink sink = capture == null ? link : new CapturingSink(link, capture);
         this.stack = new Stack(config.network(), config.bootFile(), sink, new Counters());
-        this.transport = new HostTransport(loop, stack, new OutboundPolicy(config.network(), config.nameserver(), config.outboundAddress()),
-                config.tcp(), config.udpIdleNanos(), config.limits());
+        this.transport = new HostTransport(loop, stack, new OutboundPolicy(config.network(), config.outboundAddress()),
+                config.nameservers(), config.tcp(), config.udpIdleNanos(), config.limits());
         stack.setTransport(transport);
         if (config.tftpRoot() != null) transport.serveTftp(config.tftpRoot());
         for (PortForward forward : config.forwards()) transport.forward(forward);

@@ -2,6 +2,7 @@ package io.jslirp.engine;
 
 import io.jslirp.capture.Capture;
 import io.jslirp.host.Limits;
+import io.jslirp.host.Nameserver;
 import io.jslirp.host.PortForward;
 import io.jslirp.stack.NetworkConfig;
 import io.jslirp.tcp.TcpConfig;
@@ -13,9 +14,10 @@ import java.util.List;
  * Everything an {@link Engine} needs besides its link.
  *
  * @param network        the virtual network
- * @param nameserver     upstream DNS server for the DNS address (IPv4, host order), or 0 for none
+ * @param nameservers    where DNS sent to the DNS address goes (resolv.conf's, in order); null
+ *                       when the DNS address is disabled
  * @param tcp            guest-facing TCP parameters
- * @param udpIdleNanos   how long a UDP flow lives without traffic
+ * @param udpIdleNanos   how long a UDP or ping flow lives without traffic
  * @param forwards       host TCP and UDP ports forwarded to the guest
  * @param outboundAddress host address outbound sockets are bound to, or 0 for the kernel's choice
  * @param limits         how many flows the guest may have at once
@@ -23,23 +25,23 @@ import java.util.List;
  * @param bootFile       boot file name DHCP offers (with the gateway as TFTP server), or null
  * @param capture        frames to record in a pcap file, or null
  */
-public record EngineConfig(NetworkConfig network, int nameserver, TcpConfig tcp, long udpIdleNanos, List<PortForward> forwards,
+public record EngineConfig(NetworkConfig network, List<Nameserver> nameservers, TcpConfig tcp, long udpIdleNanos, List<PortForward> forwards,
                            int outboundAddress, Limits limits, Path tftpRoot, String bootFile, Capture.Settings capture) {
     public static final long DEFAULT_UDP_IDLE_NANOS = 60_000_000_000L;
 
-    /** The defaults for network, relaying DNS to nameserver (0: none). */
-    public static EngineConfig of(NetworkConfig network, int nameserver) {
-        return builder(network, nameserver).build();
+    /** The defaults for network, forwarding DNS to nameservers (null: no DNS service). */
+    public static EngineConfig of(NetworkConfig network, List<Nameserver> nameservers) {
+        return builder(network, nameservers).build();
     }
 
-    public static Builder builder(NetworkConfig network, int nameserver) {
-        return new Builder(network, nameserver);
+    public static Builder builder(NetworkConfig network, List<Nameserver> nameservers) {
+        return new Builder(network, nameservers);
     }
 
     /** An engine configuration with defaults for everything not set. */
     public static final class Builder {
         private final NetworkConfig network;
-        private final int nameserver;
+        private final List<Nameserver> nameservers;
         private TcpConfig tcp;
         private long udpIdleNanos = DEFAULT_UDP_IDLE_NANOS;
         private List<PortForward> forwards = List.of();
@@ -49,9 +51,9 @@ public record EngineConfig(NetworkConfig network, int nameserver, TcpConfig tcp,
         private String bootFile;
         private Capture.Settings capture;
 
-        private Builder(NetworkConfig network, int nameserver) {
+        private Builder(NetworkConfig network, List<Nameserver> nameservers) {
             this.network = network;
-            this.nameserver = nameserver;
+            this.nameservers = nameservers;
             this.tcp = TcpConfig.forMtu(network.mtu());
         }
 
@@ -87,7 +89,7 @@ public record EngineConfig(NetworkConfig network, int nameserver, TcpConfig tcp,
         }
 
         public EngineConfig build() {
-            return new EngineConfig(network, nameserver, tcp, udpIdleNanos, forwards, outboundAddress, limits, tftpRoot, bootFile, capture);
+            return new EngineConfig(network, nameservers, tcp, udpIdleNanos, forwards, outboundAddress, limits, tftpRoot, bootFile, capture);
         }
     }
 }

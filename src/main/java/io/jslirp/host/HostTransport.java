@@ -13,24 +13,37 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Carries the guest's TCP and UDP flows over host sockets, and the host ports forwarded to the guest. */
+/**
+ * Carries the guest's TCP, UDP and ICMP echo flows over host sockets, serves the DNS address
+ * (unless disabled) by forwarding to the nameservers of resolv.conf, the gateway's TFTP port when
+ * asked, and the host ports forwarded to the guest.
+ */
 public final class HostTransport implements Transport {
     private final EventLoop loop;
     private final Stack stack;
     private final TcpNat tcp;
     private final UdpNat udp;
+    private final PingNat ping;
+    /** Null with --disable-dns: the DNS address is then as silent as any unassigned one. */
+    private final DnsForwarder dns;
     /** Null unless a TFTP directory is served, when the gateway's TFTP port is answered here. */
     private TftpServer tftp;
     private final UdpForwards udpForwards;
     private final List<HostForward> forwards = new ArrayList<>();
 
-    public HostTransport(EventLoop loop, Stack stack, OutboundPolicy policy, TcpConfig tcpConfig, long udpIdleTimeoutNanos,
-                         Limits limits) {
+    /**
+     * @param nameservers where queries to the DNS address go, in resolv.conf's order; null
+     *                    disables the DNS address (--disable-dns)
+     */
+    public HostTransport(EventLoop loop, Stack stack, OutboundPolicy policy, List<Nameserver> nameservers,
+                         TcpConfig tcpConfig, long idleTimeoutNanos, Limits limits) {
         this.loop = loop;
         this.stack = stack;
-        this.tcp = new TcpNat(loop, stack, policy, tcpConfig, limits);
-        this.udp = new UdpNat(loop, stack, policy, udpIdleTimeoutNanos, limits);
-        this.udpForwards = new UdpForwards(loop, stack, udp, udpIdleTimeoutNanos);
+        this.dns = nameservers == null ? null : new DnsForwarder(loop, stack, nameservers);
+        this.tcp = new TcpNat(loop, stack, policy, dns, tcpConfig, limits);
+        this.udp = new UdpNat(loop, stack, policy, idleTimeoutNanos, limits);
+        this.ping = new PingNat(loop, stack, policy, idleTimeoutNanos);
+        this.udpForwards = new UdpForwards(loop, stack, udp, idleTimeoutNanos);
     }
 
     /**
@@ -87,15 +100,23 @@ public final class HostTransport implements Transport {
             }
             if (udpForwards.fromGuest(frame, offset, length, source, sourcePort, destination, destinationPort)) return;
         }
-        udp.datagram(frame, offset, length, source, sourcePort, destination, destinationPort);
+        if (dns != null && dns.serves(destination, destinationPort)) dns.query(frame, offset, length, source, sourcePort);
+        else udp.datagram(frame, offset, length, source, sourcePort, destination, destinationPort);
     }
 
-    /** Closes the forwarded ports, resets every TCP connection and closes every UDP flow. */
+    @Override
+    public void icmpEcho(MemorySegment frame, long offset, int length, int source, int destination) {
+        ping.echo(frame, offset, length, source, destination);
+    }
+
+    /** Closes the forwarded ports, resets every TCP connection and closes every UDP, DNS and ping flow. */
     public void shutdown() {
         forwards.forEach(HostForward::close);
         forwards.clear();
         tcp.resetAll();
         udp.closeAll();
+        ping.closeAll();
+        if (dns != null) dns.closeAll();
         if (tftp != null) tftp.closeAll();
     }
 }

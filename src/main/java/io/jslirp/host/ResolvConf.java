@@ -1,33 +1,40 @@
 package io.jslirp.host;
 
-import io.jslirp.wire.Ipv4;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
-/** Reads the upstream nameserver from a resolv.conf file. */
+/** Reads the upstream nameservers from a resolv.conf file. */
 public final class ResolvConf {
     public static final Path DEFAULT = Path.of("/etc/resolv.conf");
 
     private ResolvConf() {}
 
-    /** The first IPv4 "nameserver" of the file, or 0 when it names none (or cannot be read). */
-    public static int firstNameserver(Path file) {
+    /**
+     * Every "nameserver" of the file, IPv4 and IPv6, in its order; lines that do not parse are
+     * skipped, and a file that cannot be read names none.
+     */
+    public static List<Nameserver> nameservers(Path file) {
+        List<String> lines;
         try {
-            for (String line : Files.readAllLines(file)) {
-                String[] words = line.trim().split("\\s+");
-                if (words.length >= 2 && words[0].equals("nameserver")) {
-                    try {
-                        return Ipv4.parse(words[1]);
-                    } catch (IllegalArgumentException notIpv4) {
-                        // an IPv6 nameserver: IPv6 upstreams come with IPv6 support
-                    }
+            lines = Files.readAllLines(file);
+        } catch (IOException e) {
+            return List.of();
+        }
+        List<Nameserver> found = new ArrayList<>();
+        for (String line : lines) {
+            String[] words = line.trim().split("\\s+");
+            if (words.length >= 2 && words[0].equals("nameserver")) {
+                try {
+                    Nameserver n = Nameserver.parse(words[1]);
+                    if (!found.contains(n)) found.add(n);
+                } catch (IllegalArgumentException notAnAddress) {
+                    // as the C library does: a nameserver line it cannot parse is ignored
                 }
             }
-        } catch (IOException e) {
-            return 0;
         }
-        return 0;
+        return List.copyOf(found);
     }
 }

@@ -20,8 +20,9 @@ import io.jslirp.util.RingBuffer;
 final class TcpFlow implements Handler, TcpHostSide {
     private final TcpNat nat;
     private final EventLoop loop;
-    private final int fd;
-    /** The host socket is closed: the connection lingers in TIME_WAIT toward the guest only. */
+    /** The host socket; a connection to the DNS address replaces it while it moves on to the next nameserver. */
+    private int fd;
+    /** No host socket (closed, or none yet): the connection lingers in TIME_WAIT toward the guest only, or waits for one. */
     private boolean socketClosed;
     TcpConnection conn;
     final Timer timer;
@@ -29,11 +30,15 @@ final class TcpFlow implements Handler, TcpHostSide {
     private boolean shutDown;
     private int interest;
     boolean dirty;
+    /** For a connection to the DNS address: its way through the nameservers, and how long one may take to connect; else null. */
+    private NameserverTries nameservers;
+    private Timer nameserverTimer;
 
     TcpFlow(TcpNat nat, EventLoop loop, int fd) {
         this.nat = nat;
         this.loop = loop;
         this.fd = fd;
+        this.socketClosed = fd < 0;
         this.timer = new Timer(this::onTimer);
     }
 
@@ -51,12 +56,62 @@ final class TcpFlow implements Handler, TcpHostSide {
     }
 
     /**
+     * Connects to the nameservers of resolv.conf in turn, the preferred one first: a connect error,
+     * or no answer within {@link DnsForwarder#ATTEMPT_TIMEOUT_NANOS}, moves on to the next one.
+     * The flow starts without a socket (fd -1).
+     */
+    void connectNameservers(NameserverTries tries) {
+        nameservers = tries;
+        nameserverTimer = new Timer(this::nameserverSilent);
+        connectNextNameserver(Errno.ECONNREFUSED);
+    }
+
+    private void nameserverSilent() {
+        if (!connecting) return;
+        connectFailed(Errno.ETIMEDOUT);
+        nat.markDirty(this);
+    }
+
+    /** Connects to the next nameserver not tried yet; after the last, fails with errno (the latest error). */
+    private void connectNextNameserver(int errno) {
+        for (Nameserver ns = nameservers.next(); ns != null; ns = nameservers.next()) {
+            closeSocket();
+            int s = ns.socket(true);
+            if (s < 0) {
+                errno = -s;
+                continue;
+            }
+            fd = s;
+            socketClosed = false;
+            Sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
+            int r = ns.connect(fd);
+            if (r == 0) {
+                connected();
+                return;
+            }
+            if (r == -Errno.EINPROGRESS) {
+                setInterest(Epoll.OUT);
+                loop.schedule(nameserverTimer, EventLoop.now() + DnsForwarder.ATTEMPT_TIMEOUT_NANOS);
+                return;
+            }
+            errno = -r;
+            int failed = errno;
+            Log.debug(() -> conn + " nameserver " + nameservers.current() + ": " + Errno.describe(failed));
+        }
+        connectFailed(errno);
+    }
+
+    /**
      * Tells the guest why its connection cannot be made, as a router would: a refused connect is
      * reset; an unreachable network or host, a timeout or a host firewall's refusal come back as
      * ICMP destination unreachable (the guest's connect then fails with ENETUNREACH or
      * EHOSTUNREACH, as it would on a real network).
      */
     private void connectFailed(int errno) {
+        if (nameservers != null && !nameservers.exhausted()) {
+            connectNextNameserver(errno);
+            return;
+        }
         Log.debug(() -> conn + " host connect failed: " + Errno.describe(errno));
         int code = Unreachable.code(errno, false);
         if (code < 0) {
@@ -75,6 +130,10 @@ final class TcpFlow implements Handler, TcpHostSide {
 
     private void connected() {
         connectEnded();
+        if (nameservers != null) {
+            loop.schedule(nameserverTimer, Long.MAX_VALUE);
+            nameservers.answered();
+        }
         conn.hostConnected(EventLoop.now());
     }
 
@@ -91,8 +150,7 @@ final class TcpFlow implements Handler, TcpHostSide {
             if (err == 0) {
                 connected();
             } else {
-                connectFailed(err);
-                return;
+                connectFailed(err); // a connection to the DNS address may go on to the next nameserver
             }
         } else if ((events & Epoll.ERR) != 0 && Sockets.soError(fd) != 0) {
             conn.hostReset();
@@ -185,6 +243,7 @@ final class TcpFlow implements Handler, TcpHostSide {
         if (reset && !socketClosed) Sockets.setLingerZero(fd);
         closeSocket();
         loop.schedule(timer, Long.MAX_VALUE);
+        if (nameserverTimer != null) loop.schedule(nameserverTimer, Long.MAX_VALUE);
         nat.remove(this, reset);
     }
 

@@ -30,6 +30,8 @@ final class TcpNat {
     private final EventLoop loop;
     private final Stack stack;
     private final OutboundPolicy policy;
+    /** The DNS address's service, or null with --disable-dns. */
+    private final DnsForwarder dns;
     private final TcpConfig config;
     private final Limits limits;
     private final Counters counters;
@@ -50,10 +52,11 @@ final class TcpNat {
     /** How long the first SYN waits for the guest's answer to an ARP request (a guest that never sent a frame). */
     private static final long ARP_WAIT_NANOS = 20_000_000L;
 
-    TcpNat(EventLoop loop, Stack stack, OutboundPolicy policy, TcpConfig config, Limits limits) {
+    TcpNat(EventLoop loop, Stack stack, OutboundPolicy policy, DnsForwarder dns, TcpConfig config, Limits limits) {
         this.loop = loop;
         this.stack = stack;
         this.policy = policy;
+        this.dns = dns;
         this.config = config;
         this.limits = limits;
         this.connectionLimit = new LimitWarning(limits.tcpConnections() + " TCP connections (--max-connections)");
@@ -97,16 +100,17 @@ final class TcpNat {
     }
 
     private void open(MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort) {
-        int target = policy.tcpTarget(dst);
-        if (target == OutboundPolicy.UNREACHABLE) {
+        boolean toNameservers = dns != null && dns.serves(dst, dstPort);
+        int target = toNameservers ? OutboundPolicy.UNREACHABLE : policy.target(dst);
+        if (toNameservers ? dns.nameserverCount() == 0 : target == OutboundPolicy.UNREACHABLE) {
             counters.tcpRefused++;
             Resets.answer(f, off, len, src, dst, stack);
             return;
         }
         LimitWarning limit = flows.size() >= limits.tcpConnections() ? connectionLimit
                 : halfOpen >= limits.halfOpen() ? halfOpenLimit : null;
-        int fd = limit == null ? Sockets.tcp4() : -1;
-        if (fd < 0) {
+        int fd = limit != null || toNameservers ? -1 : Sockets.tcp4(); // the nameservers' sockets come one by one
+        if (limit != null || (!toNameservers && fd < 0)) {
             if (limit == null && !Errno.isDescriptorLimit(-fd)) {
                 Log.warn("cannot open a TCP socket: " + Errno.describe(-fd));
             } else {
@@ -117,7 +121,7 @@ final class TcpNat {
             Resets.answer(f, off, len, src, dst, stack);
             return;
         }
-        Sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
+        if (fd >= 0) Sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
         TcpFlow flow = new TcpFlow(this, loop, fd);
         flow.conn = new TcpConnection(src, srcPort, dst, dstPort, Tcp.seq(f, off), options,
                 ThreadLocalRandom.current().nextInt(), config, buffers, stack, flow);
@@ -125,7 +129,8 @@ final class TcpNat {
         counters.tcpConnections++;
         Log.debug(() -> flow.conn + " opened");
         halfOpen++;
-        flow.connect(policy, target, dstPort);
+        if (toNameservers) flow.connectNameservers(new NameserverTries(dns));
+        else flow.connect(policy, target, dstPort);
         markDirty(flow);
     }
 

@@ -20,7 +20,7 @@ import java.lang.foreign.MemorySegment;
 /**
  * The guest's UDP flows: one connected host socket per (guest address and port, destination
  * address and port), closed after an idle timeout. Replies go back to the guest from the address
- * it sent to, so the DNS address answers for the upstream nameserver.
+ * it sent to.
  */
 final class UdpNat {
     /** Datagrams read from one socket per wakeup before other work gets its turn. */
@@ -59,7 +59,7 @@ final class UdpNat {
     void datagram(MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort) {
         Flow flow = flows.get(src, srcPort, dst, dstPort);
         if (flow == null) {
-            int target = policy.udpTarget(dst, dstPort);
+            int target = policy.target(dst);
             if (target == OutboundPolicy.UNREACHABLE) {
                 counters.unsupported++;
                 return;

@@ -21,6 +21,12 @@ public final class Counters {
     public long udpFlows;
     /** New flows refused because a limit was reached (jslirp's, or the host's on open files). */
     public long refusedAtLimit;
+    /** Guest queries to the DNS address over UDP; those retried at the next nameserver; those no nameserver answered. */
+    public long dnsQueries;
+    public long dnsRetries;
+    public long dnsUnanswered;
+    /** ICMP echo flows opened through host ping sockets. */
+    public long pingFlows;
 
     /** Each counter with its name (as in the exit line and the API's get_counters). */
     public void forEach(ObjLongConsumer<String> sink) {
@@ -35,6 +41,10 @@ public final class Counters {
         sink.accept("unreachable_sent", unreachableSent);
         sink.accept("udp_flows", udpFlows);
         sink.accept("refused_at_limit", refusedAtLimit);
+        sink.accept("dns_queries", dnsQueries);
+        sink.accept("dns_retries", dnsRetries);
+        sink.accept("dns_unanswered", dnsUnanswered);
+        sink.accept("ping_flows", pingFlows);
     }
 
     @Override

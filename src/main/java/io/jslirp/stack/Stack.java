@@ -16,7 +16,8 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * The virtual network's link and IP layers: takes the guest's frames, answers what the gateway
- * answers itself (ARP, ICMP echo, DHCP), hands TCP and UDP to the {@link Transport}, and builds
+ * answers itself (ARP, ICMP echo to the gateway and DNS addresses, DHCP), hands TCP, UDP and
+ * other ICMP echo to the {@link Transport}, and builds
  * the frames going back to the guest in one reused buffer.
  */
 public final class Stack implements TcpOutput {
@@ -187,8 +188,12 @@ public final class Stack implements TcpOutput {
             counters.malformed++;
             return;
         }
-        if (Icmpv4.type(f, off) != Icmpv4.ECHO_REQUEST || !answersFor(dst)) {
-            counters.unsupported++; // echo to other hosts comes with the complete virtual network
+        if (Icmpv4.type(f, off) != Icmpv4.ECHO_REQUEST) {
+            counters.unsupported++;
+            return;
+        }
+        if (!answersFor(dst)) {
+            transport.icmpEcho(f, off, len, src, dst);
             return;
         }
         MemorySegment.copy(f, off, tx, IP_PAYLOAD_OFFSET, len);
@@ -250,6 +255,12 @@ public final class Stack implements TcpOutput {
         Icmpv4.fillChecksum(tx, icmp, length);
         counters.unreachableSent++;
         sendIpv4(Ipv4.PROTO_ICMP, config.gateway(), guest, length, guestMac);
+    }
+
+    /** Sends an ICMP message whose length bytes are already at {@link #IP_PAYLOAD_OFFSET}, filling its checksum. */
+    public void sendIcmp(int source, int destination, int length) {
+        Icmpv4.fillChecksum(tx, IP_PAYLOAD_OFFSET, length);
+        sendIpv4(Ipv4.PROTO_ICMP, source, destination, length, guestMac);
     }
 
     /** Sends a UDP datagram whose payloadLength bytes are already at {@link #UDP_PAYLOAD_OFFSET}. */

@@ -2,11 +2,14 @@ package io.jslirp.stack;
 
 import java.lang.foreign.MemorySegment;
 
-/** Receives the guest's TCP and UDP traffic that is not for a service of the gateway. */
+/** Receives the guest's TCP, UDP and ICMP echo traffic that is not for a service of the gateway. */
 public interface Transport {
     /** A TCP segment of length bytes at offset (checked: the header is complete). */
     void tcp(MemorySegment frame, long offset, int length, int source, int destination);
 
     /** A UDP datagram's payload of length bytes at offset, with its addresses and ports. */
     void udp(MemorySegment frame, long offset, int length, int source, int sourcePort, int destination, int destinationPort);
+
+    /** An ICMP echo request (header and data, checksum verified) of length bytes at offset, to a host the stack does not answer for. */
+    void icmpEcho(MemorySegment frame, long offset, int length, int source, int destination);
 }

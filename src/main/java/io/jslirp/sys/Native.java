@@ -117,7 +117,7 @@ final class Native {
         final MemorySegment errno;
         /** two struct iovec */
         final MemorySegment iov;
-        /** struct sockaddr_in */
+        /** struct sockaddr_in or struct sockaddr_in6 */
         final MemorySegment sockaddr;
         /** socklen_t / int out-parameter */
         final MemorySegment len;
@@ -129,7 +129,7 @@ final class Native {
             Arena arena = Arena.ofAuto();
             errno = arena.allocate(CAPTURE_LAYOUT);
             iov = arena.allocate(32, 8);
-            sockaddr = arena.allocate(16, 8);
+            sockaddr = arena.allocate(28, 8);
             len = arena.allocate(4, 4);
             value = arena.allocate(8, 8);
         }

@@ -21,7 +21,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 
 /**
- * IPv4 sockets. Every call returns a non-negative result or {@code -errno}, never throws for an OS
+ * IPv4 sockets (and IPv6 ones where a flow's host peer is IPv6). Every call returns a non-negative result or {@code -errno}, never throws for an OS
  * error, and allocates nothing. IPv4 addresses are ints in host byte order (10.0.2.2 is
  * {@code 0x0A000202}); ports are ints. All sockets are created non-blocking and close-on-exec.
  * Buffers may be heap segments only on non-blocking sockets (see {@link Libc}).
@@ -30,7 +30,7 @@ public final class Sockets {
     private Sockets() {}
 
     public static final int AF_UNIX = 1, AF_INET = 2, AF_INET6 = 10;
-    public static final int SOL_SOCKET = 1, IPPROTO_IP = 0, IPPROTO_TCP = 6;
+    public static final int SOL_SOCKET = 1, IPPROTO_IP = 0, IPPROTO_ICMP = 1, IPPROTO_TCP = 6;
     public static final int SO_REUSEADDR = 2, SO_ERROR = 4, SO_SNDBUF = 7, SO_RCVBUF = 8, SO_LINGER = 13;
     public static final int TCP_NODELAY = 1, TCP_CORK = 3;
     public static final int SHUT_WR = 1, SHUT_RDWR = 2;
@@ -39,7 +39,7 @@ public final class Sockets {
 
     private static final int SOCK_STREAM = 1, SOCK_DGRAM = 2;
     private static final int SOCK_NONBLOCK = 0x800, SOCK_CLOEXEC = 0x80000;
-    private static final int SOCKADDR_IN_SIZE = 16;
+    private static final int SOCKADDR_IN_SIZE = 16, SOCKADDR_IN6_SIZE = 28;
     /** struct sockaddr_un: sun_family, then a NUL-terminated path of at most 107 bytes. */
     private static final int SOCKADDR_UN_SIZE = 110, UNIX_PATH_MAX = 108;
 
@@ -83,22 +83,41 @@ public final class Sockets {
 
     /** A non-blocking TCP socket: fd or -errno. */
     public static int tcp4() {
-        return socket(AF_INET, SOCK_STREAM);
+        return socket(AF_INET, SOCK_STREAM, 0);
     }
 
     /** A non-blocking UDP socket: fd or -errno. */
     public static int udp4() {
-        return socket(AF_INET, SOCK_DGRAM);
+        return socket(AF_INET, SOCK_DGRAM, 0);
+    }
+
+    /** A non-blocking IPv6 TCP socket: fd or -errno. */
+    public static int tcp6() {
+        return socket(AF_INET6, SOCK_STREAM, 0);
+    }
+
+    /** A non-blocking IPv6 UDP socket: fd or -errno. */
+    public static int udp6() {
+        return socket(AF_INET6, SOCK_DGRAM, 0);
+    }
+
+    /**
+     * A non-blocking ICMP echo ("ping") socket, which needs no privilege but a group in
+     * net.ipv4.ping_group_range: fd, or -EACCES when the range excludes us, or another -errno.
+     * The kernel sets the echo identifier to the socket's local port and fills the checksum.
+     */
+    public static int ping4() {
+        return socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
     }
 
     /** A non-blocking unix stream socket: fd or -errno. */
     public static int unixStream() {
-        return socket(AF_UNIX, SOCK_STREAM);
+        return socket(AF_UNIX, SOCK_STREAM, 0);
     }
 
     /** A non-blocking unix datagram socket: fd or -errno. */
     public static int unixDgram() {
-        return socket(AF_UNIX, SOCK_DGRAM);
+        return socket(AF_UNIX, SOCK_DGRAM, 0);
     }
 
     /** Size of a buffer that holds any unix socket address (struct sockaddr_un). */
@@ -135,11 +154,11 @@ public final class Sockets {
         return r < 0 ? -errno(err) : (int) r;
     }
 
-    private static int socket(int domain, int type) {
+    private static int socket(int domain, int type, int protocol) {
         MemorySegment err = scratch().errno;
         int r;
         try {
-            r = (int) SOCKET.invokeExact(err, domain, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+            r = (int) SOCKET.invokeExact(err, domain, type | SOCK_NONBLOCK | SOCK_CLOEXEC, protocol);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -149,6 +168,28 @@ public final class Sockets {
     /** 0 when connected at once, -EINPROGRESS (then wait for EPOLLOUT and check {@link #soError}), or -errno. */
     public static int connect4(int fd, int addr, int port) {
         return addrCall(CONNECT, fd, addr, port);
+    }
+
+    /**
+     * Connects an IPv6 socket to the 16-byte address (network order) with the given scope (the
+     * interface index of a link-local address, else 0): as {@link #connect4}.
+     */
+    public static int connect6(int fd, byte[] addr, int scopeId, int port) {
+        if (addr.length != 16) throw new IllegalArgumentException("an IPv6 address has 16 bytes, not " + addr.length);
+        Native.Scratch s = scratch();
+        MemorySegment sa = s.sockaddr;
+        sa.fill((byte) 0);
+        sa.set(JAVA_SHORT, 0, (short) AF_INET6);
+        sa.set(NET_SHORT, 2, (short) port);
+        MemorySegment.copy(addr, 0, sa, JAVA_BYTE, 8, 16);
+        sa.set(JAVA_INT, 24, scopeId);
+        int r;
+        try {
+            r = (int) CONNECT.invokeExact(s.errno, fd, sa.address(), SOCKADDR_IN6_SIZE);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        return r < 0 ? -errno(s.errno) : r;
     }
 
     /** 0 or -errno. */

@@ -33,6 +33,15 @@ public final class Icmpv4 {
         Bytes.u8(s, off, type);
     }
 
+    /** The identifier of an echo request or reply. */
+    public static int echoId(MemorySegment s, long off) {
+        return Bytes.u16(s, off + 4);
+    }
+
+    public static void setEchoId(MemorySegment s, long off, int id) {
+        Bytes.u16(s, off + 4, id);
+    }
+
     /** Recomputes the checksum over the whole message of len bytes. */
     public static void fillChecksum(MemorySegment s, long off, int len) {
         Bytes.u16(s, off + 2, 0);

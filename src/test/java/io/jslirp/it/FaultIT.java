@@ -48,7 +48,7 @@ class FaultIT {
             });
             FaultyLink link = new FaultyLink(new TapLink(tap), 42, 0.25, 0.01);
             io.jslirp.util.Log.enableDebug(Boolean.getBoolean("jslirp.it.debug"));
-            Engine engine = new Engine(link, EngineConfig.of(network, 0));
+            Engine engine = new Engine(link, EngineConfig.of(network, java.util.List.of()));
             Thread loop = Thread.ofPlatform().name("jslirp-fault-it").start(engine::run);
             try {
                 String url = http.guestUrl("/blob?seed=" + seedDown + "&size=" + SIZE);

@@ -73,6 +73,11 @@ class StackFuzzTest {
             public void udp(MemorySegment f, long offset, int length, int source, int sourcePort, int destination, int destinationPort) {
                 inside(f, offset, length);
             }
+
+            @Override
+            public void icmpEcho(MemorySegment f, long offset, int length, int source, int destination) {
+                inside(f, offset, length);
+            }
         });
         for (int i = 0; i < FRAMES; i++) {
             int length = template(rnd);

@@ -46,6 +46,11 @@ class StackTest {
             public void udp(MemorySegment frame, long offset, int length, int source, int sourcePort, int destination, int destinationPort) {
                 transport.add("udp " + Ipv4.format(destination) + ":" + destinationPort + " " + length);
             }
+
+            @Override
+            public void icmpEcho(MemorySegment frame, long offset, int length, int source, int destination) {
+                transport.add("ping " + Ipv4.format(destination) + " " + length);
+            }
         });
         return s;
     }
@@ -70,6 +75,19 @@ class StackTest {
         assertThat(Arp.senderMac(reply, 14)).isEqualTo(0x5255_0a00_0202L);
         assertThat(Arp.targetIp(reply, 14)).isEqualTo(GUEST);
         assertThat(Arp.senderIp(sent.get(1), 14)).isEqualTo(DNS);
+    }
+
+    @Test
+    void handsPingToOtherHostsToTheTransport() {
+        int icmpLen = 8 + 16;
+        MemorySegment f = ipv4Frame(Ipv4.PROTO_ICMP, GUEST, Ipv4.parse("192.0.2.1"), icmpLen);
+        Bytes.u8(f, 34, Icmpv4.ECHO_REQUEST);
+        Bytes.u16(f, 38, 0x1234);
+        Icmpv4.fillChecksum(f, 34, icmpLen);
+        stack.receive(f, 14 + 20 + icmpLen);
+
+        assertThat(sent).isEmpty();
+        assertThat(transport).containsExactly("ping 192.0.2.1 " + icmpLen);
     }
 
     @Test

@@ -1,0 +1,197 @@
+package io.jslirp.host;
+
+import io.jslirp.loop.EventLoop;
+import io.jslirp.loop.Handler;
+import io.jslirp.loop.Timer;
+import io.jslirp.stack.Counters;
+import io.jslirp.stack.Stack;
+import io.jslirp.sys.Epoll;
+import io.jslirp.sys.Errno;
+import io.jslirp.sys.Libc;
+import io.jslirp.util.Log;
+import io.jslirp.wire.Ipv4;
+import io.jslirp.wire.Udp;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The DNS address's service (port 53): each guest query over UDP goes, unchanged (so with the
+ * guest's query ID), to one nameserver of resolv.conf at a time through its own connected host
+ * socket; when that nameserver refuses (ICMP error) or is silent for {@link #ATTEMPT_TIMEOUT_NANOS},
+ * the query goes to the next one. The nameserver that answered last is asked first next time.
+ * TCP connections to the DNS address are ordinary TCP flows ({@link TcpFlow#connectNameservers})
+ * that take the nameservers in the same order ({@link NameserverTries}).
+ */
+final class DnsForwarder {
+    static final int PORT = 53;
+    /**
+     * How long one nameserver may stay silent before the query moves on: short enough that the
+     * guest's resolver (5 s per try by default) still gets the next nameserver's answer.
+     */
+    static final long ATTEMPT_TIMEOUT_NANOS = 2_000_000_000L;
+    /** Queries waiting for an answer at once; more are dropped, as a busy resolver would. */
+    private static final int MAX_PENDING = 256;
+    private static final int MAX_ANSWER = 65535 - Ipv4.MIN_HEADER_LENGTH - Udp.HEADER_LENGTH;
+
+    private final EventLoop loop;
+    private final Stack stack;
+    private final Counters counters;
+    private final List<Nameserver> nameservers;
+    private final ArrayDeque<Query> idle = new ArrayDeque<>();
+    private final List<Query> pending = new ArrayList<>();
+    /** Index of the nameserver asked first: the one that answered last. */
+    private int preferred;
+
+    DnsForwarder(EventLoop loop, Stack stack, List<Nameserver> nameservers) {
+        this.loop = loop;
+        this.stack = stack;
+        this.counters = stack.counters();
+        this.nameservers = List.copyOf(nameservers);
+    }
+
+    /** Whether a flow to destination:port is for this service. */
+    boolean serves(int destination, int port) {
+        return destination == stack.config().dns() && port == PORT;
+    }
+
+    int nameserverCount() {
+        return nameservers.size();
+    }
+
+    /** The index'th nameserver of resolv.conf. */
+    Nameserver nameserver(int index) {
+        return nameservers.get(index);
+    }
+
+    /** The index of the nameserver to ask first. */
+    int preferred() {
+        return preferred;
+    }
+
+    /** Remembers that the nameserver at index answered: it is asked first from now on. */
+    void answeredBy(int index) {
+        if (index != preferred) {
+            Log.debug(() -> "dns: nameserver " + nameservers.get(index) + " answers, asked first from now on");
+            preferred = index;
+        }
+    }
+
+    /** A query of len bytes at off in f, from guest:guestPort to the DNS address. */
+    void query(MemorySegment f, long off, int len, int guest, int guestPort) {
+        counters.dnsQueries++;
+        if (nameservers.isEmpty() || pending.size() >= MAX_PENDING) {
+            counters.dnsUnanswered++;
+            return;
+        }
+        Query q = idle.isEmpty() ? new Query() : idle.pop();
+        q.start(f, off, len, guest, guestPort);
+    }
+
+    /** Drops every pending query (shutdown). */
+    void closeAll() {
+        for (Query q : List.copyOf(pending)) q.finish();
+    }
+
+    /** One guest query on its way through the nameservers; reused for later queries. */
+    private final class Query implements Handler {
+        private final Timer timer = new Timer(this::timedOut);
+        private final NameserverTries tries = new NameserverTries(DnsForwarder.this);
+        private MemorySegment message = MemorySegment.NULL;
+        private int length, guest, guestPort;
+        private int fd = -1;
+        /** Why the latest nameserver failed (an errno), 0 for silence. */
+        private int lastError;
+
+        void start(MemorySegment f, long off, int len, int guest, int guestPort) {
+            if (message.byteSize() < len) message = Arena.ofAuto().allocate(Math.max(512, len));
+            MemorySegment.copy(f, off, message, 0, len);
+            this.length = len;
+            this.guest = guest;
+            this.guestPort = guestPort;
+            tries.restart();
+            lastError = 0;
+            pending.add(this);
+            tryNext();
+        }
+
+        /** Sends the query to the next nameserver not tried yet, or gives up after the last. */
+        private void tryNext() {
+            closeSocket();
+            for (Nameserver ns = tries.next(); ns != null; ns = tries.next()) {
+                if (tries.retrying()) counters.dnsRetries++;
+                int s = ns.socket(false);
+                if (s < 0) {
+                    lastError = -s;
+                    continue;
+                }
+                int r = ns.connect(s);
+                if (r == 0) r = Libc.write(s, message, 0, length);
+                if (r < 0) {
+                    Libc.close(s);
+                    lastError = -r;
+                    Log.debug(() -> "dns: nameserver " + tries.current() + " failed: " + Errno.describe(lastError));
+                    continue;
+                }
+                fd = s;
+                loop.register(fd, Epoll.IN, this);
+                loop.schedule(timer, EventLoop.now() + ATTEMPT_TIMEOUT_NANOS);
+                return;
+            }
+            giveUp();
+        }
+
+        @Override
+        public void onEvents(int events) {
+            MemorySegment frame = stack.frame();
+            int n = Libc.read(fd, frame, Stack.UDP_PAYLOAD_OFFSET, MAX_ANSWER);
+            if (n == -Errno.EAGAIN) return;
+            if (n < 0) {
+                lastError = -n; // the nameserver's ICMP error, e.g. port unreachable
+                Log.debug(() -> "dns: nameserver " + tries.current() + " failed: " + Errno.describe(lastError));
+                tryNext();
+                return;
+            }
+            tries.answered();
+            stack.sendUdp(stack.config().dns(), PORT, guest, guestPort, n);
+            finish();
+        }
+
+        private void timedOut() {
+            lastError = 0;
+            Log.debug(() -> "dns: nameserver " + tries.current() + " did not answer in time");
+            tryNext();
+        }
+
+        /**
+         * Every nameserver failed: when the last one refused, the guest gets the ICMP error (its
+         * resolver fails at once); after silence it gets nothing, as from a silent server.
+         */
+        private void giveUp() {
+            counters.dnsUnanswered++;
+            int code = Unreachable.code(lastError, true);
+            if (code >= 0) {
+                long udpHead = ((long) guestPort << 48) | ((long) PORT << 32) | ((long) (Udp.HEADER_LENGTH + length) << 16);
+                stack.sendUnreachable(code, Ipv4.PROTO_UDP, guest, stack.config().dns(), udpHead);
+            }
+            finish();
+        }
+
+        void finish() {
+            closeSocket();
+            loop.schedule(timer, Long.MAX_VALUE);
+            pending.remove(this);
+            idle.push(this);
+        }
+
+        private void closeSocket() {
+            if (fd < 0) return;
+            loop.unregister(fd);
+            Libc.close(fd);
+            fd = -1;
+        }
+    }
+}
