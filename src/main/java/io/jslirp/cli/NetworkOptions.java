@@ -74,6 +74,10 @@ final class NetworkOptions {
     @Option(names = "--debug", description = "log each flow's life, one line per event")
     boolean debug;
 
+    @Option(names = "--busy-poll", paramLabel = "USEC", defaultValue = "50",
+            description = "while exchanges are interactive, poll this long for the answer before sleeping; 0: never (default: ${DEFAULT-VALUE})")
+    int busyPollMicros;
+
     @Option(names = "--max-connections", paramLabel = "N", defaultValue = "65536",
             description = "TCP connections at once; beyond it a guest's SYN is answered with a reset (default: ${DEFAULT-VALUE})")
     int maxConnections;
@@ -125,6 +129,7 @@ final class NetworkOptions {
                 .limits(limits())
                 .tftp(tftp, bootFile)
                 .capture(capture())
+                .busyPollNanos(busyPoll())
                 .build();
     }
 
@@ -136,6 +141,11 @@ final class NetworkOptions {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--tcp-buffer " + tcpBuffer + ": " + e.getMessage());
         }
+    }
+
+    private long busyPoll() {
+        if (busyPollMicros < 0 || busyPollMicros > 1_000_000) throw new IllegalArgumentException("--busy-poll must be 0 to 1000000 microseconds");
+        return busyPollMicros * 1_000L;
     }
 
     private Limits limits() {

@@ -26,7 +26,7 @@ public final class Engine {
     private static final long CAPTURE_WRITE_OUT_NANOS = 1_000_000_000L;
 
     private final Link link;
-    private final EventLoop loop = new EventLoop();
+    private final EventLoop loop;
     private final Stack stack;
     private final HostTransport transport;
     private final EventFd wakeup = new EventFd();
@@ -39,6 +39,7 @@ public final class Engine {
     /** Throws UncheckedIOException when the capture file cannot be created. */
     public Engine(Link link, EngineConfig config) {
         this.link = link;
+        this.loop = new EventLoop(config.busyPollNanos());
         this.capture = openCapture(config.capture());
         FrameSink sink = capture == null ? link : new CapturingSink(link, capture);
         this.stack = new Stack(config.network(), config.bootFile(), sink, new Counters());

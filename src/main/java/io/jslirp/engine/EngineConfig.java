@@ -24,10 +24,13 @@ import java.util.List;
  * @param tftpRoot       directory served read-only over TFTP on the gateway, or null
  * @param bootFile       boot file name DHCP offers (with the gateway as TFTP server), or null
  * @param capture        frames to record in a pcap file, or null
+ * @param busyPollNanos  how long the loop polls without sleeping while exchanges are interactive (0: never)
  */
 public record EngineConfig(NetworkConfig network, List<Nameserver> nameservers, TcpConfig tcp, long udpIdleNanos, List<PortForward> forwards,
-                           int outboundAddress, Limits limits, Path tftpRoot, String bootFile, Capture.Settings capture) {
+                           int outboundAddress, Limits limits, Path tftpRoot, String bootFile, Capture.Settings capture,
+                           long busyPollNanos) {
     public static final long DEFAULT_UDP_IDLE_NANOS = 60_000_000_000L;
+    public static final long DEFAULT_BUSY_POLL_NANOS = 50_000L;
 
     /** The defaults for network, forwarding DNS to nameservers (null: no DNS service). */
     public static EngineConfig of(NetworkConfig network, List<Nameserver> nameservers) {
@@ -50,6 +53,7 @@ public record EngineConfig(NetworkConfig network, List<Nameserver> nameservers, 
         private Path tftpRoot;
         private String bootFile;
         private Capture.Settings capture;
+        private long busyPollNanos = DEFAULT_BUSY_POLL_NANOS;
 
         private Builder(NetworkConfig network, List<Nameserver> nameservers) {
             this.network = network;
@@ -88,8 +92,13 @@ public record EngineConfig(NetworkConfig network, List<Nameserver> nameservers, 
             return this;
         }
 
+        public Builder busyPollNanos(long v) {
+            busyPollNanos = v;
+            return this;
+        }
+
         public EngineConfig build() {
-            return new EngineConfig(network, nameservers, tcp, udpIdleNanos, forwards, outboundAddress, limits, tftpRoot, bootFile, capture);
+            return new EngineConfig(network, nameservers, tcp, udpIdleNanos, forwards, outboundAddress, limits, tftpRoot, bootFile, capture, busyPollNanos);
         }
     }
 }

@@ -28,6 +28,9 @@ public final class EventLoop implements AutoCloseable {
     private final List<Runnable> endOfIteration = new ArrayList<>();
     private final List<Runnable> later = new ArrayList<>();
     private final List<Runnable> laterNow = new ArrayList<>();
+    /** Busy polling after a run of short iterations (see {@link #waitForEvents}); 0 turns it off. */
+    private final long spinNanos;
+    private int shortIterations;
     private boolean running;
     private boolean again;
 
@@ -101,11 +104,22 @@ public final class EventLoop implements AutoCloseable {
         running = false;
     }
 
+    /** A loop that never busy-polls. */
+    public EventLoop() {
+        this(0);
+    }
+
+    /** A loop that busy-polls for up to spinNanos before sleeping while exchanges are interactive. */
+    public EventLoop(long spinNanos) {
+        this.spinNanos = spinNanos;
+    }
+
     /** Runs until {@link #stop()}. */
     public void run() {
         running = true;
         while (running) {
-            int n = epoll.wait(timeoutMillis());
+            int n = waitForEvents();
+            long start = n > 0 && spinNanos > 0 ? now() : 0;
             again = false;
             laterNow.addAll(later);
             later.clear();
@@ -127,7 +141,32 @@ public final class EventLoop implements AutoCloseable {
             }
             runTimers(now());
             runAll(endOfIteration);
+            if (start != 0) shortIterations = now() - start < SHORT_ITERATION_NANOS ? shortIterations + 1 : 0;
         }
+    }
+
+    /** An iteration this short moved a request or a reply, not a bulk batch. */
+    private static final long SHORT_ITERATION_NANOS = 20_000L;
+    /** Iterations in a row that must be short before the loop busy-polls. */
+    private static final int SHORT_RUN = 8;
+
+    /**
+     * Waits for events. While every recent iteration was short (a request/response exchange: the
+     * answer comes back within microseconds), polls without sleeping for up to spinNanos first,
+     * so the answer does not pay for the thread's sleep and wake-up. A bulk transfer makes long
+     * iterations and never spins, leaving the CPU to the guest and the host peer.
+     */
+    private int waitForEvents() {
+        int timeout = timeoutMillis();
+        if (timeout != 0 && shortIterations >= SHORT_RUN) {
+            long until = now() + spinNanos;
+            do {
+                int n = epoll.wait(0);
+                if (n != 0) return n;
+            } while (now() < until);
+            timeout = timeoutMillis();
+        }
+        return epoll.wait(timeout);
     }
 
     private static void runAll(List<Runnable> tasks) {

@@ -92,4 +92,25 @@ class EventLoopTest {
         }
         assertThat(events).containsExactly("old");
     }
+
+    /** A busy-polling loop (after a run of short iterations) still delivers every event, runs timers and stops. */
+    @Test
+    void busyPollingKeepsEventsAndTimers() {
+        List<String> order = new ArrayList<>();
+        try (EventLoop loop = new EventLoop(200_000); EventFd ready = new EventFd()) {
+            int[] count = {0};
+            loop.register(ready.fd(), Epoll.IN, events -> {
+                ready.drain();
+                if (++count[0] < 20) ready.signal(); // 20 short iterations: the loop polls between them
+            });
+            Timer done = new Timer(() -> {
+                order.add("timer after " + count[0] + " events");
+                loop.stop();
+            });
+            loop.schedule(done, EventLoop.now() + 50_000_000L);
+            ready.signal();
+            loop.run();
+        }
+        assertThat(order).containsExactly("timer after 20 events");
+    }
 }
