@@ -79,6 +79,7 @@ final class LinkReceiver {
             int n = link.receive(queue, rx);
             if (n == 0) {
                 backlogged[queue] = false;
+                loop.moved(bytes);
                 return;
             }
             if (n < 0) {
@@ -89,6 +90,7 @@ final class LinkReceiver {
             stack.receive(rx, n);
             bytes += n;
         }
+        loop.moved(bytes);
         // More may be waiting, on the tap or held by the link where epoll cannot see it.
         backlogged[queue] = true;
         lastBacklog[queue] = now;

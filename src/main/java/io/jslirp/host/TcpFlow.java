@@ -167,6 +167,7 @@ final class TcpFlow implements Handler, TcpHostSide {
             int want = ring.free();
             long n = Libc.readv2(fd, ring.memory(), ring.writeOffset(), ring.writeSpan(), ring.memory(), 0, ring.writeSpan2());
             if (n > 0) {
+                loop.moved((int) n);
                 conn.hostDataAdded((int) n);
                 if (n < want) return;
             } else if (n == 0) {

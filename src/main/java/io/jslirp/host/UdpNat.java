@@ -132,6 +132,7 @@ final class UdpNat {
                     reportError(-n); // the host's ICMP error for an earlier datagram
                     continue;
                 }
+                loop.moved(n);
                 stack.sendUdp(remoteAddress, remotePort, guestAddress, guestPort, n);
                 touch();
             }

@@ -30,7 +30,9 @@ public final class EventLoop implements AutoCloseable {
     private final List<Runnable> laterNow = new ArrayList<>();
     /** Busy polling after a run of short iterations (see {@link #waitForEvents}); 0 turns it off. */
     private final long spinNanos;
+    /** Iterations in a row that moved little data; bytes moved in this iteration. */
     private int shortIterations;
+    private long movedThisIteration;
     private boolean running;
     private boolean again;
 
@@ -119,7 +121,7 @@ public final class EventLoop implements AutoCloseable {
         running = true;
         while (running) {
             int n = waitForEvents();
-            long start = n > 0 && spinNanos > 0 ? now() : 0;
+            movedThisIteration = 0;
             again = false;
             laterNow.addAll(later);
             later.clear();
@@ -141,20 +143,28 @@ public final class EventLoop implements AutoCloseable {
             }
             runTimers(now());
             runAll(endOfIteration);
-            if (start != 0) shortIterations = now() - start < SHORT_ITERATION_NANOS ? shortIterations + 1 : 0;
+            if (n > 0) shortIterations = movedThisIteration < SMALL_ITERATION_BYTES ? shortIterations + 1 : 0;
         }
     }
 
-    /** An iteration this short moved a request or a reply, not a bulk batch. */
-    private static final long SHORT_ITERATION_NANOS = 20_000L;
-    /** Iterations in a row that must be short before the loop busy-polls. */
+    /**
+     * Counts bytes a handler moved in this iteration (frames from the guest, data read from host
+     * sockets): an iteration that moved many is bulk work, and bulk work turns busy polling off.
+     */
+    public void moved(int bytes) {
+        movedThisIteration += bytes;
+    }
+
+    /** An iteration that moved less than this carried a request or a reply, not a bulk batch. */
+    private static final int SMALL_ITERATION_BYTES = 4096;
+    /** Iterations in a row that must be small before the loop busy-polls. */
     private static final int SHORT_RUN = 8;
 
     /**
-     * Waits for events. While every recent iteration was short (a request/response exchange: the
+     * Waits for events. While every recent iteration was small (a request/response exchange: the
      * answer comes back within microseconds), polls without sleeping for up to spinNanos first,
-     * so the answer does not pay for the thread's sleep and wake-up. A bulk transfer makes long
-     * iterations and never spins, leaving the CPU to the guest and the host peer.
+     * so the answer does not pay for the thread's sleep and wake-up. A bulk transfer moves more in
+     * each iteration and never spins, leaving the CPU to the guest and the host peer.
      */
     private int waitForEvents() {
         int timeout = timeoutMillis();
