@@ -3,6 +3,7 @@ package io.jslirp.cli;
 import io.jslirp.capture.Capture;
 import io.jslirp.capture.CaptureFilter;
 import io.jslirp.engine.EngineConfig;
+import io.jslirp.host.DestinationRules;
 import io.jslirp.host.Limits;
 import io.jslirp.host.ResolvConf;
 import io.jslirp.api.EngineApi;
@@ -71,6 +72,14 @@ final class NetworkOptions {
             description = "host address that every outbound connection and UDP flow comes from (as slirp4netns, IPv4 only)")
     String outboundAddress;
 
+    @Option(names = "--allow", paramLabel = "CIDR",
+            description = "let the guest reach only host destinations in CIDR (and other --allow networks); repeatable")
+    List<String> allow = new ArrayList<>();
+
+    @Option(names = "--deny", paramLabel = "CIDR",
+            description = "refuse the guest's flows to host destinations in CIDR, even if allowed; repeatable")
+    List<String> deny = new ArrayList<>();
+
     @Option(names = "--debug", description = "log each flow's life, one line per event")
     boolean debug;
 
@@ -130,7 +139,20 @@ final class NetworkOptions {
                 .tftp(tftp, bootFile)
                 .capture(capture())
                 .busyPollNanos(busyPoll())
+                .rules(new DestinationRules(networks("--allow", allow), networks("--deny", deny)))
                 .build();
+    }
+
+    private static List<DestinationRules.Network> networks(String option, List<String> specs) {
+        List<DestinationRules.Network> l = new ArrayList<>();
+        for (String spec : specs) {
+            try {
+                l.add(DestinationRules.Network.parse(spec));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(option + ": " + e.getMessage());
+            }
+        }
+        return l;
     }
 
     private TcpConfig tcpConfig(NetworkConfig network) {

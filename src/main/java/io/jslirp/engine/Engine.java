@@ -43,7 +43,7 @@ public final class Engine {
         this.capture = openCapture(config.capture());
         FrameSink sink = capture == null ? link : new CapturingSink(link, capture);
         this.stack = new Stack(config.network(), config.bootFile(), sink, new Counters());
-        this.transport = new HostTransport(loop, stack, new OutboundPolicy(config.network(), config.outboundAddress()),
+        this.transport = new HostTransport(loop, stack, new OutboundPolicy(config.network(), config.outboundAddress(), config.rules()),
                 config.nameservers(), config.tcp(), config.udpIdleNanos(), config.limits());
         stack.setTransport(transport);
         if (config.tftpRoot() != null) transport.serveTftp(config.tftpRoot());

@@ -1,6 +1,7 @@
 package io.jslirp.engine;
 
 import io.jslirp.capture.Capture;
+import io.jslirp.host.DestinationRules;
 import io.jslirp.host.Limits;
 import io.jslirp.host.Nameserver;
 import io.jslirp.host.PortForward;
@@ -25,10 +26,11 @@ import java.util.List;
  * @param bootFile       boot file name DHCP offers (with the gateway as TFTP server), or null
  * @param capture        frames to record in a pcap file, or null
  * @param busyPollNanos  how long the loop polls without sleeping while exchanges are interactive (0: never)
+ * @param rules          host destinations the guest may reach (--allow, --deny)
  */
 public record EngineConfig(NetworkConfig network, List<Nameserver> nameservers, TcpConfig tcp, long udpIdleNanos, List<PortForward> forwards,
                            int outboundAddress, Limits limits, Path tftpRoot, String bootFile, Capture.Settings capture,
-                           long busyPollNanos) {
+                           long busyPollNanos, DestinationRules rules) {
     public static final long DEFAULT_UDP_IDLE_NANOS = 60_000_000_000L;
     public static final long DEFAULT_BUSY_POLL_NANOS = 50_000L;
 
@@ -54,6 +56,7 @@ public record EngineConfig(NetworkConfig network, List<Nameserver> nameservers, 
         private String bootFile;
         private Capture.Settings capture;
         private long busyPollNanos = DEFAULT_BUSY_POLL_NANOS;
+        private DestinationRules rules = DestinationRules.NONE;
 
         private Builder(NetworkConfig network, List<Nameserver> nameservers) {
             this.network = network;
@@ -97,8 +100,14 @@ public record EngineConfig(NetworkConfig network, List<Nameserver> nameservers, 
             return this;
         }
 
+        public Builder rules(DestinationRules v) {
+            rules = v;
+            return this;
+        }
+
         public EngineConfig build() {
-            return new EngineConfig(network, nameservers, tcp, udpIdleNanos, forwards, outboundAddress, limits, tftpRoot, bootFile, capture, busyPollNanos);
+            return new EngineConfig(network, nameservers, tcp, udpIdleNanos, forwards, outboundAddress, limits, tftpRoot, bootFile, capture,
+                    busyPollNanos, rules);
         }
     }
 }

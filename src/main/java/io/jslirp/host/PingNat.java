@@ -70,6 +70,11 @@ final class PingNat {
             counters.unsupported++;
             return null;
         }
+        if (target == OutboundPolicy.PROHIBITED) {
+            counters.policyRefused++;
+            stack.sendUnreachable(Icmpv4.CODE_ADMIN_PROHIBITED, Ipv4.PROTO_ICMP, src, dst, echoHead(head));
+            return null;
+        }
         int fd = Sockets.ping4();
         if (fd < 0) {
             counters.unsupported++;
@@ -102,7 +107,12 @@ final class PingNat {
     private void unreachable(int errno, int guest, int remote, long head) {
         int code = Unreachable.code(errno, false);
         if (code < 0) return;
-        stack.sendUnreachable(code, Ipv4.PROTO_ICMP, guest, remote, ((long) Icmpv4.ECHO_REQUEST << 56) | head);
+        stack.sendUnreachable(code, Ipv4.PROTO_ICMP, guest, remote, echoHead(head));
+    }
+
+    /** The first 8 bytes of an echo request (checksum 0), as an ICMP error quotes them. */
+    private static long echoHead(long idAndSequence) {
+        return ((long) Icmpv4.ECHO_REQUEST << 56) | idAndSequence;
     }
 
     void closeAll() {

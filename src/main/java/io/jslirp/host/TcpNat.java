@@ -13,6 +13,7 @@ import io.jslirp.tcp.TcpConnection;
 import io.jslirp.util.BufferPool;
 import io.jslirp.util.FlowTable;
 import io.jslirp.util.Log;
+import io.jslirp.wire.Icmpv4;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Tcp;
 import io.jslirp.wire.TcpOptions;
@@ -105,6 +106,12 @@ final class TcpNat {
         if (toNameservers ? dns.nameserverCount() == 0 : target == OutboundPolicy.UNREACHABLE) {
             counters.tcpRefused++;
             Resets.answer(f, off, len, src, dst, stack);
+            return;
+        }
+        if (target == OutboundPolicy.PROHIBITED) {
+            counters.policyRefused++;
+            long tcpHead = ((long) srcPort << 48) | ((long) dstPort << 32) | (Tcp.seq(f, off) & 0xffffffffL);
+            stack.sendUnreachable(Icmpv4.CODE_ADMIN_PROHIBITED, Ipv4.PROTO_TCP, src, dst, tcpHead);
             return;
         }
         LimitWarning limit = flows.size() >= limits.tcpConnections() ? connectionLimit

@@ -64,6 +64,11 @@ final class UdpNat {
                 counters.unsupported++;
                 return;
             }
+            if (target == OutboundPolicy.PROHIBITED) {
+                counters.policyRefused++;
+                stack.sendUnreachable(Icmpv4.CODE_ADMIN_PROHIBITED, Ipv4.PROTO_UDP, src, dst, udpHead(srcPort, dstPort, len));
+                return;
+            }
             LimitWarning limit = flows.size() >= limits.udpFlows() ? flowLimit : null;
             int fd = limit == null ? Sockets.udp4() : -1;
             if (fd < 0) {
@@ -73,8 +78,7 @@ final class UdpNat {
                 }
                 counters.refusedAtLimit++;
                 (limit != null ? limit : noDescriptors).refused(EventLoop.now());
-                long udpHead = ((long) srcPort << 48) | ((long) dstPort << 32) | ((long) (Udp.HEADER_LENGTH + len) << 16);
-                stack.sendUnreachable(Icmpv4.CODE_ADMIN_PROHIBITED, Ipv4.PROTO_UDP, src, dst, udpHead);
+                stack.sendUnreachable(Icmpv4.CODE_ADMIN_PROHIBITED, Ipv4.PROTO_UDP, src, dst, udpHead(srcPort, dstPort, len));
                 return;
             }
             int r = policy.bindSource(fd);
@@ -95,6 +99,11 @@ final class UdpNat {
         int n = Libc.write(flow.fd, f, off, len); // a full socket buffer drops the datagram, as a router would
         if (n < 0) flow.reportError(-n);
         flow.touch();
+    }
+
+    /** The first 8 bytes of a UDP header (checksum 0), as an ICMP error quotes them. */
+    private static long udpHead(int sourcePort, int destinationPort, int payloadLength) {
+        return ((long) sourcePort << 48) | ((long) destinationPort << 32) | ((long) (Udp.HEADER_LENGTH + payloadLength) << 16);
     }
 
     void closeAll() {
@@ -146,8 +155,7 @@ final class UdpNat {
         void reportError(int errno) {
             int code = Unreachable.code(errno, true);
             if (code < 0) return;
-            long udpHead = ((long) guestPort << 48) | ((long) remotePort << 32) | ((long) (Udp.HEADER_LENGTH + lastLength) << 16);
-            stack.sendUnreachable(code, Ipv4.PROTO_UDP, guestAddress, remoteAddress, udpHead);
+            stack.sendUnreachable(code, Ipv4.PROTO_UDP, guestAddress, remoteAddress, udpHead(guestPort, remotePort, lastLength));
         }
 
         void close() {

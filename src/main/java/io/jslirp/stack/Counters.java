@@ -27,6 +27,8 @@ public final class Counters {
     public long dnsUnanswered;
     /** ICMP echo flows opened through host ping sockets. */
     public long pingFlows;
+    /** New flows the outbound policy refused (--disable-host-loopback, --deny, --allow). */
+    public long policyRefused;
 
     /** Each counter with its name (as in the exit line and the API's get_counters). */
     public void forEach(ObjLongConsumer<String> sink) {
@@ -45,6 +47,7 @@ public final class Counters {
         sink.accept("dns_retries", dnsRetries);
         sink.accept("dns_unanswered", dnsUnanswered);
         sink.accept("ping_flows", pingFlows);
+        sink.accept("policy_refused", policyRefused);
     }
 
     @Override
