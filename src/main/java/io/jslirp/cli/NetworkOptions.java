@@ -64,6 +64,10 @@ final class NetworkOptions {
             description = "forward host UDP port PORT, or a range, as -t does TCP; repeatable")
     List<String> udpForwards = new ArrayList<>();
 
+    @Option(names = "--preserve-source",
+            description = "forwarded clients reach the guest from their own address and port (loopback clients still from the gateway)")
+    boolean preserveSource;
+
     @Option(names = {"-a", "--api-socket"}, paramLabel = "PATH",
             description = "serve slirp4netns's API (add_hostfwd, list_hostfwd, remove_hostfwd; and get_counters) on a unix socket at PATH")
     Path apiSocket;
@@ -140,6 +144,7 @@ final class NetworkOptions {
                 .capture(capture())
                 .busyPollNanos(busyPoll())
                 .rules(new DestinationRules(networks("--allow", allow), networks("--deny", deny)))
+                .preserveSource(preserveSource)
                 .build();
     }
 

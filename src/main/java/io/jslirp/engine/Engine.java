@@ -44,7 +44,7 @@ public final class Engine {
         FrameSink sink = capture == null ? link : new CapturingSink(link, capture);
         this.stack = new Stack(config.network(), config.bootFile(), sink, new Counters());
         this.transport = new HostTransport(loop, stack, new OutboundPolicy(config.network(), config.outboundAddress(), config.rules()),
-                config.nameservers(), config.tcp(), config.udpIdleNanos(), config.limits());
+                config.nameservers(), config.tcp(), config.udpIdleNanos(), config.limits(), config.preserveSource());
         stack.setTransport(transport);
         if (config.tftpRoot() != null) transport.serveTftp(config.tftpRoot());
         for (PortForward forward : config.forwards()) transport.forward(forward);

@@ -27,10 +27,11 @@ import java.util.List;
  * @param capture        frames to record in a pcap file, or null
  * @param busyPollNanos  how long the loop polls without sleeping while exchanges are interactive (0: never)
  * @param rules          host destinations the guest may reach (--allow, --deny)
+ * @param preserveSource whether forwarded clients reach the guest from their own addresses
  */
 public record EngineConfig(NetworkConfig network, List<Nameserver> nameservers, TcpConfig tcp, long udpIdleNanos, List<PortForward> forwards,
                            int outboundAddress, Limits limits, Path tftpRoot, String bootFile, Capture.Settings capture,
-                           long busyPollNanos, DestinationRules rules) {
+                           long busyPollNanos, DestinationRules rules, boolean preserveSource) {
     public static final long DEFAULT_UDP_IDLE_NANOS = 60_000_000_000L;
     public static final long DEFAULT_BUSY_POLL_NANOS = 50_000L;
 
@@ -57,6 +58,7 @@ public record EngineConfig(NetworkConfig network, List<Nameserver> nameservers, 
         private Capture.Settings capture;
         private long busyPollNanos = DEFAULT_BUSY_POLL_NANOS;
         private DestinationRules rules = DestinationRules.NONE;
+        private boolean preserveSource;
 
         private Builder(NetworkConfig network, List<Nameserver> nameservers) {
             this.network = network;
@@ -105,9 +107,14 @@ public record EngineConfig(NetworkConfig network, List<Nameserver> nameservers, 
             return this;
         }
 
+        public Builder preserveSource(boolean v) {
+            preserveSource = v;
+            return this;
+        }
+
         public EngineConfig build() {
             return new EngineConfig(network, nameservers, tcp, udpIdleNanos, forwards, outboundAddress, limits, tftpRoot, bootFile, capture,
-                    busyPollNanos, rules);
+                    busyPollNanos, rules, preserveSource);
         }
     }
 }

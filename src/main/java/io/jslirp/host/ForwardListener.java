@@ -14,6 +14,7 @@ final class ForwardListener implements HostForward {
     private final EventLoop loop;
     private final PortForward forward;
     private final int fd;
+    private final int[] client = new int[2];
 
     /** Listens for forward; throws IllegalArgumentException (e.g. the port is taken) saying what failed. */
     ForwardListener(EventLoop loop, TcpNat nat, PortForward forward, IntSupplier guestAddress) {
@@ -32,10 +33,10 @@ final class ForwardListener implements HostForward {
         this.fd = s;
         loop.register(fd, Epoll.IN, events -> {
             for (int i = 0; i < 64; i++) {
-                int client = Sockets.accept4(fd, null);
-                if (client < 0) return;
+                int accepted = Sockets.accept4(fd, client);
+                if (accepted < 0) return;
                 int guest = forward.guestAddress() != 0 ? forward.guestAddress() : guestAddress.getAsInt();
-                nat.forward(client, guest, forward.guestPort());
+                nat.forward(accepted, guest, forward.guestPort(), client[0], client[1]);
             }
         });
     }

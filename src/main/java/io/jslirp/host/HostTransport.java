@@ -32,24 +32,26 @@ public final class HostTransport implements Transport {
     private final List<HostForward> forwards = new ArrayList<>();
 
     /**
-     * @param nameservers where queries to the DNS address go, in resolv.conf's order; null
-     *                    disables the DNS address (--disable-dns)
+     * @param nameservers    where queries to the DNS address go, in resolv.conf's order; null
+     *                       disables the DNS address (--disable-dns)
+     * @param preserveSource whether forwarded clients reach the guest from their own addresses (--preserve-source)
      */
     public HostTransport(EventLoop loop, Stack stack, OutboundPolicy policy, List<Nameserver> nameservers,
-                         TcpConfig tcpConfig, long idleTimeoutNanos, Limits limits) {
+                         TcpConfig tcpConfig, long idleTimeoutNanos, Limits limits, boolean preserveSource) {
         this.loop = loop;
         this.stack = stack;
         this.dns = nameservers == null ? null : new DnsForwarder(loop, stack, nameservers);
-        this.tcp = new TcpNat(loop, stack, policy, dns, tcpConfig, limits);
+        ForwardSource forwardSource = new ForwardSource(stack.config(), preserveSource);
+        this.tcp = new TcpNat(loop, stack, policy, dns, forwardSource, tcpConfig, limits);
         this.udp = new UdpNat(loop, stack, policy, idleTimeoutNanos, limits);
         this.ping = new PingNat(loop, stack, policy, idleTimeoutNanos);
-        this.udpForwards = new UdpForwards(loop, stack, udp, idleTimeoutNanos);
+        this.udpForwards = new UdpForwards(loop, stack, udp, forwardSource, idleTimeoutNanos);
     }
 
     /**
      * Forwards a host port to the guest: TCP clients, or each UDP client's datagrams, reach the
      * forward's guest address (by default the one the guest last sent from) at its guest port,
-     * from the gateway. Throws IllegalArgumentException when the host port cannot be bound.
+     * from the gateway (or the client, with --preserve-source). Throws IllegalArgumentException when the host port cannot be bound.
      */
     public HostForward forward(PortForward forward) {
         HostForward f = forward.protocol() == PortForward.Protocol.TCP
@@ -93,13 +95,11 @@ public final class HostTransport implements Transport {
 
     @Override
     public void udp(MemorySegment frame, long offset, int length, int source, int sourcePort, int destination, int destinationPort) {
-        if (destination == stack.config().gateway()) {
-            if (tftp != null && destinationPort == Tftp.PORT) {
-                tftp.datagram(frame, offset, length, source, sourcePort);
-                return;
-            }
-            if (udpForwards.fromGuest(frame, offset, length, source, sourcePort, destination, destinationPort)) return;
+        if (destination == stack.config().gateway() && tftp != null && destinationPort == Tftp.PORT) {
+            tftp.datagram(frame, offset, length, source, sourcePort);
+            return;
         }
+        if (udpForwards.fromGuest(frame, offset, length, source, sourcePort, destination, destinationPort)) return;
         if (dns != null && dns.serves(destination, destinationPort)) dns.query(frame, offset, length, source, sourcePort);
         else udp.datagram(frame, offset, length, source, sourcePort, destination, destinationPort);
     }

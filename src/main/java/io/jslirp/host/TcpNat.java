@@ -33,6 +33,7 @@ final class TcpNat {
     private final OutboundPolicy policy;
     /** The DNS address's service, or null with --disable-dns. */
     private final DnsForwarder dns;
+    private final ForwardSource forwardSource;
     private final TcpConfig config;
     private final Limits limits;
     private final Counters counters;
@@ -53,8 +54,10 @@ final class TcpNat {
     /** How long the first SYN waits for the guest's answer to an ARP request (a guest that never sent a frame). */
     private static final long ARP_WAIT_NANOS = 20_000_000L;
 
-    TcpNat(EventLoop loop, Stack stack, OutboundPolicy policy, DnsForwarder dns, TcpConfig config, Limits limits) {
+    TcpNat(EventLoop loop, Stack stack, OutboundPolicy policy, DnsForwarder dns, ForwardSource forwardSource, TcpConfig config,
+           Limits limits) {
         this.loop = loop;
+        this.forwardSource = forwardSource;
         this.stack = stack;
         this.policy = policy;
         this.dns = dns;
@@ -142,10 +145,11 @@ final class TcpNat {
     }
 
     /**
-     * A host client connected to a forwarded port: open a connection to guestAddress:guestPort,
-     * coming from the gateway. The host socket is read only once the guest has answered.
+     * A host client (clientAddress:clientPort) connected to a forwarded port: open a connection to
+     * guestAddress:guestPort, coming from the gateway or the client (see {@link ForwardSource}).
+     * The host socket is read only once the guest has answered.
      */
-    void forward(int fd, int guestAddress, int guestPort) {
+    void forward(int fd, int guestAddress, int guestPort, int clientAddress, int clientPort) {
         if (flows.size() + dials.size() >= limits.tcpConnections()) {
             counters.refusedAtLimit++;
             connectionLimit.refused(EventLoop.now());
@@ -153,8 +157,12 @@ final class TcpNat {
             Libc.close(fd);
             return;
         }
-        int gateway = stack.config().gateway();
-        int port = freeGatewayPort(guestAddress, guestPort, gateway);
+        int source = forwardSource.of(clientAddress);
+        int port = clientPort;
+        if (source == stack.config().gateway() || !free(guestAddress, guestPort, source, port)) {
+            source = stack.config().gateway();
+            port = freeGatewayPort(guestAddress, guestPort, source);
+        }
         if (port < 0) {
             Log.warn("no free port left for a forwarded connection to " + Ipv4.format(guestAddress) + ":" + guestPort);
             Sockets.setLingerZero(fd);
@@ -162,9 +170,9 @@ final class TcpNat {
             return;
         }
         Sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
-        GuestDial dial = new GuestDial(fd, guestAddress, guestPort, gateway, port, ThreadLocalRandom.current().nextInt());
+        GuestDial dial = new GuestDial(fd, guestAddress, guestPort, source, port, ThreadLocalRandom.current().nextInt());
         dial.timer = new Timer(() -> dialTimedOut(dial));
-        dials.put(guestAddress, guestPort, gateway, port, dial);
+        dials.put(guestAddress, guestPort, source, port, dial);
         Log.debug(() -> dial + " opening");
         if (stack.resolveGuestMac(guestAddress)) {
             sendSyn(dial);
@@ -173,20 +181,22 @@ final class TcpNat {
         }
     }
 
+    private boolean free(int guestAddress, int guestPort, int source, int port) {
+        return flows.get(guestAddress, guestPort, source, port) == null && dials.get(guestAddress, guestPort, source, port) == null;
+    }
+
     private int freeGatewayPort(int guestAddress, int guestPort, int gateway) {
         for (int i = 0; i <= LAST_GATEWAY_PORT - FIRST_GATEWAY_PORT; i++) {
             int port = nextGatewayPort;
             nextGatewayPort = port == LAST_GATEWAY_PORT ? FIRST_GATEWAY_PORT : port + 1;
-            if (flows.get(guestAddress, guestPort, gateway, port) == null && dials.get(guestAddress, guestPort, gateway, port) == null) {
-                return port;
-            }
+            if (free(guestAddress, guestPort, gateway, port)) return port;
         }
         return -1;
     }
 
     private void sendSyn(GuestDial d) {
         long now = EventLoop.now();
-        TcpConnection.sendSyn(stack, config, d.gateway, d.gatewayPort, d.guestAddress, d.guestPort, d.iss, now);
+        TcpConnection.sendSyn(stack, config, d.source, d.sourcePort, d.guestAddress, d.guestPort, d.iss, now);
         loop.schedule(d.timer, now + (FIRST_SYN_TIMEOUT_NANOS << d.syns));
         d.syns++;
     }
@@ -212,13 +222,13 @@ final class TcpNat {
             return;
         }
         if ((flags & (Tcp.SYN | Tcp.ACK)) != (Tcp.SYN | Tcp.ACK) || !acksOurSyn) return;
-        dials.remove(d.guestAddress, d.guestPort, d.gateway, d.gatewayPort);
+        dials.remove(d.guestAddress, d.guestPort, d.source, d.sourcePort);
         loop.schedule(d.timer, Long.MAX_VALUE);
         TcpFlow flow = new TcpFlow(this, loop, d.fd);
-        flow.conn = TcpConnection.openedToGuest(d.guestAddress, d.guestPort, d.gateway, d.gatewayPort, Tcp.seq(f, off),
+        flow.conn = TcpConnection.openedToGuest(d.guestAddress, d.guestPort, d.source, d.sourcePort, Tcp.seq(f, off),
                 options, Tcp.window(f, off), d.iss, config, buffers, stack, flow);
         flow.connectedAlready();
-        flows.put(d.guestAddress, d.guestPort, d.gateway, d.gatewayPort, flow);
+        flows.put(d.guestAddress, d.guestPort, d.source, d.sourcePort, flow);
         counters.tcpConnections++;
         Log.debug(() -> flow.conn + " opened (forwarded)");
         markDirty(flow);
@@ -226,7 +236,7 @@ final class TcpNat {
 
     /** Gives up a dial; the host client gets a RST when reset. */
     private void endDial(GuestDial d, boolean reset) {
-        dials.remove(d.guestAddress, d.guestPort, d.gateway, d.gatewayPort);
+        dials.remove(d.guestAddress, d.guestPort, d.source, d.sourcePort);
         loop.schedule(d.timer, Long.MAX_VALUE);
         if (reset) Sockets.setLingerZero(d.fd);
         Libc.close(d.fd);

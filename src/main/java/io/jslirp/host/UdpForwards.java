@@ -20,9 +20,10 @@ import java.util.function.IntSupplier;
 
 /**
  * Forwarded host UDP ports. Each host client of a forwarded port gets a mapping: its datagrams
- * reach the guest from the gateway and a port of the gateway's own (32768–60999), and what the
- * guest sends back to that gateway port goes to that client from the forwarded socket. A mapping
- * ends after the UDP idle timeout.
+ * reach the guest from the gateway and a port of the gateway's own (32768–60999), or with
+ * --preserve-source from the client's own address and port (see {@link ForwardSource}), and what
+ * the guest sends back there goes to that client from the forwarded socket. A mapping ends after
+ * the UDP idle timeout.
  */
 final class UdpForwards {
     private static final int READ_BUDGET = 64;
@@ -33,15 +34,17 @@ final class UdpForwards {
     private final Stack stack;
     private final long idleTimeoutNanos;
     private final Counters counters;
+    private final ForwardSource forwardSource;
     /** The guest's own UDP flows, whose gateway ports a mapping must not take. */
     private final UdpNat guestFlows;
-    /** Mappings by what the guest's replies carry: (guest address, guest port, gateway, gateway port). */
+    /** Mappings by what the guest's replies carry: (guest address, guest port, source, source port). */
     private final FlowTable<Mapping> byGuestSide = new FlowTable<>(16);
     private final int[] client = new int[2];
     private int nextGatewayPort = FIRST_GATEWAY_PORT;
 
-    UdpForwards(EventLoop loop, Stack stack, UdpNat guestFlows, long idleTimeoutNanos) {
+    UdpForwards(EventLoop loop, Stack stack, UdpNat guestFlows, ForwardSource forwardSource, long idleTimeoutNanos) {
         this.loop = loop;
+        this.forwardSource = forwardSource;
         this.guestFlows = guestFlows;
         this.stack = stack;
         this.idleTimeoutNanos = idleTimeoutNanos;
@@ -58,8 +61,8 @@ final class UdpForwards {
     }
 
     /**
-     * Takes a datagram the guest sent to the gateway when it answers a forwarded client (returns
-     * true: sent on to that client), else returns false.
+     * Takes a datagram the guest sent when it answers a forwarded client (returns true: sent on to
+     * that client), else returns false.
      */
     boolean fromGuest(MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort) {
         Mapping m = byGuestSide.get(src, srcPort, dst, dstPort);
@@ -73,11 +76,13 @@ final class UdpForwards {
         for (int i = 0; i <= LAST_GATEWAY_PORT - FIRST_GATEWAY_PORT; i++) {
             int port = nextGatewayPort;
             nextGatewayPort = port == LAST_GATEWAY_PORT ? FIRST_GATEWAY_PORT : port + 1;
-            if (byGuestSide.get(guestAddress, guestPort, gateway, port) == null && !guestFlows.has(guestAddress, guestPort, gateway, port)) {
-                return port;
-            }
+            if (free(guestAddress, guestPort, gateway, port)) return port;
         }
         return -1;
+    }
+
+    private boolean free(int guestAddress, int guestPort, int source, int port) {
+        return byGuestSide.get(guestAddress, guestPort, source, port) == null && !guestFlows.has(guestAddress, guestPort, source, port);
     }
 
     /** The bound host socket of one forwarded port and its clients' mappings. */
@@ -121,7 +126,7 @@ final class UdpForwards {
                     counters.sendDropped++; // the guest's ARP answer teaches its MAC; the client's next datagram gets through
                     continue;
                 }
-                stack.sendUdp(m.gateway, m.gatewayPort, m.guestAddress, m.guestPort, n);
+                stack.sendUdp(m.source, m.sourcePort, m.guestAddress, m.guestPort, n);
                 m.touch();
             }
             loop.runAgain();
@@ -129,15 +134,19 @@ final class UdpForwards {
 
         private Mapping open(int clientAddress, int clientPort) {
             int guest = forward.guestAddress() != 0 ? forward.guestAddress() : guestAddress.getAsInt();
-            int gateway = stack.config().gateway();
-            int port = freeGatewayPort(guest, forward.guestPort(), gateway);
+            int source = forwardSource.of(clientAddress);
+            int port = clientPort;
+            if (source == stack.config().gateway() || !free(guest, forward.guestPort(), source, port)) {
+                source = stack.config().gateway();
+                port = freeGatewayPort(guest, forward.guestPort(), source);
+            }
             if (port < 0) {
                 Log.warn("no free port left for a forwarded UDP client of " + forward);
                 return null;
             }
-            Mapping m = new Mapping(this, clientAddress, clientPort, guest, forward.guestPort(), gateway, port);
+            Mapping m = new Mapping(this, clientAddress, clientPort, guest, forward.guestPort(), source, port);
             clients.put(clientAddress, clientPort, 0, 0, m);
-            byGuestSide.put(guest, forward.guestPort(), gateway, port, m);
+            byGuestSide.put(guest, forward.guestPort(), source, port, m);
             counters.udpFlows++;
             Log.debug(() -> m + " opened");
             return m;
@@ -153,20 +162,20 @@ final class UdpForwards {
         }
     }
 
-    /** One host client of a forwarded UDP port, as the guest sees it: the gateway's address and a port of its own. */
+    /** One host client of a forwarded UDP port, and the address and port the guest sees it at. */
     private final class Mapping {
         final Socket socket;
-        final int clientAddress, clientPort, guestAddress, guestPort, gateway, gatewayPort;
+        final int clientAddress, clientPort, guestAddress, guestPort, source, sourcePort;
         final Timer idle = new Timer(this::close);
 
-        Mapping(Socket socket, int clientAddress, int clientPort, int guestAddress, int guestPort, int gateway, int gatewayPort) {
+        Mapping(Socket socket, int clientAddress, int clientPort, int guestAddress, int guestPort, int source, int sourcePort) {
             this.socket = socket;
             this.clientAddress = clientAddress;
             this.clientPort = clientPort;
             this.guestAddress = guestAddress;
             this.guestPort = guestPort;
-            this.gateway = gateway;
-            this.gatewayPort = gatewayPort;
+            this.source = source;
+            this.sourcePort = sourcePort;
         }
 
         void touch() {
@@ -176,13 +185,13 @@ final class UdpForwards {
         void close() {
             loop.schedule(idle, Long.MAX_VALUE);
             socket.clients.remove(clientAddress, clientPort, 0, 0);
-            byGuestSide.remove(guestAddress, guestPort, gateway, gatewayPort);
+            byGuestSide.remove(guestAddress, guestPort, source, sourcePort);
             Log.debug(() -> this + " closed");
         }
 
         @Override
         public String toString() {
-            return "forwarded udp " + Ipv4.format(clientAddress) + ":" + clientPort + " as " + Ipv4.format(gateway) + ":" + gatewayPort
+            return "forwarded udp " + Ipv4.format(clientAddress) + ":" + clientPort + " as " + Ipv4.format(source) + ":" + sourcePort
                     + " -> " + Ipv4.format(guestAddress) + ":" + guestPort;
         }
     }
