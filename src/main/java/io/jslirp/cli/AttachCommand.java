@@ -4,6 +4,7 @@ import io.jslirp.engine.Engine;
 import io.jslirp.engine.EngineConfig;
 import io.jslirp.link.TapLink;
 import io.jslirp.sys.Namespaces;
+import io.jslirp.sys.Seccomp;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -45,6 +46,14 @@ final class AttachCommand implements Callable<Integer> {
     @Option(names = "--userns-path", paramLabel = "PATH", description = "user namespace to join first (the jslirp launcher enters it before the JVM starts)")
     String usernsPath;
 
+    @Option(names = "--enable-seccomp",
+            description = "refuse (EPERM) the system calls slirp4netns's seccomp filter blocks, once the tap is set up")
+    boolean enableSeccomp;
+
+    /** Not offered in --help, so tools that look there (rootlesskit's auto mode) do not ask for it. */
+    @Option(names = "--enable-sandbox", hidden = true)
+    boolean enableSandbox;
+
     @Parameters(index = "0", paramLabel = "PID|PATH", description = "process whose network namespace to serve, or the namespace's path")
     String target;
 
@@ -53,6 +62,10 @@ final class AttachCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (enableSandbox) {
+            throw new IllegalArgumentException("--enable-sandbox is not supported: a JVM loads classes from the JDK and its jar"
+                    + " as it goes, so it cannot be confined to an empty root as slirp4netns confines itself");
+        }
         EngineConfig config = network.engineConfig();
         String netnsPath = netnsPath();
         refuseOwnNamespace(netnsPath);
@@ -62,6 +75,7 @@ final class AttachCommand implements Callable<Integer> {
         Engine engine = new Engine(link, config);
         network.serve(engine);
         if (exitFd != null) engine.stopWhenReadable(exitFd);
+        if (enableSeccomp) Seccomp.install(); // after the last setns, before anyone is told the network is up
         if (readyFd != null) Serving.signalReady(readyFd);
         return Serving.untilStopped(engine);
     }

@@ -63,6 +63,74 @@ class AttachFlagsIT {
         }
     }
 
+    /**
+     * --enable-seccomp: every thread of jslirp's process runs under the filter (the kernel's
+     * Seccomp: 2 in each thread's status) and the network still serves ping, TCP and UDP.
+     */
+    @Test
+    @Timeout(120)
+    void enableSeccompFiltersEveryThreadAndKeepsServing() throws Exception {
+        ItEnv.assumeStack();
+        ItEnv.assumeJslirp("the thread check reads the JVM's tasks");
+        ItEnv.assumeTools("curl", ItEnv.python());
+        try (ServerSocket listening = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+             java.net.DatagramSocket echo = new java.net.DatagramSocket(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+             Namespace ns = Namespace.create();
+             Stack.Running stack = Stack.attach(ns, Stack.Options.configured().extra("--enable-seccomp"))) {
+            Thread.ofPlatform().daemon().start(() -> {
+                while (!listening.isClosed()) {
+                    try (java.net.Socket c = listening.accept()) {
+                        c.getOutputStream().write("HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok".getBytes());
+                    } catch (Exception closed) {
+                        return;
+                    }
+                }
+            });
+            Thread.ofPlatform().daemon().start(() -> {
+                byte[] buf = new byte[100];
+                while (!echo.isClosed()) {
+                    try {
+                        java.net.DatagramPacket p = new java.net.DatagramPacket(buf, buf.length);
+                        echo.receive(p);
+                        echo.send(p);
+                    } catch (Exception closed) {
+                        return;
+                    }
+                }
+            });
+            assertThat(ns.exec(T, "ping", "-c", "1", "-W", "5", Namespace.GATEWAY).exit()).as(stack.describe()).isZero();
+            Cmd.Result http = ns.exec(T, "curl", "-sS", "--max-time", "10", "http://" + Namespace.GATEWAY + ":" + listening.getLocalPort() + "/");
+            assertThat(http.out()).as("%s\n%s", http, stack.describe()).isEqualTo("ok");
+            Cmd.Result udp = ns.exec(T, ItEnv.python(), "-c", UdpEchoIT.CLIENT, Integer.toString(echo.getLocalPort()), "100");
+            assertThat(udp.exit()).as("%s\n%s", udp, stack.describe()).isZero();
+            List<String> unfiltered = new java.util.ArrayList<>();
+            try (var tasks = Files.list(Path.of("/proc/" + stack.pid() + "/task"))) {
+                for (Path task : tasks.toList()) {
+                    String status = Files.readString(task.resolve("status"));
+                    if (!status.contains("Seccomp:\t2")) unfiltered.add(task.getFileName() + " " + Files.readString(task.resolve("comm")).strip());
+                }
+            }
+            assertThat(unfiltered).as("threads without the filter").isEmpty();
+            assertThat(stack.alive()).as(stack.describe()).isTrue();
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void enableSandboxIsRefusedWithOneLine() {
+        ItEnv.assumeStack();
+        ItEnv.assumeJslirp("slirp4netns has a sandbox");
+        try (Namespace ns = Namespace.create();
+             Stack.Running stack = Stack.start(Stack.attachCommand(Stack.Options.configured().extra("--enable-sandbox"), Long.toString(ns.pid())))) {
+            for (int i = 0; i < 200 && stack.alive(); i++) Namespace.sleep(100);
+            Stack.Exit exit = stack.stop();
+            assertThat(exit.code()).isEqualTo(1);
+            assertThat(exit.stderr().strip()).startsWith("jslirp: --enable-sandbox is not supported").doesNotContain("\n");
+            Cmd.Result help = Cmd.run(T, ItEnv.home().resolve("bin/slirp4netns").toString(), "--help");
+            assertThat(help.out()).as("rootlesskit's auto mode must not see it").contains("--enable-seccomp").doesNotContain("--enable-sandbox");
+        }
+    }
+
     @Test
     @Timeout(120)
     void userNamespacePathForARootlessNamespace() {

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * rootlesskit with jslirp as its slirp4netns ({@code bin/slirp4netns}): its slirp4netns network
  * driver (feature detection through --help, the tap it creates itself, the ready fd) and its
- * slirp4netns port driver (add_hostfwd through the API socket) serve a web server in the child's
+ * slirp4netns port driver (add_hostfwd through the API socket), with jslirp's seccomp filter on, serve a web server in the child's
  * namespace on the host's 127.0.0.1. As root rootlesskit needs subordinate ids for root: the test
  * gives it some in a private mount namespace (bind-mounted /etc/subuid and /etc/subgid).
  */
@@ -36,7 +36,7 @@ class RootlesskitIT {
                 "set -e",
                 "mount --bind " + tmp.resolve("subuid") + " /etc/subuid",
                 "mount --bind " + tmp.resolve("subgid") + " /etc/subgid",
-                "exec rootlesskit --subid-source=static --net=slirp4netns --disable-host-loopback"
+                "exec rootlesskit --subid-source=static --net=slirp4netns --disable-host-loopback --slirp4netns-seccomp=true"
                         + " --slirp4netns-binary=" + ItEnv.home().resolve("bin/slirp4netns")
                         + " --port-driver=slirp4netns -p 127.0.0.1:" + port + ":80/tcp"
                         + " -- busybox httpd -f -p 80 -h " + www);

@@ -1,0 +1,102 @@
+package io.jslirp.sys;
+
+import static io.jslirp.sys.Native.downcall;
+import static io.jslirp.sys.Native.errno;
+import static io.jslirp.sys.Native.rethrow;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+
+/**
+ * slirp4netns's --enable-seccomp for a JVM: a seccomp filter, on every thread of the process
+ * (TSYNC) and every thread it starts later, that refuses the system calls slirp4netns blocks
+ * (execve, execveat, ptrace, process_vm_readv/writev, prctl, mount, umount2, setns, unshare,
+ * name_to_handle_at, open_by_handle_at). slirp4netns kills itself on them; here they fail with
+ * EPERM instead, because the JVM itself calls prctl (to name each thread it starts, e.g. a new
+ * JIT compiler thread) and must survive that. Everything else is allowed, as with slirp4netns. A
+ * system call made through another architecture's ABI (x32 on x86-64) is refused too, so it cannot
+ * bypass the list.
+ */
+public final class Seccomp {
+    private Seccomp() {}
+
+    private static final int PR_SET_NO_NEW_PRIVS = 38;
+    private static final int SECCOMP_SET_MODE_FILTER = 1, SECCOMP_FILTER_FLAG_TSYNC = 1;
+    private static final int RET_KILL_PROCESS = 0x80000000, RET_ERRNO = 0x00050000, RET_ALLOW = 0x7fff0000;
+    private static final int AUDIT_ARCH_X86_64 = 0xc000003e, AUDIT_ARCH_AARCH64 = 0xc00000b7;
+    /** x32 system calls on x86-64 carry this bit in their number. */
+    private static final int X32_SYSCALL_BIT = 0x40000000;
+    private static final short LD_W_ABS = 0x20, JEQ_K = 0x15, JGE_K = 0x35, RET_K = 0x06;
+    /** Offsets in struct seccomp_data. */
+    private static final int DATA_NR = 0, DATA_ARCH = 4;
+
+    /** The blocked calls: execve, execveat, ptrace, process_vm_readv, process_vm_writev, prctl, mount, umount2, setns, unshare, name_to_handle_at, open_by_handle_at. */
+    private static final int[] BLOCKED_X86_64 = {59, 322, 101, 310, 311, 157, 165, 166, 308, 272, 303, 304};
+    private static final int[] BLOCKED_AARCH64 = {221, 281, 117, 270, 271, 167, 40, 39, 268, 97, 264, 265};
+    private static final long SYS_SECCOMP = Native.X86_64 ? 317 : 277;
+
+    // prctl(int, ...) and syscall(long, ...) are variadic.
+    private static final MethodHandle PRCTL = downcall("prctl",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), Linker.Option.firstVariadicArg(1));
+    private static final MethodHandle SYSCALL = downcall("syscall",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), Linker.Option.firstVariadicArg(1));
+
+    /** Installs the filter on every thread; throws {@link SysException} when the kernel refuses it. */
+    public static void install() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment err = arena.allocate(Linker.Option.captureStateLayout());
+            int r = (int) PRCTL.invokeExact(err, PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L);
+            if (r < 0) throw new SysException("prctl PR_SET_NO_NEW_PRIVS", errno(err));
+            int[] program = program(Native.X86_64);
+            MemorySegment filter = arena.allocate(program.length * 2L * Integer.BYTES, 8);
+            for (int i = 0; i < program.length; i += 2) {
+                long at = i * (long) Integer.BYTES;
+                filter.set(JAVA_SHORT, at, (short) (program[i] >>> 16));
+                filter.set(JAVA_BYTE, at + 2, (byte) (program[i] >>> 8));
+                filter.set(JAVA_BYTE, at + 3, (byte) program[i]);
+                filter.set(JAVA_INT, at + 4, program[i + 1]);
+            }
+            MemorySegment fprog = arena.allocate(16, 8); // struct sock_fprog: unsigned short len, then a pointer
+            fprog.set(JAVA_SHORT, 0, (short) (program.length / 2));
+            fprog.set(JAVA_LONG, 8, filter.address());
+            long s = (long) SYSCALL.invokeExact(err, SYS_SECCOMP, (long) SECCOMP_SET_MODE_FILTER, (long) SECCOMP_FILTER_FLAG_TSYNC,
+                    fprog.address());
+            if (s < 0) throw new SysException("seccomp SECCOMP_SET_MODE_FILTER", errno(err));
+            if (s > 0) throw new SysException("seccomp TSYNC: thread " + s + " could not take the filter", Errno.EPERM);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * The classic BPF program as pairs (code << 16 | jt << 8 | jf, k): check the architecture,
+     * then compare the system call number with each blocked one.
+     */
+    static int[] program(boolean x86) {
+        int[] blocked = x86 ? BLOCKED_X86_64 : BLOCKED_AARCH64;
+        int n = blocked.length;
+        java.util.List<int[]> p = new java.util.ArrayList<>();
+        p.add(new int[] {LD_W_ABS, 0, 0, DATA_ARCH});
+        p.add(new int[] {JEQ_K, 1, 0, x86 ? AUDIT_ARCH_X86_64 : AUDIT_ARCH_AARCH64});
+        p.add(new int[] {RET_K, 0, 0, RET_KILL_PROCESS}); // another ABI: never used by this process, refused
+        p.add(new int[] {LD_W_ABS, 0, 0, DATA_NR});
+        if (x86) p.add(new int[] {JGE_K, n + 1, 0, X32_SYSCALL_BIT}); // to the refusal after the list and ALLOW
+        for (int i = 0; i < n; i++) p.add(new int[] {JEQ_K, n - i, 0, blocked[i]}); // jump over the rest and ALLOW
+        p.add(new int[] {RET_K, 0, 0, RET_ALLOW});
+        p.add(new int[] {RET_K, 0, 0, RET_ERRNO | Errno.EPERM});
+        int[] out = new int[p.size() * 2];
+        for (int i = 0; i < p.size(); i++) {
+            int[] insn = p.get(i);
+            out[2 * i] = (insn[0] << 16) | (insn[1] << 8) | insn[2];
+            out[2 * i + 1] = insn[3];
+        }
+        return out;
+    }
+}
