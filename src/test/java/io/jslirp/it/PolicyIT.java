@@ -214,7 +214,7 @@ class PolicyIT {
 
     @Test
     @Timeout(120)
-    void dnsStillRelaysToALoopbackResolverWithoutHostLoopback() throws Exception {
+    void dnsStillReachesALoopbackResolverWithoutHostLoopback() throws Exception {
         ItEnv.assumeStack();
         ItEnv.assumeJslirp("slirp4netns would relay 10.0.2.3 to the machine's resolver");
         ItEnv.assumeTools("dnsmasq", "busybox");
@@ -243,9 +243,9 @@ class PolicyIT {
     }
 
     /**
-     * --allow 192.0.2.0/24 --allow 198.51.100.0/24 --deny 198.51.100.1: 192.0.2.1 is reached,
-     * 198.51.100.1 (denied though allowed) and 203.0.113.1 (not allowed) are refused, and so is the
-     * gateway, which counts as 127.0.0.1. The stack's host side and the servers run in a namespace
+     * --allow 192.0.2.0/24 --allow 198.51.100.0/24 --deny 198.51.100.1: 192.0.2.1 is reached (TCP,
+     * UDP, ping), 198.51.100.1 (denied though allowed) and 203.0.113.1 (not allowed) are refused,
+     * and so is the gateway, which counts as 127.0.0.1. The stack's host side and the servers run in a namespace
      * made here, with the addresses on its loopback interface.
      */
     @Test
@@ -253,13 +253,14 @@ class PolicyIT {
     void allowAndDenyChooseTheDestinations() throws Exception {
         ItEnv.assumeStack();
         ItEnv.assumeJslirp("--allow and --deny are jslirp's");
-        ItEnv.assumeTools(ItEnv.python());
+        ItEnv.assumeTools(ItEnv.python(), "ping");
         String allowed = "192.0.2.1", denied = "198.51.100.1", notAllowed = "203.0.113.1";
         Path servers = tmp.resolve("servers.py");
         Files.writeString(servers, SERVERS);
         Path serverLog = tmp.resolve("servers.log");
         try (Namespace hostSide = Namespace.create(); Namespace ns = Namespace.create()) {
             for (String a : List.of(allowed, denied, notAllowed)) require(hostSide.exec(T, "ip", "addr", "add", a + "/32", "dev", "lo"));
+            require(hostSide.exec(T, "sysctl", "-q", "-w", "net.ipv4.ping_group_range=0 2147483647")); // jslirp's ping sockets
             for (String a : List.of(allowed, denied, notAllowed)) ns.allowEgress(a);
             Process p = startServers(hostSide, servers, serverLog, "127.0.0.1", allowed, denied, notAllowed);
             Stack.Options options = Stack.Options.configured()
@@ -275,6 +276,11 @@ class PolicyIT {
                     assertThat(r.out()).contains("tcp " + refused + " EHOSTUNREACH").contains("udp " + refused + " EHOSTUNREACH");
                 }
                 assertThat(r.took()).as("refusals come at once").isLessThan(Duration.ofSeconds(8));
+                Cmd.Result pingAllowed = ns.exec(T, "ping", "-c", "1", "-W", "5", allowed);
+                assertThat(pingAllowed.exit()).as("%s\n%s", pingAllowed, stack.describe()).isZero();
+                Cmd.Result pingDenied = ns.exec(T, "ping", "-c", "1", "-W", "5", denied);
+                assertThat(pingDenied.exit()).as("%s", pingDenied).isNotZero();
+                assertThat(pingDenied.out()).as("ICMP 13, as iputils' ping names it").contains("Packet filtered");
                 String seen = Files.readString(serverLog);
                 assertThat(seen).contains("tcp " + allowed).contains("udp " + allowed)
                         .doesNotContain(denied).doesNotContain(notAllowed).doesNotContain("127.0.0.1");
