@@ -80,6 +80,11 @@ class AttachFlagsIT {
             Thread.ofPlatform().daemon().start(() -> {
                 while (!listening.isClosed()) {
                     try (java.net.Socket c = listening.accept()) {
+                        // read the whole request first: closing with unread bytes would reset the connection
+                        java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(c.getInputStream()));
+                        for (String line = in.readLine(); line != null && !line.isEmpty(); line = in.readLine()) {
+                            // request line and headers
+                        }
                         c.getOutputStream().write("HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok".getBytes());
                     } catch (Exception closed) {
                         return;

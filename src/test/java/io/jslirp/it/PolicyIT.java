@@ -2,12 +2,6 @@ package io.jslirp.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.DatagramPacket;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,7 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,9 +17,9 @@ import org.junit.jupiter.api.io.TempDir;
  * The outbound policy: {@code --disable-host-loopback} closes every path to the host's loopback
  * (the gateway for TCP and UDP, and a crafted frame addressed to 127.0.0.1), while the gateway
  * still answers ping itself and the DNS address still relays to a resolver on loopback, as
- * libslirp does; {@code --allow} and {@code --deny} choose the destinations, checked against
- * servers in a host-side namespace made here. Refusals come as ICMP administratively prohibited,
- * so the guest's connect and its UDP socket fail at once with EHOSTUNREACH.
+ * libslirp does; {@code --allow} and {@code --deny} choose the destinations. Refusals come as ICMP administratively prohibited,
+ * so the guest's connect and its UDP socket fail at once with EHOSTUNREACH. The stack's host side
+ * runs in a namespace made here, with the servers it is meant to reach or not.
  */
 class PolicyIT {
     private static final Duration T = Duration.ofSeconds(30);
@@ -148,7 +141,7 @@ class PolicyIT {
 
         LoopbackRun open = loopbackRun(false);
         // the control: without the flag every path leads to the host's loopback servers
-        assertThat(open.probe()).contains("tcp 10.0.2.2 connected").contains("udp 10.0.2.2 answered");
+        assertThat(open.probe()).contains("tcp 10.0.2.2 connected 127.0.0.1").contains("udp 10.0.2.2 answered 127.0.0.1");
         assertThat(open.crafted()).as("a frame to 127.0.0.1 reaches host loopback without the flag").isEqualTo("syn-ack");
         assertThat(open.tcpAccepted()).isEqualTo(2);
         assertThat(open.udpReceived()).isGreaterThanOrEqualTo(1);
@@ -162,53 +155,39 @@ class PolicyIT {
         assertThat(closed.exitLine()).contains("policy_refused=3");
     }
 
+    /**
+     * One run against servers on 127.0.0.1 of a host-side namespace made here (so that only this
+     * stack can reach them and every connection they log is the guest's).
+     */
     private LoopbackRun loopbackRun(boolean disable) throws Exception {
-        AtomicInteger accepted = new AtomicInteger(), received = new AtomicInteger();
-        try (ServerSocket tcp = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-             DatagramSocket udp = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-             Namespace ns = Namespace.create()) {
-            Thread.ofPlatform().daemon().start(() -> {
-                while (!tcp.isClosed()) {
-                    try (Socket c = tcp.accept()) {
-                        accepted.incrementAndGet();
-                        c.getOutputStream().write("host".getBytes());
-                    } catch (Exception closed) {
-                        return;
-                    }
-                }
-            });
-            Thread.ofPlatform().daemon().start(() -> {
-                byte[] buf = new byte[100];
-                while (!udp.isClosed()) {
-                    try {
-                        DatagramPacket p = new DatagramPacket(buf, buf.length);
-                        udp.receive(p);
-                        received.incrementAndGet();
-                        udp.send(new DatagramPacket("host".getBytes(), 4, p.getSocketAddress()));
-                    } catch (Exception closed) {
-                        return;
-                    }
-                }
-            });
+        Path servers = tmp.resolve("servers.py");
+        Files.writeString(servers, SERVERS);
+        Path log = tmp.resolve("loopback-" + disable + ".log");
+        try (Namespace hostSide = Namespace.create(); Namespace ns = Namespace.create()) {
+            Process p = startServers(hostSide, servers, log, "127.0.0.1");
             Stack.Options options = Stack.Options.configured();
             if (disable) options.disableHostLoopback();
-            Stack.Running stack = Stack.attach(ns, options);
+            Stack.Running stack = Stack.start(hostSide.inside(Stack.attachCommand(options, Long.toString(ns.pid()))));
             Stack.Exit exit;
             Cmd.Result probe, crafted, ping;
             try {
-                String tcpPort = Integer.toString(tcp.getLocalPort());
-                probe = ns.exec(T, ItEnv.python(), "-c", PROBE, tcpPort, Integer.toString(udp.getLocalPort()), Namespace.GATEWAY);
-                crafted = ns.exec(T, ItEnv.python(), "-c", CRAFTED_SYN, tcpPort, "127.0.0.1");
+                stack.awaitConfigured(ns, options.ifname, Duration.ofSeconds(90));
+                probe = ns.exec(T, ItEnv.python(), "-c", PROBE, "8080", "8080", Namespace.GATEWAY);
+                crafted = ns.exec(T, ItEnv.python(), "-c", CRAFTED_SYN, "8080", "127.0.0.1");
                 ping = ns.exec(T, "ping", "-c", "1", "-W", "5", Namespace.GATEWAY);
                 assertThat(probe.exit()).as("%s\n%s", probe, stack.describe()).isZero();
                 assertThat(crafted.exit()).as("%s\n%s", crafted, stack.describe()).isZero();
-                Namespace.sleep(300); // a connection or datagram still on its way would be counted
+                Namespace.sleep(300); // a connection or datagram still on its way would be logged
             } finally {
                 exit = stack.stop();
+                p.destroy();
             }
+            List<String> seen = Files.readAllLines(log);
+            int accepted = (int) seen.stream().filter(l -> l.startsWith("tcp ")).count();
+            int received = (int) seen.stream().filter(l -> l.startsWith("udp ")).count();
             System.out.printf("[loopback %s] %s | crafted: %s | server: tcp %d udp %d%n", disable ? "disabled" : "open",
-                    probe.out().strip().replace('\n', ','), crafted.out().strip(), accepted.get(), received.get());
-            return new LoopbackRun(accepted.get(), received.get(), probe.out(), crafted.out().strip(), ping.exit(), exit.stderr());
+                    probe.out().strip().replace('\n', ','), crafted.out().strip(), accepted, received);
+            return new LoopbackRun(accepted, received, probe.out(), crafted.out().strip(), ping.exit(), exit.stderr());
         }
     }
 

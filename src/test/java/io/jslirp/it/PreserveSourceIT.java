@@ -102,7 +102,12 @@ class PreserveSourceIT {
             try (Stack.Running stack = Stack.start(hostSide.inside(Stack.attachCommand(options, Long.toString(ns.pid()))))) {
                 stack.awaitConfigured(ns, options.ifname, Duration.ofSeconds(90));
                 for (int i = 0; i < 100 && !Files.readString(log).contains("ready"); i++) Namespace.sleep(50);
-                Cmd.Result remote = client.exec(T, ItEnv.python(), "-c", CLIENT_PROBE, HOST_SIDE);
+                Cmd.Result remote = null;
+                for (int i = 0; i < 50; i++) { // until jslirp's forwards listen (they open after the tap is configured)
+                    remote = client.exec(T, ItEnv.python(), "-c", CLIENT_PROBE, HOST_SIDE);
+                    if (remote.exit() == 0) break;
+                    Namespace.sleep(100);
+                }
                 Cmd.Result loopback = hostSide.exec(T, ItEnv.python(), "-c", CLIENT_PROBE, "127.0.0.1");
                 assertThat(remote.exit()).as("%s\n%s\n%s", remote, stack.describe(), Files.readString(log)).isZero();
                 assertThat(loopback.exit()).as("%s\n%s", loopback, stack.describe()).isZero();
