@@ -70,10 +70,17 @@ final class AttachCommand implements Callable<Integer> {
         String netnsPath = netnsPath();
         refuseOwnNamespace(netnsPath);
         long mac = network.guestMac();
-        TapLink link = Namespaces.callInNetns(netnsPath,
-                () -> GuestInterface.create(tapName, configure, config.network(), mac));
+        TapLink link = Namespaces.callInNetns(netnsPath, () -> GuestInterface.open(tapName));
         Engine engine = new Engine(link, config);
         network.serve(engine);
+        // Configured only now, with the forwarded ports and the API socket open: whoever waits
+        // for the address (or the ready fd) finds them served.
+        if (configure) {
+            Namespaces.callInNetns(netnsPath, () -> {
+                GuestInterface.configure(tapName, config.network(), mac);
+                return null;
+            });
+        }
         if (exitFd != null) engine.stopWhenReadable(exitFd);
         if (enableSeccomp) Seccomp.install(); // after the last setns, before anyone is told the network is up
         if (readyFd != null) Serving.signalReady(readyFd);

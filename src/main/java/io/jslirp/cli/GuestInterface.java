@@ -21,11 +21,9 @@ final class GuestInterface {
 
     /**
      * Creates the tap device in the calling thread's network namespace, with vnet headers and TCP
-     * offloads (the guest hands over 64 KiB segments without checksums), and returns its link;
-     * with configure, brings up lo and the device with the guest address and a default route via
-     * the gateway, as slirp4netns --configure does.
+     * offloads (the guest hands over 64 KiB segments without checksums), and returns its link.
      */
-    static TapLink create(String ifname, boolean configure, NetworkConfig network, long guestMac) {
+    static TapLink open(String ifname) {
         int[] fds = Tap.openQueues(ifname, TAP_QUEUES, true);
         Tap.offloadTcp(fds[0]);
         // The tap drops what the guest sends once this many frames wait for jslirp: room for a
@@ -36,14 +34,20 @@ final class GuestInterface {
         } catch (SysException e) {
             Log.debug(e::getMessage);
         }
-        if (configure) {
-            InterfaceConfig.setUp("lo");
-            if (guestMac >= 0) InterfaceConfig.setMac(ifname, Mac.toBytes(guestMac));
-            InterfaceConfig.setMtu(ifname, network.mtu());
-            InterfaceConfig.setIpv4(ifname, network.guest(), network.prefixLength());
-            InterfaceConfig.setUp(ifname);
-            InterfaceConfig.addDefaultRoute(network.gateway());
-        }
         return new TapLink(true, fds);
+    }
+
+    /**
+     * In the calling thread's network namespace, brings up lo and the device with the guest
+     * address and a default route via the gateway, as slirp4netns --configure does (guestMac -1:
+     * the kernel's).
+     */
+    static void configure(String ifname, NetworkConfig network, long guestMac) {
+        InterfaceConfig.setUp("lo");
+        if (guestMac >= 0) InterfaceConfig.setMac(ifname, Mac.toBytes(guestMac));
+        InterfaceConfig.setMtu(ifname, network.mtu());
+        InterfaceConfig.setIpv4(ifname, network.guest(), network.prefixLength());
+        InterfaceConfig.setUp(ifname);
+        InterfaceConfig.addDefaultRoute(network.gateway());
     }
 }

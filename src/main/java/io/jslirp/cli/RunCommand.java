@@ -47,7 +47,8 @@ final class RunCommand implements Callable<Integer> {
         Thread.ofPlatform().name("netns-setup").start(() -> {
             try {
                 Namespaces.unshare(Namespaces.CLONE_NEWNET);
-                TapLink link = GuestInterface.create(ifname, true, config.network(), mac);
+                TapLink link = GuestInterface.open(ifname);
+                GuestInterface.configure(ifname, config.network(), mac);
                 Process p;
                 try {
                     p = new ProcessBuilder(argv).inheritIO().start();

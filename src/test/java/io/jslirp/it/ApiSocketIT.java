@@ -92,7 +92,7 @@ class ApiSocketIT {
     void theForwardCommandIsAClientOfTheSocket() throws Exception {
         ItEnv.assumeStack();
         assumeTrue(Stack.Kind.JSLIRP.installed(), "the client is jslirp's");
-        int port = freePort();
+        int port = freePortPair();
         Path api = tmp.resolve("api.sock");
         String jslirp = Stack.Kind.JSLIRP.executable();
         try (Namespace ns = Namespace.create();
@@ -232,5 +232,21 @@ class ApiSocketIT {
         try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return probe.getLocalPort();
         }
+    }
+
+    /** A TCP port free on every address whose successor is free too (for a range of two). */
+    static int freePortPair() throws IOException {
+        for (int i = 0; i < 50; i++) {
+            try (ServerSocket a = new ServerSocket(0, 1)) {
+                int p = a.getLocalPort();
+                if (p >= 65535) continue;
+                try (ServerSocket b = new ServerSocket(p + 1, 1)) {
+                    return p;
+                } catch (IOException taken) {
+                    // another machine-wide user of the next port: try again
+                }
+            }
+        }
+        throw new IOException("no pair of free TCP ports");
     }
 }
