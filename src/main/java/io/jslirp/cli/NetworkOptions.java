@@ -30,6 +30,9 @@ final class NetworkOptions {
     @Option(names = "--disable-host-loopback", description = "do not map the gateway address to the host's 127.0.0.1")
     boolean disableHostLoopback;
 
+    @Option(names = {"-6", "--enable-ipv6"}, description = "IPv6 too: prefix fd00::/64 by Router Advertisement (SLAAC), gateway fd00::2 (the host's ::1), DNS fd00::3")
+    boolean enableIpv6;
+
     @Option(names = "--macaddress", paramLabel = "MAC", description = "MAC address of the guest interface (with --configure)")
     String macAddress;
 
@@ -122,15 +125,16 @@ final class NetworkOptions {
         if (bootFile != null && !bootFile.matches("[\\x21-\\x7e]{1,127}")) {
             throw new IllegalArgumentException("--bootfile must be 1-127 printable ASCII characters without spaces: " + bootFile);
         }
-        return EngineConfig.builder(network, disableDns ? null : ResolvConf.nameservers(resolvConf))
+        EngineConfig.Builder config = EngineConfig.builder(network, disableDns ? null : ResolvConf.nameservers(resolvConf))
                 .forwards(forwards)
                 .outboundAddress(outboundAddress == null ? 0 : OutboundAddress.check(outboundAddress))
                 .tcp(tcpConfig(network))
                 .limits(limits())
                 .tftp(tftp, bootFile)
                 .capture(capture())
-                .busyPollNanos(busyPoll())
-                .build();
+                .busyPollNanos(busyPoll());
+        if (enableIpv6) config.ipv6();
+        return config.build();
     }
 
     private TcpConfig tcpConfig(NetworkConfig network) {

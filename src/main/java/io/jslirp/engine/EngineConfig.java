@@ -4,6 +4,7 @@ import io.jslirp.capture.Capture;
 import io.jslirp.host.Limits;
 import io.jslirp.host.Nameserver;
 import io.jslirp.host.PortForward;
+import io.jslirp.stack.Ipv6Network;
 import io.jslirp.stack.NetworkConfig;
 import io.jslirp.tcp.TcpConfig;
 
@@ -25,10 +26,11 @@ import java.util.List;
  * @param bootFile       boot file name DHCP offers (with the gateway as TFTP server), or null
  * @param capture        frames to record in a pcap file, or null
  * @param busyPollNanos  how long the loop polls without sleeping while exchanges are interactive (0: never)
+ * @param ipv6           the IPv6 network (with --enable-ipv6), or null for IPv4 only
  */
 public record EngineConfig(NetworkConfig network, List<Nameserver> nameservers, TcpConfig tcp, long udpIdleNanos, List<PortForward> forwards,
                            int outboundAddress, Limits limits, Path tftpRoot, String bootFile, Capture.Settings capture,
-                           long busyPollNanos) {
+                           long busyPollNanos, Ipv6Network ipv6) {
     public static final long DEFAULT_UDP_IDLE_NANOS = 60_000_000_000L;
     public static final long DEFAULT_BUSY_POLL_NANOS = 50_000L;
 
@@ -54,6 +56,7 @@ public record EngineConfig(NetworkConfig network, List<Nameserver> nameservers, 
         private String bootFile;
         private Capture.Settings capture;
         private long busyPollNanos = DEFAULT_BUSY_POLL_NANOS;
+        private Ipv6Network ipv6;
 
         private Builder(NetworkConfig network, List<Nameserver> nameservers) {
             this.network = network;
@@ -97,8 +100,20 @@ public record EngineConfig(NetworkConfig network, List<Nameserver> nameservers, 
             return this;
         }
 
-        public EngineConfig build() {
-            return new EngineConfig(network, nameservers, tcp, udpIdleNanos, forwards, outboundAddress, limits, tftpRoot, bootFile, capture, busyPollNanos);
+        /** IPv6 too, on slirp4netns's default network (fd00::/64). */
+        public Builder ipv6() {
+            ipv6 = Ipv6Network.defaults(network);
+            return this;
         }
+
+        public EngineConfig build() {
+            return new EngineConfig(network, nameservers, tcp, udpIdleNanos, forwards, outboundAddress, limits, tftpRoot, bootFile, capture, busyPollNanos,
+                    ipv6);
+        }
+    }
+
+    /** TCP parameters for IPv6 flows: the MSS is 20 bytes smaller, for the larger IP header. */
+    public TcpConfig tcp6() {
+        return new TcpConfig(tcp.mss() - 20, tcp.receiveBuffer(), tcp.sendBuffer(), tcp.initialBuffer(), tcp.timeWaitNanos(), tcp.bufferBudget());
     }
 }

@@ -3,13 +3,13 @@ package io.jslirp.host;
 import io.jslirp.loop.EventLoop;
 import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
-import io.jslirp.stack.Stack;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
 import io.jslirp.sys.Sockets;
 import io.jslirp.tcp.Resets;
 import io.jslirp.tcp.TcpConfig;
 import io.jslirp.tcp.TcpConnection;
+import io.jslirp.tcp.TcpOutput;
 import io.jslirp.util.BufferPool;
 import io.jslirp.util.FlowTable;
 import io.jslirp.util.Log;
@@ -28,8 +28,8 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 final class TcpNat {
     private final EventLoop loop;
-    private final Stack stack;
-    private final OutboundPolicy policy;
+    private final Family family;
+    private final TcpOutput output;
     /** The DNS address's service, or null with --disable-dns. */
     private final DnsForwarder dns;
     private final TcpConfig config;
@@ -52,16 +52,16 @@ final class TcpNat {
     /** How long the first SYN waits for the guest's answer to an ARP request (a guest that never sent a frame). */
     private static final long ARP_WAIT_NANOS = 20_000_000L;
 
-    TcpNat(EventLoop loop, Stack stack, OutboundPolicy policy, DnsForwarder dns, TcpConfig config, Limits limits) {
+    TcpNat(EventLoop loop, Family family, DnsForwarder dns, TcpConfig config, Limits limits) {
         this.loop = loop;
-        this.stack = stack;
-        this.policy = policy;
+        this.family = family;
+        this.output = family.output();
         this.dns = dns;
         this.config = config;
         this.limits = limits;
         this.connectionLimit = new LimitWarning(limits.tcpConnections() + " TCP connections (--max-connections)");
         this.halfOpenLimit = new LimitWarning(limits.halfOpen() + " TCP connections being opened (--max-half-open)");
-        this.counters = stack.counters();
+        this.counters = family.counters();
         this.buffers = new BufferPool(config.bufferBudget());
         loop.atEndOfIteration(this::flush);
     }
@@ -95,21 +95,21 @@ final class TcpNat {
         if ((Tcp.flags(f, off) & (Tcp.SYN | Tcp.ACK | Tcp.RST)) == Tcp.SYN) {
             open(f, off, len, src, srcPort, dst, dstPort);
         } else {
-            Resets.answer(f, off, len, src, dst, stack);
+            Resets.answer(f, off, len, src, dst, output);
         }
     }
 
     private void open(MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort) {
         boolean toNameservers = dns != null && dns.serves(dst, dstPort);
-        int target = toNameservers ? OutboundPolicy.UNREACHABLE : policy.target(dst);
+        int target = toNameservers ? OutboundPolicy.UNREACHABLE : family.target(dst);
         if (toNameservers ? dns.nameserverCount() == 0 : target == OutboundPolicy.UNREACHABLE) {
             counters.tcpRefused++;
-            Resets.answer(f, off, len, src, dst, stack);
+            Resets.answer(f, off, len, src, dst, output);
             return;
         }
         LimitWarning limit = flows.size() >= limits.tcpConnections() ? connectionLimit
                 : halfOpen >= limits.halfOpen() ? halfOpenLimit : null;
-        int fd = limit != null || toNameservers ? -1 : Sockets.tcp4(); // the nameservers' sockets come one by one
+        int fd = limit != null || toNameservers ? -1 : family.tcpSocket(); // the nameservers' sockets come one by one
         if (limit != null || (!toNameservers && fd < 0)) {
             if (limit == null && !Errno.isDescriptorLimit(-fd)) {
                 Log.warn("cannot open a TCP socket: " + Errno.describe(-fd));
@@ -118,19 +118,21 @@ final class TcpNat {
                 (limit != null ? limit : noDescriptors).refused(EventLoop.now());
             }
             counters.tcpRefused++;
-            Resets.answer(f, off, len, src, dst, stack);
+            Resets.answer(f, off, len, src, dst, output);
             return;
         }
         if (fd >= 0) Sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
         TcpFlow flow = new TcpFlow(this, loop, fd);
         flow.conn = new TcpConnection(src, srcPort, dst, dstPort, Tcp.seq(f, off), options,
-                ThreadLocalRandom.current().nextInt(), config, buffers, stack, flow);
+                ThreadLocalRandom.current().nextInt(), config, buffers, output, flow);
         flows.put(src, srcPort, dst, dstPort, flow);
+        family.retain(src);
+        family.retain(dst);
         counters.tcpConnections++;
-        Log.debug(() -> flow.conn + " opened");
+        Log.debug(() -> describe(flow.conn) + " opened");
         halfOpen++;
         if (toNameservers) flow.connectNameservers(new NameserverTries(dns));
-        else flow.connect(policy, target, dstPort);
+        else flow.connect(family.connect(fd, target, dstPort));
         markDirty(flow);
     }
 
@@ -146,10 +148,10 @@ final class TcpNat {
             Libc.close(fd);
             return;
         }
-        int gateway = stack.config().gateway();
+        int gateway = family.gateway();
         int port = freeGatewayPort(guestAddress, guestPort, gateway);
         if (port < 0) {
-            Log.warn("no free port left for a forwarded connection to " + Ipv4.format(guestAddress) + ":" + guestPort);
+            Log.warn("no free port left for a forwarded connection to " + family.format(guestAddress) + ":" + guestPort);
             Sockets.setLingerZero(fd);
             Libc.close(fd);
             return;
@@ -159,7 +161,7 @@ final class TcpNat {
         dial.timer = new Timer(() -> dialTimedOut(dial));
         dials.put(guestAddress, guestPort, gateway, port, dial);
         Log.debug(() -> dial + " opening");
-        if (stack.resolveGuestMac(guestAddress)) {
+        if (family.resolveGuestMac(guestAddress)) {
             sendSyn(dial);
         } else {
             loop.schedule(dial.timer, EventLoop.now() + ARP_WAIT_NANOS); // the SYN goes once the guest's ARP answer is in
@@ -179,7 +181,7 @@ final class TcpNat {
 
     private void sendSyn(GuestDial d) {
         long now = EventLoop.now();
-        TcpConnection.sendSyn(stack, config, d.gateway, d.gatewayPort, d.guestAddress, d.guestPort, d.iss, now);
+        TcpConnection.sendSyn(output, config, d.gateway, d.gatewayPort, d.guestAddress, d.guestPort, d.iss, now);
         loop.schedule(d.timer, now + (FIRST_SYN_TIMEOUT_NANOS << d.syns));
         d.syns++;
     }
@@ -209,11 +211,11 @@ final class TcpNat {
         loop.schedule(d.timer, Long.MAX_VALUE);
         TcpFlow flow = new TcpFlow(this, loop, d.fd);
         flow.conn = TcpConnection.openedToGuest(d.guestAddress, d.guestPort, d.gateway, d.gatewayPort, Tcp.seq(f, off),
-                options, Tcp.window(f, off), d.iss, config, buffers, stack, flow);
+                options, Tcp.window(f, off), d.iss, config, buffers, output, flow);
         flow.connectedAlready();
         flows.put(d.guestAddress, d.guestPort, d.gateway, d.gatewayPort, flow);
         counters.tcpConnections++;
-        Log.debug(() -> flow.conn + " opened (forwarded)");
+        Log.debug(() -> describe(flow.conn) + " opened (forwarded)");
         markDirty(flow);
     }
 
@@ -227,12 +229,18 @@ final class TcpNat {
 
     /** Sends the guest an ICMP destination unreachable for its TCP connection attempt (see {@link TcpFlow}). */
     void unreachable(int code, int guest, int remote, long tcpHead) {
-        stack.sendUnreachable(code, Ipv4.PROTO_TCP, guest, remote, tcpHead);
+        family.sendUnreachable(code, Ipv4.PROTO_TCP, guest, remote, tcpHead);
     }
 
     /** A connection's host connect completed or was given up. */
     void connectEnded() {
         halfOpen--;
+    }
+
+    /** The connection for logs, its addresses as this family writes them. */
+    String describe(TcpConnection c) {
+        return "tcp " + family.format(c.guestAddress) + ":" + c.guestPort + " -> " + family.format(c.remoteAddress) + ":"
+                + c.remotePort + " " + c.state();
     }
 
     void markDirty(TcpFlow flow) {
@@ -245,7 +253,9 @@ final class TcpNat {
     void remove(TcpFlow flow, boolean reset) {
         TcpConnection c = flow.conn;
         flows.remove(c.guestAddress, c.guestPort, c.remoteAddress, c.remotePort);
-        Log.debug(() -> c + (reset ? " reset by the guest" : " closed"));
+        family.release(c.guestAddress);
+        family.release(c.remoteAddress);
+        Log.debug(() -> describe(c) + (reset ? " reset by the guest" : " closed"));
     }
 
     private void flush() {
