@@ -106,7 +106,12 @@ public final class Ipv6 {
         if (!text.contains(":")) throw new IllegalArgumentException("not an IPv6 address: " + text);
         try {
             byte[] b = InetAddress.getByName(text).getAddress(); // a literal: no name lookup
-            if (b.length != 16) throw new IllegalArgumentException("not an IPv6 address: " + text);
+            if (b.length == 4) { // the JDK turns IPv4-mapped ::ffff:a.b.c.d into IPv4
+                byte[] mapped = new byte[16];
+                mapped[10] = mapped[11] = (byte) 0xff;
+                System.arraycopy(b, 0, mapped, 12, 4);
+                b = mapped;
+            }
             MemorySegment m = MemorySegment.ofArray(b);
             return new long[] {m.get(U64, 0), m.get(U64, 8)};
         } catch (UnknownHostException e) {
