@@ -6,6 +6,7 @@ import io.jslirp.sys.Sockets;
 import io.jslirp.tcp.TcpOutput;
 import io.jslirp.util.AddressBook;
 import io.jslirp.wire.Ipv6;
+import io.jslirp.wire.Udp;
 
 /** IPv6 flows: the {@link Stack6}'s output and host IPv6 sockets, by the {@link OutboundPolicy6}; addresses are handles. */
 final class Ipv6Family implements Family {
@@ -74,9 +75,10 @@ final class Ipv6Family implements Family {
         return Stack6.UDP_PAYLOAD_OFFSET;
     }
 
+    /** What fits the frame buffer; more than the MTU is dropped by the stack anyway (IPv6 routers do not fragment). */
     @Override
     public int maxUdpPayload() {
-        return 65535 - 8;
+        return 65536 - Ipv6.HEADER_LENGTH - Udp.HEADER_LENGTH;
     }
 
     @Override
