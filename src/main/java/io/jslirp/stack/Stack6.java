@@ -134,7 +134,7 @@ public final class Stack6 implements TcpOutput {
             return;
         }
         long clientId = Dhcpv6.findOption(f, off, len, Dhcpv6.OPT_CLIENT_ID);
-        if (clientId == -2) {
+        if (clientId == -2 || (clientId >= 0 && Dhcpv6.optionLength(f, clientId) > Dhcpv6.MAX_DUID_LENGTH)) {
             counters.malformed++;
             return;
         }
@@ -168,6 +168,10 @@ public final class Stack6 implements TcpOutput {
             transport.icmpEcho(f, off, len, src, dst);
             addresses.release(src);
             addresses.release(dst);
+            return;
+        }
+        if (Ipv6.HEADER_LENGTH + len > net.mtu()) {
+            counters.sendDropped++; // the reply would not fit the link
             return;
         }
         MemorySegment.copy(f, off, tx, IP_PAYLOAD_OFFSET, len);

@@ -14,6 +14,8 @@ public final class Dhcpv6 {
     public static final int SOLICIT = 1, REQUEST = 3, REPLY = 7, INFORMATION_REQUEST = 11;
     public static final int OPT_CLIENT_ID = 1, OPT_SERVER_ID = 2, OPT_DNS_SERVERS = 23;
     public static final int HEADER_LENGTH = 4, OPTION_HEADER_LENGTH = 4;
+    /** A DUID (what the client and server identifier options hold) is at most 130 bytes: type and 128 (RFC 8415 section 11.1). */
+    public static final int MAX_DUID_LENGTH = 130;
     /** Our server identifier: a DUID-LL (type 3) of hardware type Ethernet (1) and a MAC. */
     private static final int DUID_LL_LENGTH = 10;
 

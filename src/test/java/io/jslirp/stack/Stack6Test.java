@@ -257,4 +257,49 @@ class Stack6Test {
         int pseudo = Checksum.pseudoHeader6(GATEWAY[0], GATEWAY[1], GUEST[0], GUEST[1], Ipv6.PROTO_TCP, 20);
         assertThat(Checksum.finish(Checksum.sum(f, 54, 20, pseudo))).isZero();
     }
+
+    @Test
+    void oversizedEchoAndClientIdAreDroppedNotThrown() {
+        MemorySegment echo = frame(Ipv6.PROTO_ICMPV6, 64, GUEST, GATEWAY, 65000);
+        Bytes.u8(echo, 54, Icmpv6.ECHO_REQUEST);
+        receiveIcmp(echo, GUEST, GATEWAY);
+        assertThat(counters.sendDropped).isEqualTo(1);
+
+        int idLength = 4000;
+        long[] servers = {Dhcpv6.SERVERS_HI, Dhcpv6.SERVERS_LO};
+        MemorySegment f = frame(Ipv6.PROTO_UDP, 1, GUEST_LL, servers, 8 + 4 + 4 + idLength);
+        Bytes.u32(f, 62, (Dhcpv6.INFORMATION_REQUEST << 24) | 1);
+        Bytes.u16(f, 66, Dhcpv6.OPT_CLIENT_ID);
+        Bytes.u16(f, 68, idLength);
+        Udp.write6(f, 54, Dhcpv6.CLIENT_PORT, Dhcpv6.SERVER_PORT, 8 + idLength, GUEST_LL[0], GUEST_LL[1], servers[0], servers[1]);
+        stack.receive(f, (int) f.byteSize());
+        assertThat(counters.malformed).isEqualTo(1);
+        assertThat(sent).isEmpty();
+    }
+
+    /** Random bytes behind an IPv6 header of each protocol: counted and dropped or answered, never an exception. */
+    @net.jqwik.api.Property(tries = 500)
+    void garbageNeverThrows(@net.jqwik.api.ForAll("protocols") int protocol, @net.jqwik.api.ForAll byte[] body,
+                            @net.jqwik.api.ForAll @net.jqwik.api.constraints.IntRange(max = 300) int claimed,
+                            @net.jqwik.api.ForAll boolean toRouter) {
+        int len = Math.min(body.length, 2000);
+        long[] dst = toRouter ? GATEWAY : Ipv6.parse("ff02::1:2");
+        MemorySegment f = frame(protocol, 255, GUEST, dst, len);
+        MemorySegment.copy(MemorySegment.ofArray(body), 0, f, 54, len);
+        int payload = Math.min(claimed, len + 1); // sometimes one byte more than the frame holds
+        Bytes.u16(f, 18, payload);
+        if (protocol == Ipv6.PROTO_ICMPV6 && payload <= len && payload >= 4) {
+            // a valid checksum on one of the messages the router answers, so the garbage reaches their parsers
+            Bytes.u8(f, 54, new int[] {Icmpv6.ECHO_REQUEST, Ndp.ROUTER_SOLICITATION, Ndp.NEIGHBOR_SOLICITATION}[Math.floorMod(claimed, 3)]);
+            Bytes.u8(f, 55, 0);
+            Icmpv6.fillChecksum(f, 54, payload, GUEST[0], GUEST[1], dst[0], dst[1]);
+        }
+        stack.receive(f, (int) f.byteSize());
+        stack.receive(f, 14 + 39);
+    }
+
+    @net.jqwik.api.Provide
+    net.jqwik.api.Arbitrary<Integer> protocols() {
+        return net.jqwik.api.Arbitraries.of(Ipv6.PROTO_ICMPV6, Ipv6.PROTO_UDP, Ipv6.PROTO_TCP, 0, 44);
+    }
 }
