@@ -10,9 +10,15 @@ import io.jslirp.wire.Ipv6;
  */
 public record Ipv6Network(long prefixHi, long gatewayLo, long dnsLo, int mtu, long gatewayMac, boolean hostLoopback) {
     public static final int PREFIX_LENGTH = 64;
+    /** IPv6's minimum link MTU (RFC 8200); the kernel turns IPv6 off on a smaller one. */
+    public static final int MIN_MTU = 1280;
     public static final long LINK_LOCAL_HI = 0xfe80_0000_0000_0000L;
     /** The router's link-local address: fe80::2. */
     public static final long ROUTER_LINK_LOCAL_LO = 2;
+
+    public Ipv6Network {
+        if (mtu < MIN_MTU) throw new IllegalArgumentException("IPv6 needs an MTU of at least " + MIN_MTU + ", not " + mtu);
+    }
 
     /** fd00::/64 for a network of this MTU and gateway MAC. */
     public static Ipv6Network defaults(NetworkConfig v4) {
