@@ -10,6 +10,7 @@ import java.net.SocketException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -264,6 +265,75 @@ class Ipv6IT {
             Map<String, Long> counters = stack.stop().counters();
             assertThat(counters.get("unsupported")).as("IPv6 frames dropped as unsupported").isPositive();
             assertThat(counters.get("frames_out")).isZero();
+        }
+    }
+
+    /**
+     * Addresses beyond the gateway go through host IPv6 sockets, and failures come back as
+     * ICMPv6 destination unreachable. The stack's host side runs in a second namespace made here:
+     * 2001:db8::1 is on its loopback with a server, 2001:db8:1::/48 has an "unreachable" route,
+     * 2001:db8:2::/48 a "prohibit" route, and there is no default route, so nothing leaves it.
+     */
+    @Test
+    @Timeout(120)
+    void otherAddressesThroughHostIpv6SocketsAndTheirErrorsByIcmpv6() throws Exception {
+        ItEnv.assumeJslirp("runs the stack's host side in a namespace of its own");
+        ItEnv.assumeTools(ItEnv.python());
+        String remote = "2001:db8::1", unreachable = "2001:db8:1::1", prohibited = "2001:db8:2::1", noRoute = "2001:db8:3::1";
+        String server = """
+                import socket
+                s = socket.socket(socket.AF_INET6)
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                s.bind(('2001:db8::1', 8080))
+                s.listen()
+                print('ready', flush=True)
+                c, peer = s.accept()
+                c.sendall(b'pong ' + c.recv(100))
+                c.close()
+                """;
+        String client = """
+                import errno, socket, sys
+                s = socket.create_connection(('2001:db8::1', 8080), timeout=10)
+                s.sendall(b'ping')
+                print(s.recv(100).decode())
+                for a in sys.argv[1:]:
+                    s = socket.socket(socket.AF_INET6)
+                    s.settimeout(10)
+                    try:
+                        s.connect((a, 80))
+                        print(a, 'connected')
+                    except socket.timeout:
+                        print(a, 'timeout')
+                    except OSError as e:
+                        print(a, errno.errorcode.get(e.errno, e.errno))
+                """;
+        Duration t = Duration.ofSeconds(30);
+        try (Namespace hostSide = Namespace.createWithIpv6(); Namespace ns = Namespace.createWithIpv6()) {
+            assertThat(hostSide.exec(t, "ip", "-6", "addr", "add", remote + "/128", "dev", "lo").exit()).isZero();
+            assertThat(hostSide.exec(t, "ip", "-6", "route", "add", "unreachable", "2001:db8:1::/48").exit()).isZero();
+            assertThat(hostSide.exec(t, "ip", "-6", "route", "add", "prohibit", "2001:db8:2::/48").exit()).isZero();
+            for (String a : List.of(remote, unreachable, prohibited, noRoute)) ns.allowEgress6(a);
+            Process serverProcess = new ProcessBuilder(hostSide.inside(List.of(ItEnv.python(), "-c", server)))
+                    .redirectErrorStream(true).start();
+            try (java.io.BufferedReader out = serverProcess.inputReader()) {
+                assertThat(out.readLine()).isEqualTo("ready");
+                Stack.Options options = Stack.Options.configured().enableIpv6();
+                try (Stack.Running stack = Stack.start(hostSide.inside(Stack.attachCommand(options, Long.toString(ns.pid()))))) {
+                    stack.awaitConfigured(ns, options.ifname, Duration.ofSeconds(90));
+                    awaitSlaac(ns, stack);
+                    Cmd.Result r = ns.exec(t, ItEnv.python(), "-c", client, unreachable, prohibited, noRoute);
+                    assertThat(r.exit()).as("%s\n%s", r, stack.describe()).isZero();
+                    assertThat(r.out()).as("%s\n%s", r, stack.describe())
+                            .contains("pong ping")
+                            .contains(unreachable + " EHOSTUNREACH")  // ICMPv6 address unreachable
+                            .contains(prohibited + " EACCES")         // ICMPv6 administratively prohibited
+                            .contains(noRoute + " ENETUNREACH");      // ICMPv6 no route to destination
+                    assertThat(r.took()).as("the errors must come at once").isLessThan(Duration.ofSeconds(8));
+                }
+            } finally {
+                serverProcess.destroy();
+                serverProcess.waitFor(5, TimeUnit.SECONDS);
+            }
         }
     }
 }

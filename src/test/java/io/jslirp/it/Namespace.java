@@ -139,6 +139,11 @@ public final class Namespace implements AutoCloseable {
         require(exec(Duration.ofSeconds(10), "nft", "add", "rule", "inet", "jslirp_it_guard", "out", "ip", "daddr", address, "accept"));
     }
 
+    /** As {@link #allowEgress}, for an IPv6 address (a namespace made with {@link #createWithIpv6()}). */
+    public void allowEgress6(String address) {
+        require(exec(Duration.ofSeconds(10), "nft", "add", "rule", "inet", "jslirp_it_guard", "out", "ip6", "daddr", address, "accept"));
+    }
+
     private static void require(Cmd.Result r) {
         if (r.exit() != 0) throw new IllegalStateException("namespace set-up failed: " + r.describe());
     }
