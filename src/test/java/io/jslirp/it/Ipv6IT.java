@@ -215,8 +215,33 @@ class Ipv6IT {
             assertThat(received.get()).isGreaterThanOrEqualTo(3);
             echo.close();
             t.join(2000);
+
+            // Now the port is closed: the host's error comes back as ICMPv6 port unreachable.
+            Cmd.Result refused = ns.exec(Duration.ofSeconds(30), ItEnv.python(), "-c", UDP_CLOSED_PORT_CLIENT, Integer.toString(port));
+            assertThat(refused.exit()).as("%s\n%s", refused, stack.describe()).isZero();
+            assertThat(refused.out()).startsWith("refused");
         }
     }
+
+    static final String UDP_CLOSED_PORT_CLIENT = """
+            import socket, sys
+            s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+            s.connect(('fd00::2', int(sys.argv[1])))
+            s.settimeout(0.5)
+            for attempt in range(6):
+                try:
+                    s.send(b'anyone?')
+                    s.recv(100)
+                    print('answered')
+                    sys.exit(2)
+                except ConnectionRefusedError:
+                    print('refused', attempt)
+                    sys.exit(0)
+                except socket.timeout:
+                    continue
+            print('no answer')
+            sys.exit(1)
+            """;
 
     @Test
     @Timeout(120)
