@@ -31,6 +31,9 @@ final class NetworkOptions {
     @Option(names = "--disable-host-loopback", description = "do not map the gateway address to the host's 127.0.0.1")
     boolean disableHostLoopback;
 
+    @Option(names = {"-6", "--enable-ipv6"}, description = "IPv6 too: prefix fd00::/64 by Router Advertisement (SLAAC), gateway fd00::2 (the host's ::1), DNS fd00::3")
+    boolean enableIpv6;
+
     @Option(names = "--macaddress", paramLabel = "MAC", description = "MAC address of the guest interface (with --configure)")
     String macAddress;
 
@@ -135,7 +138,7 @@ final class NetworkOptions {
         if (bootFile != null && !bootFile.matches("[\\x21-\\x7e]{1,127}")) {
             throw new IllegalArgumentException("--bootfile must be 1-127 printable ASCII characters without spaces: " + bootFile);
         }
-        return EngineConfig.builder(network, disableDns ? null : ResolvConf.nameservers(resolvConf))
+        EngineConfig.Builder config = EngineConfig.builder(network, disableDns ? null : ResolvConf.nameservers(resolvConf))
                 .forwards(forwards)
                 .outboundAddress(outboundAddress == null ? 0 : OutboundAddress.check(outboundAddress))
                 .tcp(tcpConfig(network))
@@ -144,8 +147,9 @@ final class NetworkOptions {
                 .capture(capture())
                 .busyPollNanos(busyPoll())
                 .rules(new DestinationRules(networks("--allow", allow), networks("--deny", deny)))
-                .preserveSource(preserveSource)
-                .build();
+                .preserveSource(preserveSource);
+        if (enableIpv6) config.ipv6();
+        return config.build();
     }
 
     private static List<DestinationRules.Network> networks(String option, List<String> specs) {

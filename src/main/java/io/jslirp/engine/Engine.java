@@ -2,6 +2,7 @@ package io.jslirp.engine;
 
 import io.jslirp.capture.Capture;
 import io.jslirp.host.HostTransport;
+import io.jslirp.host.Ipv6Transport;
 import io.jslirp.host.OutboundPolicy;
 import io.jslirp.host.PortForward;
 import io.jslirp.link.Link;
@@ -10,6 +11,7 @@ import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
 import io.jslirp.stack.FrameSink;
 import io.jslirp.stack.Stack;
+import io.jslirp.stack.Stack6;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.EventFd;
 
@@ -29,6 +31,8 @@ public final class Engine {
     private final EventLoop loop;
     private final Stack stack;
     private final HostTransport transport;
+    /** IPv6 flows (with --enable-ipv6), else null. */
+    private final Ipv6Transport transport6;
     private final EventFd wakeup = new EventFd();
     /** Null without --pcap. */
     private final Capture capture;
@@ -48,6 +52,7 @@ public final class Engine {
         stack.setTransport(transport);
         if (config.tftpRoot() != null) transport.serveTftp(config.tftpRoot());
         for (PortForward forward : config.forwards()) transport.forward(forward);
+        this.transport6 = config.ipv6() == null ? null : startIpv6(config, sink);
         loop.atEndOfIteration(link::flush); // after the transport's flush, which produces frames
         new LinkReceiver(link, stack, loop, capture);
         if (capture != null) loop.schedule(captureWriteOut, EventLoop.now() + CAPTURE_WRITE_OUT_NANOS);
@@ -55,6 +60,15 @@ public final class Engine {
             wakeup.drain();
             if (stopRequested) loop.stop();
         });
+    }
+
+    private Ipv6Transport startIpv6(EngineConfig config, FrameSink sink) {
+        Stack6 stack6 = new Stack6(config.ipv6(), sink, stack.counters());
+        Ipv6Transport t = new Ipv6Transport(loop, stack6, config.nameservers(), config.tcp6(), config.udpIdleNanos(), config.limits());
+        stack6.setTransport(t);
+        stack.setIpv6(stack6);
+        new RouterAdvertisements(loop, stack6);
+        return t;
     }
 
     private static Capture openCapture(Capture.Settings settings) {
@@ -107,6 +121,7 @@ public final class Engine {
         } finally {
             atShutdown.forEach(Runnable::run);
             transport.shutdown();
+            if (transport6 != null) transport6.shutdown();
             loop.close();
             link.close();
             wakeup.close();

@@ -5,6 +5,7 @@ import io.jslirp.host.DestinationRules;
 import io.jslirp.host.Limits;
 import io.jslirp.host.Nameserver;
 import io.jslirp.host.PortForward;
+import io.jslirp.stack.Ipv6Network;
 import io.jslirp.stack.NetworkConfig;
 import io.jslirp.tcp.TcpConfig;
 
@@ -28,10 +29,11 @@ import java.util.List;
  * @param busyPollNanos  how long the loop polls without sleeping while exchanges are interactive (0: never)
  * @param rules          host destinations the guest may reach (--allow, --deny)
  * @param preserveSource whether forwarded clients reach the guest from their own addresses
+ * @param ipv6           the IPv6 network (with --enable-ipv6), or null for IPv4 only
  */
 public record EngineConfig(NetworkConfig network, List<Nameserver> nameservers, TcpConfig tcp, long udpIdleNanos, List<PortForward> forwards,
                            int outboundAddress, Limits limits, Path tftpRoot, String bootFile, Capture.Settings capture,
-                           long busyPollNanos, DestinationRules rules, boolean preserveSource) {
+                           long busyPollNanos, DestinationRules rules, boolean preserveSource, Ipv6Network ipv6) {
     public static final long DEFAULT_UDP_IDLE_NANOS = 60_000_000_000L;
     public static final long DEFAULT_BUSY_POLL_NANOS = 50_000L;
 
@@ -59,6 +61,7 @@ public record EngineConfig(NetworkConfig network, List<Nameserver> nameservers, 
         private long busyPollNanos = DEFAULT_BUSY_POLL_NANOS;
         private DestinationRules rules = DestinationRules.NONE;
         private boolean preserveSource;
+        private Ipv6Network ipv6;
 
         private Builder(NetworkConfig network, List<Nameserver> nameservers) {
             this.network = network;
@@ -112,9 +115,20 @@ public record EngineConfig(NetworkConfig network, List<Nameserver> nameservers, 
             return this;
         }
 
+        /** IPv6 too, on slirp4netns's default network (fd00::/64). */
+        public Builder ipv6() {
+            ipv6 = Ipv6Network.defaults(network);
+            return this;
+        }
+
         public EngineConfig build() {
             return new EngineConfig(network, nameservers, tcp, udpIdleNanos, forwards, outboundAddress, limits, tftpRoot, bootFile, capture,
-                    busyPollNanos, rules, preserveSource);
+                    busyPollNanos, rules, preserveSource, ipv6);
         }
+    }
+
+    /** TCP parameters for IPv6 flows: the MSS is 20 bytes smaller, for the larger IP header. */
+    public TcpConfig tcp6() {
+        return new TcpConfig(tcp.mss() - 20, tcp.receiveBuffer(), tcp.sendBuffer(), tcp.initialBuffer(), tcp.timeWaitNanos(), tcp.bufferBudget());
     }
 }

@@ -4,7 +4,6 @@ import io.jslirp.loop.EventLoop;
 import io.jslirp.loop.Handler;
 import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
-import io.jslirp.stack.Stack;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
@@ -35,10 +34,9 @@ final class DnsForwarder {
     static final long ATTEMPT_TIMEOUT_NANOS = 2_000_000_000L;
     /** Queries waiting for an answer at once; more are dropped, as a busy resolver would. */
     private static final int MAX_PENDING = 256;
-    private static final int MAX_ANSWER = 65535 - Ipv4.MIN_HEADER_LENGTH - Udp.HEADER_LENGTH;
 
     private final EventLoop loop;
-    private final Stack stack;
+    private final Family family;
     private final Counters counters;
     private final List<Nameserver> nameservers;
     private final ArrayDeque<Query> idle = new ArrayDeque<>();
@@ -46,16 +44,16 @@ final class DnsForwarder {
     /** Index of the nameserver asked first: the one that answered last. */
     private int preferred;
 
-    DnsForwarder(EventLoop loop, Stack stack, List<Nameserver> nameservers) {
+    DnsForwarder(EventLoop loop, Family family, List<Nameserver> nameservers) {
         this.loop = loop;
-        this.stack = stack;
-        this.counters = stack.counters();
+        this.family = family;
+        this.counters = family.counters();
         this.nameservers = List.copyOf(nameservers);
     }
 
     /** Whether a flow to destination:port is for this service. */
     boolean serves(int destination, int port) {
-        return destination == stack.config().dns() && port == PORT;
+        return destination == family.dns() && port == PORT;
     }
 
     int nameserverCount() {
@@ -112,6 +110,7 @@ final class DnsForwarder {
             this.length = len;
             this.guest = guest;
             this.guestPort = guestPort;
+            family.retain(guest);
             tries.restart();
             lastError = 0;
             pending.add(this);
@@ -146,8 +145,8 @@ final class DnsForwarder {
 
         @Override
         public void onEvents(int events) {
-            MemorySegment frame = stack.frame();
-            int n = Libc.read(fd, frame, Stack.UDP_PAYLOAD_OFFSET, MAX_ANSWER);
+            MemorySegment frame = family.output().frame();
+            int n = Libc.read(fd, frame, family.udpPayloadOffset(), family.maxUdpPayload());
             if (n == -Errno.EAGAIN) return;
             if (n < 0) {
                 lastError = -n; // the nameserver's ICMP error, e.g. port unreachable
@@ -156,7 +155,7 @@ final class DnsForwarder {
                 return;
             }
             tries.answered();
-            stack.sendUdp(stack.config().dns(), PORT, guest, guestPort, n);
+            family.sendUdp(family.dns(), PORT, guest, guestPort, n);
             finish();
         }
 
@@ -175,7 +174,7 @@ final class DnsForwarder {
             int code = Unreachable.code(lastError, true);
             if (code >= 0) {
                 long udpHead = ((long) guestPort << 48) | ((long) PORT << 32) | ((long) (Udp.HEADER_LENGTH + length) << 16);
-                stack.sendUnreachable(code, Ipv4.PROTO_UDP, guest, stack.config().dns(), udpHead);
+                family.sendUnreachable(code, Ipv4.PROTO_UDP, guest, family.dns(), udpHead);
             }
             finish();
         }
@@ -185,6 +184,7 @@ final class DnsForwarder {
             loop.schedule(timer, Long.MAX_VALUE);
             pending.remove(this);
             idle.push(this);
+            family.release(guest);
         }
 
         private void closeSocket() {

@@ -14,7 +14,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Carries the guest's TCP, UDP and ICMP echo flows over host sockets, serves the DNS address
+ * Carries the guest's IPv4 TCP, UDP and ICMP echo flows over host sockets (IPv6's are
+ * {@link Ipv6Transport}'s), serves the DNS address
  * (unless disabled) by forwarding to the nameservers of resolv.conf, the gateway's TFTP port when
  * asked, and the host ports forwarded to the guest.
  */
@@ -40,10 +41,11 @@ public final class HostTransport implements Transport {
                          TcpConfig tcpConfig, long idleTimeoutNanos, Limits limits, boolean preserveSource) {
         this.loop = loop;
         this.stack = stack;
-        this.dns = nameservers == null ? null : new DnsForwarder(loop, stack, nameservers);
+        Family family = new Ipv4Family(stack, policy);
+        this.dns = nameservers == null ? null : new DnsForwarder(loop, family, nameservers);
         ForwardSource forwardSource = new ForwardSource(stack.config(), preserveSource);
-        this.tcp = new TcpNat(loop, stack, policy, dns, forwardSource, tcpConfig, limits);
-        this.udp = new UdpNat(loop, stack, policy, idleTimeoutNanos, limits);
+        this.tcp = new TcpNat(loop, family, dns, forwardSource, tcpConfig, limits);
+        this.udp = new UdpNat(loop, family, idleTimeoutNanos, limits);
         this.ping = new PingNat(loop, stack, policy, idleTimeoutNanos);
         this.udpForwards = new UdpForwards(loop, stack, udp, forwardSource, idleTimeoutNanos);
     }

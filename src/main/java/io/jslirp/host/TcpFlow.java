@@ -42,10 +42,8 @@ final class TcpFlow implements Handler, TcpHostSide {
         this.timer = new Timer(this::onTimer);
     }
 
-    /** Starts the non-blocking connect (from the policy's source address); the connection answers the guest when it completes. */
-    void connect(OutboundPolicy policy, int address, int port) {
-        int r = policy.bindSource(fd);
-        if (r == 0) r = Sockets.connect4(fd, address, port);
+    /** Follows up the non-blocking connect that returned r ({@link Family#connect}); the connection answers the guest when it completes. */
+    void connect(int r) {
         if (r == 0) {
             connected();
         } else if (r == -Errno.EINPROGRESS) {
@@ -96,7 +94,7 @@ final class TcpFlow implements Handler, TcpHostSide {
             }
             errno = -r;
             int failed = errno;
-            Log.debug(() -> conn + " nameserver " + nameservers.current() + ": " + Errno.describe(failed));
+            Log.debug(() -> nat.describe(conn) + " nameserver " + nameservers.current() + ": " + Errno.describe(failed));
         }
         connectFailed(errno);
     }
@@ -112,7 +110,7 @@ final class TcpFlow implements Handler, TcpHostSide {
             connectNextNameserver(errno);
             return;
         }
-        Log.debug(() -> conn + " host connect failed: " + Errno.describe(errno));
+        Log.debug(() -> nat.describe(conn) + " host connect failed: " + Errno.describe(errno));
         int code = Unreachable.code(errno, false);
         if (code < 0) {
             conn.hostRefused();

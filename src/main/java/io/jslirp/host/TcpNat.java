@@ -3,13 +3,13 @@ package io.jslirp.host;
 import io.jslirp.loop.EventLoop;
 import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
-import io.jslirp.stack.Stack;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
 import io.jslirp.sys.Sockets;
 import io.jslirp.tcp.Resets;
 import io.jslirp.tcp.TcpConfig;
 import io.jslirp.tcp.TcpConnection;
+import io.jslirp.tcp.TcpOutput;
 import io.jslirp.util.BufferPool;
 import io.jslirp.util.FlowTable;
 import io.jslirp.util.Log;
@@ -29,8 +29,8 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 final class TcpNat {
     private final EventLoop loop;
-    private final Stack stack;
-    private final OutboundPolicy policy;
+    private final Family family;
+    private final TcpOutput output;
     /** The DNS address's service, or null with --disable-dns. */
     private final DnsForwarder dns;
     private final ForwardSource forwardSource;
@@ -54,18 +54,18 @@ final class TcpNat {
     /** How long the first SYN waits for the guest's answer to an ARP request (a guest that never sent a frame). */
     private static final long ARP_WAIT_NANOS = 20_000_000L;
 
-    TcpNat(EventLoop loop, Stack stack, OutboundPolicy policy, DnsForwarder dns, ForwardSource forwardSource, TcpConfig config,
-           Limits limits) {
+    /** forwardSource: where forwarded clients appear to come from; null for a family without forwards (IPv6). */
+    TcpNat(EventLoop loop, Family family, DnsForwarder dns, ForwardSource forwardSource, TcpConfig config, Limits limits) {
         this.loop = loop;
+        this.family = family;
         this.forwardSource = forwardSource;
-        this.stack = stack;
-        this.policy = policy;
+        this.output = family.output();
         this.dns = dns;
         this.config = config;
         this.limits = limits;
         this.connectionLimit = new LimitWarning(limits.tcpConnections() + " TCP connections (--max-connections)");
         this.halfOpenLimit = new LimitWarning(limits.halfOpen() + " TCP connections being opened (--max-half-open)");
-        this.counters = stack.counters();
+        this.counters = family.counters();
         this.buffers = new BufferPool(config.bufferBudget());
         loop.atEndOfIteration(this::flush);
     }
@@ -99,27 +99,27 @@ final class TcpNat {
         if ((Tcp.flags(f, off) & (Tcp.SYN | Tcp.ACK | Tcp.RST)) == Tcp.SYN) {
             open(f, off, len, src, srcPort, dst, dstPort);
         } else {
-            Resets.answer(f, off, len, src, dst, stack);
+            Resets.answer(f, off, len, src, dst, output);
         }
     }
 
     private void open(MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort) {
         boolean toNameservers = dns != null && dns.serves(dst, dstPort);
-        int target = toNameservers ? OutboundPolicy.UNREACHABLE : policy.target(dst);
+        int target = toNameservers ? OutboundPolicy.UNREACHABLE : family.target(dst);
         if (toNameservers ? dns.nameserverCount() == 0 : target == OutboundPolicy.UNREACHABLE) {
             counters.tcpRefused++;
-            Resets.answer(f, off, len, src, dst, stack);
+            Resets.answer(f, off, len, src, dst, output);
             return;
         }
         if (target == OutboundPolicy.PROHIBITED) {
             counters.policyRefused++;
             long tcpHead = ((long) srcPort << 48) | ((long) dstPort << 32) | (Tcp.seq(f, off) & 0xffffffffL);
-            stack.sendUnreachable(Icmpv4.CODE_ADMIN_PROHIBITED, Ipv4.PROTO_TCP, src, dst, tcpHead);
+            family.sendUnreachable(Icmpv4.CODE_ADMIN_PROHIBITED, Ipv4.PROTO_TCP, src, dst, tcpHead);
             return;
         }
         LimitWarning limit = flows.size() >= limits.tcpConnections() ? connectionLimit
                 : halfOpen >= limits.halfOpen() ? halfOpenLimit : null;
-        int fd = limit != null || toNameservers ? -1 : Sockets.tcp4(); // the nameservers' sockets come one by one
+        int fd = limit != null || toNameservers ? -1 : family.tcpSocket(); // the nameservers' sockets come one by one
         if (limit != null || (!toNameservers && fd < 0)) {
             if (limit == null && !Errno.isDescriptorLimit(-fd)) {
                 Log.warn("cannot open a TCP socket: " + Errno.describe(-fd));
@@ -128,19 +128,21 @@ final class TcpNat {
                 (limit != null ? limit : noDescriptors).refused(EventLoop.now());
             }
             counters.tcpRefused++;
-            Resets.answer(f, off, len, src, dst, stack);
+            Resets.answer(f, off, len, src, dst, output);
             return;
         }
         if (fd >= 0) Sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
         TcpFlow flow = new TcpFlow(this, loop, fd);
         flow.conn = new TcpConnection(src, srcPort, dst, dstPort, Tcp.seq(f, off), options,
-                ThreadLocalRandom.current().nextInt(), config, buffers, stack, flow);
+                ThreadLocalRandom.current().nextInt(), config, buffers, output, flow);
         flows.put(src, srcPort, dst, dstPort, flow);
+        family.retain(src);
+        family.retain(dst);
         counters.tcpConnections++;
-        Log.debug(() -> flow.conn + " opened");
+        Log.debug(() -> describe(flow.conn) + " opened");
         halfOpen++;
         if (toNameservers) flow.connectNameservers(new NameserverTries(dns));
-        else flow.connect(policy, target, dstPort);
+        else flow.connect(family.connect(fd, target, dstPort));
         markDirty(flow);
     }
 
@@ -159,12 +161,12 @@ final class TcpNat {
         }
         int source = forwardSource.of(clientAddress);
         int port = clientPort;
-        if (source == stack.config().gateway() || !free(guestAddress, guestPort, source, port)) {
-            source = stack.config().gateway();
+        if (source == family.gateway() || !free(guestAddress, guestPort, source, port)) {
+            source = family.gateway();
             port = freeGatewayPort(guestAddress, guestPort, source);
         }
         if (port < 0) {
-            Log.warn("no free port left for a forwarded connection to " + Ipv4.format(guestAddress) + ":" + guestPort);
+            Log.warn("no free port left for a forwarded connection to " + family.format(guestAddress) + ":" + guestPort);
             Sockets.setLingerZero(fd);
             Libc.close(fd);
             return;
@@ -174,7 +176,7 @@ final class TcpNat {
         dial.timer = new Timer(() -> dialTimedOut(dial));
         dials.put(guestAddress, guestPort, source, port, dial);
         Log.debug(() -> dial + " opening");
-        if (stack.resolveGuestMac(guestAddress)) {
+        if (family.resolveGuestMac(guestAddress)) {
             sendSyn(dial);
         } else {
             loop.schedule(dial.timer, EventLoop.now() + ARP_WAIT_NANOS); // the SYN goes once the guest's ARP answer is in
@@ -196,7 +198,7 @@ final class TcpNat {
 
     private void sendSyn(GuestDial d) {
         long now = EventLoop.now();
-        TcpConnection.sendSyn(stack, config, d.source, d.sourcePort, d.guestAddress, d.guestPort, d.iss, now);
+        TcpConnection.sendSyn(output, config, d.source, d.sourcePort, d.guestAddress, d.guestPort, d.iss, now);
         loop.schedule(d.timer, now + (FIRST_SYN_TIMEOUT_NANOS << d.syns));
         d.syns++;
     }
@@ -226,11 +228,11 @@ final class TcpNat {
         loop.schedule(d.timer, Long.MAX_VALUE);
         TcpFlow flow = new TcpFlow(this, loop, d.fd);
         flow.conn = TcpConnection.openedToGuest(d.guestAddress, d.guestPort, d.source, d.sourcePort, Tcp.seq(f, off),
-                options, Tcp.window(f, off), d.iss, config, buffers, stack, flow);
+                options, Tcp.window(f, off), d.iss, config, buffers, output, flow);
         flow.connectedAlready();
         flows.put(d.guestAddress, d.guestPort, d.source, d.sourcePort, flow);
         counters.tcpConnections++;
-        Log.debug(() -> flow.conn + " opened (forwarded)");
+        Log.debug(() -> describe(flow.conn) + " opened (forwarded)");
         markDirty(flow);
     }
 
@@ -244,12 +246,18 @@ final class TcpNat {
 
     /** Sends the guest an ICMP destination unreachable for its TCP connection attempt (see {@link TcpFlow}). */
     void unreachable(int code, int guest, int remote, long tcpHead) {
-        stack.sendUnreachable(code, Ipv4.PROTO_TCP, guest, remote, tcpHead);
+        family.sendUnreachable(code, Ipv4.PROTO_TCP, guest, remote, tcpHead);
     }
 
     /** A connection's host connect completed or was given up. */
     void connectEnded() {
         halfOpen--;
+    }
+
+    /** The connection for logs, its addresses as this family writes them. */
+    String describe(TcpConnection c) {
+        return "tcp " + family.format(c.guestAddress) + ":" + c.guestPort + " -> " + family.format(c.remoteAddress) + ":"
+                + c.remotePort + " " + c.state();
     }
 
     void markDirty(TcpFlow flow) {
@@ -262,7 +270,9 @@ final class TcpNat {
     void remove(TcpFlow flow, boolean reset) {
         TcpConnection c = flow.conn;
         flows.remove(c.guestAddress, c.guestPort, c.remoteAddress, c.remotePort);
-        Log.debug(() -> c + (reset ? " reset by the guest" : " closed"));
+        family.release(c.guestAddress);
+        family.release(c.remoteAddress);
+        Log.debug(() -> describe(c) + (reset ? " reset by the guest" : " closed"));
     }
 
     private void flush() {

@@ -4,11 +4,9 @@ import io.jslirp.loop.EventLoop;
 import io.jslirp.loop.Handler;
 import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
-import io.jslirp.stack.Stack;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
-import io.jslirp.sys.Sockets;
 import io.jslirp.util.FlowTable;
 import io.jslirp.util.Log;
 import io.jslirp.wire.Icmpv4;
@@ -25,11 +23,10 @@ import java.lang.foreign.MemorySegment;
 final class UdpNat {
     /** Datagrams read from one socket per wakeup before other work gets its turn. */
     private static final int READ_BUDGET = 64;
-    private static final int MAX_PAYLOAD = 65535 - Ipv4.MIN_HEADER_LENGTH - 8;
 
     private final EventLoop loop;
-    private final Stack stack;
-    private final OutboundPolicy policy;
+    private final Family family;
+    private final int payloadOffset, maxPayload;
     private final long idleTimeoutNanos;
     private final Limits limits;
     private final Counters counters;
@@ -37,14 +34,15 @@ final class UdpNat {
     private final LimitWarning noDescriptors = new LimitWarning("open files (ulimit -n) for UDP flows");
     private final FlowTable<Flow> flows = new FlowTable<>(64);
 
-    UdpNat(EventLoop loop, Stack stack, OutboundPolicy policy, long idleTimeoutNanos, Limits limits) {
+    UdpNat(EventLoop loop, Family family, long idleTimeoutNanos, Limits limits) {
         this.loop = loop;
-        this.stack = stack;
-        this.policy = policy;
+        this.family = family;
+        this.payloadOffset = family.udpPayloadOffset();
+        this.maxPayload = family.maxUdpPayload();
         this.idleTimeoutNanos = idleTimeoutNanos;
         this.limits = limits;
         this.flowLimit = new LimitWarning(limits.udpFlows() + " UDP flows (--max-udp-flows)");
-        this.counters = stack.counters();
+        this.counters = family.counters();
     }
 
     int size() {
@@ -59,18 +57,18 @@ final class UdpNat {
     void datagram(MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort) {
         Flow flow = flows.get(src, srcPort, dst, dstPort);
         if (flow == null) {
-            int target = policy.target(dst);
+            int target = family.target(dst);
             if (target == OutboundPolicy.UNREACHABLE) {
                 counters.unsupported++;
                 return;
             }
             if (target == OutboundPolicy.PROHIBITED) {
                 counters.policyRefused++;
-                stack.sendUnreachable(Icmpv4.CODE_ADMIN_PROHIBITED, Ipv4.PROTO_UDP, src, dst, udpHead(srcPort, dstPort, len));
+                family.sendUnreachable(Icmpv4.CODE_ADMIN_PROHIBITED, Ipv4.PROTO_UDP, src, dst, udpHead(srcPort, dstPort, len));
                 return;
             }
             LimitWarning limit = flows.size() >= limits.udpFlows() ? flowLimit : null;
-            int fd = limit == null ? Sockets.udp4() : -1;
+            int fd = limit == null ? family.udpSocket() : -1;
             if (fd < 0) {
                 if (limit == null && !Errno.isDescriptorLimit(-fd)) {
                     Log.warn("cannot open a UDP socket: " + Errno.describe(-fd));
@@ -78,11 +76,10 @@ final class UdpNat {
                 }
                 counters.refusedAtLimit++;
                 (limit != null ? limit : noDescriptors).refused(EventLoop.now());
-                stack.sendUnreachable(Icmpv4.CODE_ADMIN_PROHIBITED, Ipv4.PROTO_UDP, src, dst, udpHead(srcPort, dstPort, len));
+                family.sendUnreachable(Icmpv4.CODE_ADMIN_PROHIBITED, Ipv4.PROTO_UDP, src, dst, udpHead(srcPort, dstPort, len));
                 return;
             }
-            int r = policy.bindSource(fd);
-            if (r == 0) r = Sockets.connect4(fd, target, dstPort);
+            int r = family.connect(fd, target, dstPort);
             if (r < 0) {
                 Libc.close(fd);
                 counters.unsupported++;
@@ -90,6 +87,8 @@ final class UdpNat {
             }
             flow = new Flow(fd, src, srcPort, dst, dstPort);
             flows.put(src, srcPort, dst, dstPort, flow);
+            family.retain(src);
+            family.retain(dst);
             loop.register(fd, Epoll.IN, flow);
             counters.udpFlows++;
             Flow opened = flow;
@@ -133,16 +132,16 @@ final class UdpNat {
 
         @Override
         public void onEvents(int events) {
-            MemorySegment frame = stack.frame();
+            MemorySegment frame = family.output().frame();
             for (int i = 0; i < READ_BUDGET; i++) {
-                int n = Libc.read(fd, frame, Stack.UDP_PAYLOAD_OFFSET, MAX_PAYLOAD);
+                int n = Libc.read(fd, frame, payloadOffset, maxPayload);
                 if (n == -Errno.EAGAIN) return;
                 if (n < 0) {
                     reportError(-n); // the host's ICMP error for an earlier datagram
                     continue;
                 }
                 loop.moved(n);
-                stack.sendUdp(remoteAddress, remotePort, guestAddress, guestPort, n);
+                family.sendUdp(remoteAddress, remotePort, guestAddress, guestPort, n);
                 touch();
             }
             loop.runAgain();
@@ -155,7 +154,7 @@ final class UdpNat {
         void reportError(int errno) {
             int code = Unreachable.code(errno, true);
             if (code < 0) return;
-            stack.sendUnreachable(code, Ipv4.PROTO_UDP, guestAddress, remoteAddress, udpHead(guestPort, remotePort, lastLength));
+            family.sendUnreachable(code, Ipv4.PROTO_UDP, guestAddress, remoteAddress, udpHead(guestPort, remotePort, lastLength));
         }
 
         void close() {
@@ -163,12 +162,14 @@ final class UdpNat {
             loop.schedule(idle, Long.MAX_VALUE);
             Libc.close(fd);
             flows.remove(guestAddress, guestPort, remoteAddress, remotePort);
+            family.release(guestAddress);
+            family.release(remoteAddress);
             Log.debug(() -> this + " closed");
         }
 
         @Override
         public String toString() {
-            return "udp " + Ipv4.format(guestAddress) + ":" + guestPort + " -> " + Ipv4.format(remoteAddress) + ":" + remotePort;
+            return "udp " + family.format(guestAddress) + ":" + guestPort + " -> " + family.format(remoteAddress) + ":" + remotePort;
         }
     }
 }

@@ -3,6 +3,7 @@ package io.jslirp.link;
 import io.jslirp.wire.Bytes;
 import io.jslirp.wire.Ethernet;
 import io.jslirp.wire.Ipv4;
+import io.jslirp.wire.Ipv6;
 
 import java.lang.foreign.MemorySegment;
 
@@ -13,8 +14,8 @@ import java.lang.foreign.MemorySegment;
  * hash). New flows are dealt out in turn, so a handful of flows (a bulk upload and an interactive
  * session) never share a queue, and a bulk flow's backlog does not hold up the others.
  *
- * <p>Flows are IPv4 TCP and UDP by their addresses and ports, fragments and other IPv4 by addresses; everything
- * else (ARP) uses queue 0. A slot remembers one flow; a second live flow that lands on a taken slot
+ * <p>Flows are IPv4 and IPv6 TCP and UDP by their addresses and ports, fragments and other IP by addresses;
+ * everything else (ARP) uses queue 0. A slot remembers one flow; a second live flow that lands on a taken slot
  * gets a queue from its hash instead, so it still stays on one queue.
  */
 final class FlowLanes {
@@ -57,13 +58,29 @@ final class FlowLanes {
     /** A hash of the frame's IPv4 flow, the same for both directions; 0 for frames that are not IPv4. */
     static int flowKey(MemorySegment f, int length) {
         int ip = Ethernet.HEADER_LENGTH;
-        if (length < ip + Ipv4.MIN_HEADER_LENGTH || Ethernet.type(f, 0) != Ethernet.TYPE_IPV4) return 0;
+        int type = Ethernet.type(f, 0);
+        if (type == Ethernet.TYPE_IPV6) return flowKey6(f, length);
+        if (length < ip + Ipv4.MIN_HEADER_LENGTH || type != Ethernet.TYPE_IPV4) return 0;
         int ihl = Ipv4.headerLength(f, ip);
         int protocol = Ipv4.protocol(f, ip);
         int h = (Ipv4.source(f, ip) ^ Ipv4.destination(f, ip)) * 0x9E3779B1 + protocol;
         boolean hasPorts = (protocol == Ipv4.PROTO_TCP || protocol == Ipv4.PROTO_UDP)
                 && !Ipv4.isFragment(f, ip) && length >= ip + ihl + 4;
         if (hasPorts) h = (h ^ (Bytes.u16(f, ip + ihl) ^ Bytes.u16(f, ip + ihl + 2))) * 0x85EBCA6B;
+        h ^= h >>> 15;
+        return h == 0 ? 1 : h;
+    }
+
+    /** As {@link #flowKey} for IPv6: addresses, next header and, for TCP and UDP right after the header, ports. */
+    private static int flowKey6(MemorySegment f, int length) {
+        int ip = Ethernet.HEADER_LENGTH;
+        if (length < ip + Ipv6.HEADER_LENGTH) return 0;
+        long a = Ipv6.sourceHi(f, ip) ^ Ipv6.sourceLo(f, ip) ^ Ipv6.destinationHi(f, ip) ^ Ipv6.destinationLo(f, ip);
+        int protocol = Ipv6.nextHeader(f, ip);
+        int h = ((int) a ^ (int) (a >>> 32)) * 0x9E3779B1 + protocol;
+        int l4 = ip + Ipv6.HEADER_LENGTH;
+        boolean hasPorts = (protocol == Ipv6.PROTO_TCP || protocol == Ipv6.PROTO_UDP) && length >= l4 + 4;
+        if (hasPorts) h = (h ^ (Bytes.u16(f, l4) ^ Bytes.u16(f, l4 + 2))) * 0x85EBCA6B;
         h ^= h >>> 15;
         return h == 0 ? 1 : h;
     }

@@ -6,6 +6,7 @@ import io.jslirp.sys.Libc;
 import io.jslirp.sys.Tap;
 import io.jslirp.wire.Ethernet;
 import io.jslirp.wire.Ipv4;
+import io.jslirp.wire.Ipv6;
 import io.jslirp.wire.Tcp;
 
 import java.lang.foreign.Arena;
@@ -24,7 +25,7 @@ import java.nio.ByteOrder;
  */
 public final class TapLink implements Link {
     private static final ValueLayout.OfShort LE16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final int NEEDS_CSUM = 1, GSO_NONE = 0, GSO_TCPV4 = 1;
+    private static final int NEEDS_CSUM = 1, GSO_NONE = 0, GSO_TCPV4 = 1, GSO_TCPV6 = 4;
     private static final int TCP_CHECKSUM_OFFSET = 16;
 
     private final int[] fds;
@@ -83,11 +84,12 @@ public final class TapLink implements Link {
     @Override
     public boolean sendTcp(MemorySegment frame, int length, int segmentSize) {
         if (!vnetHeader) throw new UnsupportedOperationException("tap opened without vnet headers");
-        int l4 = Ethernet.HEADER_LENGTH + Ipv4.headerLength(frame, Ethernet.HEADER_LENGTH);
+        boolean v6 = Ethernet.type(frame, 0) == Ethernet.TYPE_IPV6;
+        int l4 = Ethernet.HEADER_LENGTH + (v6 ? Ipv6.HEADER_LENGTH : Ipv4.headerLength(frame, Ethernet.HEADER_LENGTH));
         int headers = l4 + Tcp.headerLength(frame, l4);
         boolean segmented = length - headers > segmentSize;
         txHeader.set(ValueLayout.JAVA_BYTE, 0, (byte) NEEDS_CSUM);
-        txHeader.set(ValueLayout.JAVA_BYTE, 1, (byte) (segmented ? GSO_TCPV4 : GSO_NONE));
+        txHeader.set(ValueLayout.JAVA_BYTE, 1, (byte) (segmented ? (v6 ? GSO_TCPV6 : GSO_TCPV4) : GSO_NONE));
         txHeader.set(LE16, 2, (short) (segmented ? headers : 0));          // hdr_len
         txHeader.set(LE16, 4, (short) (segmented ? segmentSize : 0));      // gso_size
         txHeader.set(LE16, 6, (short) l4);                                  // csum_start

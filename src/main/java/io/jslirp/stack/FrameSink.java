@@ -17,7 +17,7 @@ public interface FrameSink {
     }
 
     /**
-     * Sends an IPv4 TCP frame whose checksum field holds only the pseudo-header sum; a payload
+     * Sends an IPv4 or IPv6 TCP frame whose checksum field holds only the pseudo-header sum; a payload
      * larger than segmentSize reaches the guest as segments of segmentSize bytes (TSO).
      */
     default boolean sendTcp(MemorySegment frame, int length, int segmentSize) {

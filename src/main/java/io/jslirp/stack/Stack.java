@@ -36,6 +36,8 @@ public final class Stack implements TcpOutput {
     private final MemorySegment fragmentTx;
     private final Reassembler reassembler;
     private Transport transport;
+    /** The IPv6 layer, or null when IPv6 is off (its frames are then counted as unsupported). */
+    private Stack6 ipv6;
     private long guestMac = Ethernet.BROADCAST;
     private int guestAddress;
     private int ipId;
@@ -57,6 +59,11 @@ public final class Stack implements TcpOutput {
 
     public void setTransport(Transport transport) {
         this.transport = transport;
+    }
+
+    /** Hands the guest's IPv6 frames to ipv6 (with --enable-ipv6). */
+    public void setIpv6(Stack6 ipv6) {
+        this.ipv6 = ipv6;
     }
 
     public NetworkConfig config() {
@@ -102,6 +109,10 @@ public final class Stack implements TcpOutput {
         switch (type) {
             case Ethernet.TYPE_ARP -> arp(f, Ethernet.HEADER_LENGTH, payload, source);
             case Ethernet.TYPE_IPV4 -> ipv4(f, Ethernet.HEADER_LENGTH, payload, source);
+            case Ethernet.TYPE_IPV6 -> {
+                if (ipv6 != null) ipv6.receive(f, Ethernet.HEADER_LENGTH, payload, source);
+                else counters.unsupported++;
+            }
             default -> counters.unsupported++;
         }
     }
@@ -221,7 +232,7 @@ public final class Stack implements TcpOutput {
     }
 
     @Override
-    public void sendTcp4(int source, int destination, int tcpLength, int segmentSize) {
+    public void sendTcp(int source, int destination, int tcpLength, int segmentSize) {
         if (!sink.offloadsTcp()) {
             Tcp.fillChecksum4(tx, IP_PAYLOAD_OFFSET, tcpLength, source, destination);
             sendIpv4(Ipv4.PROTO_TCP, source, destination, tcpLength, guestMac);

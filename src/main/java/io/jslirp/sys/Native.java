@@ -26,6 +26,8 @@ final class Native {
             ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     static final ValueLayout.OfInt NET_INT =
             ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    static final ValueLayout.OfLong NET_LONG =
+            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     static final boolean X86_64;
     static {
@@ -73,6 +75,16 @@ final class Native {
         sa.set(NET_SHORT, offset + 2, (short) port);
         sa.set(NET_INT, offset + 4, addr);
         sa.set(ValueLayout.JAVA_LONG_UNALIGNED, offset + 8, 0L);
+    }
+
+    /** Writes a struct sockaddr_in6 (28 bytes) for the IPv6 address hi:lo (network order halves). */
+    static void sockaddrIn6(MemorySegment sa, long offset, long hi, long lo, int port) {
+        sa.set(ValueLayout.JAVA_SHORT_UNALIGNED, offset, (short) Sockets.AF_INET6);
+        sa.set(NET_SHORT, offset + 2, (short) port);
+        sa.set(ValueLayout.JAVA_INT_UNALIGNED, offset + 4, 0);           // flow info
+        sa.set(NET_LONG, offset + 8, hi);
+        sa.set(NET_LONG, offset + 16, lo);
+        sa.set(ValueLayout.JAVA_INT_UNALIGNED, offset + 24, 0);          // scope id
     }
 
     /** Downcall for a call that cannot fail (getpid) or whose failure is not reported via errno. */

@@ -8,6 +8,7 @@ import static io.jslirp.sys.Native.errno;
 import static io.jslirp.sys.Native.rethrow;
 import static io.jslirp.sys.Native.scratch;
 import static io.jslirp.sys.Native.sockaddrIn;
+import static io.jslirp.sys.Native.sockaddrIn6;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -168,6 +169,19 @@ public final class Sockets {
     /** 0 when connected at once, -EINPROGRESS (then wait for EPOLLOUT and check {@link #soError}), or -errno. */
     public static int connect4(int fd, int addr, int port) {
         return addrCall(CONNECT, fd, addr, port);
+    }
+
+    /** As {@link #connect4}, to the global IPv6 address hi:lo (its two halves in network order); allocates nothing. */
+    public static int connect6(int fd, long hi, long lo, int port) {
+        Native.Scratch s = scratch();
+        sockaddrIn6(s.sockaddr, 0, hi, lo, port);
+        int r;
+        try {
+            r = (int) CONNECT.invokeExact(s.errno, fd, s.sockaddr.address(), SOCKADDR_IN6_SIZE);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        return r < 0 ? -errno(s.errno) : r;
     }
 
     /**

@@ -30,6 +30,6 @@ public final class Resets {
         MemorySegment f = out.frame();
         long o = out.tcpOffset();
         Tcp.write(f, o, destinationPort, sourcePort, seq, ack, outFlags, 0, Tcp.MIN_HEADER_LENGTH);
-        out.sendTcp4(destination, source, Tcp.MIN_HEADER_LENGTH);
+        out.sendTcp(destination, source, Tcp.MIN_HEADER_LENGTH);
     }
 }

@@ -144,7 +144,7 @@ public final class TcpConnection {
         hdr = Tcp.appendSackPermitted(f, off, hdr);
         int window = Math.min(Math.min(config.initialBuffer(), config.receiveBuffer()), 0xffff);
         Tcp.write(f, off, remotePort, guestPort, iss, 0, Tcp.SYN, window, hdr);
-        out.sendTcp4(remoteAddress, guestAddress, hdr);
+        out.sendTcp(remoteAddress, guestAddress, hdr);
     }
 
     /**
@@ -633,7 +633,7 @@ public final class TcpConnection {
         if (sackPermitted) hdr = Tcp.appendSackPermitted(f, off, hdr);
         int window = Math.min(toHost.free(), 0xffff); // never scaled in a SYN
         Tcp.write(f, off, remotePort, guestPort, iss, rcvNxt, Tcp.SYN | Tcp.ACK, window, hdr);
-        out.sendTcp4(remoteAddress, guestAddress, hdr);
+        out.sendTcp(remoteAddress, guestAddress, hdr);
         advertisedRightEdge = rcvNxt + window;
         lastAckSent = rcvNxt;
         ackPending = false;
@@ -667,7 +667,7 @@ public final class TcpConnection {
         }
         Tcp.write(f, off, remotePort, guestPort, seq, ack, flags, window >>> rcvShift, hdr);
         if (len > 0) fromHost.peek(dataOffset, f, off + hdr, len);
-        out.sendTcp4(remoteAddress, guestAddress, hdr + len, sendMss);
+        out.sendTcp(remoteAddress, guestAddress, hdr + len, sendMss);
         if ((flags & Tcp.ACK) != 0) {
             advertisedRightEdge = rcvNxt + window;
             lastAckSent = ack;

@@ -11,7 +11,7 @@ public interface TcpOutput {
     long tcpOffset();
 
     /**
-     * Whether {@link #sendTcp4(int, int, int, int)} takes payloads larger than one segment (up to
+     * Whether {@link #sendTcp(int, int, int, int)} takes payloads larger than one segment (up to
      * 64 KiB), which the link splits for the guest (TSO).
      */
     default boolean largeSegments() {
@@ -20,13 +20,14 @@ public interface TcpOutput {
 
     /**
      * Sends the TCP segment of tcpLength bytes (header and payload) at {@link #tcpOffset()} from
-     * source to destination (IPv4, host order); a payload larger than segmentSize reaches the
+     * source to destination (IPv4 addresses in host order, or for IPv6 the handles of an
+     * {@link io.jslirp.util.AddressBook}); a payload larger than segmentSize reaches the
      * guest as segments of segmentSize bytes (only where {@link #largeSegments()}).
      */
-    void sendTcp4(int source, int destination, int tcpLength, int segmentSize);
+    void sendTcp(int source, int destination, int tcpLength, int segmentSize);
 
-    /** Sends one segment (see {@link #sendTcp4(int, int, int, int)}). */
-    default void sendTcp4(int source, int destination, int tcpLength) {
-        sendTcp4(source, destination, tcpLength, Integer.MAX_VALUE);
+    /** Sends one segment (see {@link #sendTcp(int, int, int, int)}). */
+    default void sendTcp(int source, int destination, int tcpLength) {
+        sendTcp(source, destination, tcpLength, Integer.MAX_VALUE);
     }
 }

@@ -50,4 +50,12 @@ public final class Checksum {
         long acc = (src >>> 16) + (src & 0xffff) + (dst >>> 16) + (dst & 0xffff) + protocol + l4Length;
         return fold(acc);
     }
+
+    /** Partial sum of the IPv6 pseudo-header (RFC 8200 section 8.1) used by TCP, UDP and ICMPv6. */
+    public static int pseudoHeader6(long srcHi, long srcLo, long dstHi, long dstLo, int protocol, int l4Length) {
+        long acc = (srcHi >>> 32) + (srcHi & 0xffffffffL) + (srcLo >>> 32) + (srcLo & 0xffffffffL)
+                + (dstHi >>> 32) + (dstHi & 0xffffffffL) + (dstLo >>> 32) + (dstLo & 0xffffffffL)
+                + (l4Length & 0xffffffffL) + protocol;
+        return fold(acc);
+    }
 }

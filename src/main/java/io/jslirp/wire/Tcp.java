@@ -196,4 +196,17 @@ public final class Tcp {
         int sum = Checksum.sum(s, off, segmentLength, Checksum.pseudoHeader4(srcIp, dstIp, Ipv4.PROTO_TCP, segmentLength));
         Bytes.u16(s, off + 16, Checksum.finish(sum));
     }
+
+    /** Stores only the IPv6 pseudo-header sum, for a receiver that completes the checksum (offload). */
+    public static void fillPseudoHeaderChecksum6(MemorySegment s, long off, int segmentLength,
+                                                 long srcHi, long srcLo, long dstHi, long dstLo) {
+        Bytes.u16(s, off + 16, Checksum.pseudoHeader6(srcHi, srcLo, dstHi, dstLo, Ipv6.PROTO_TCP, segmentLength));
+    }
+
+    /** Fills the checksum of a segment of segmentLength bytes (header and payload) for IPv6. */
+    public static void fillChecksum6(MemorySegment s, long off, int segmentLength, long srcHi, long srcLo, long dstHi, long dstLo) {
+        Bytes.u16(s, off + 16, 0);
+        int sum = Checksum.sum(s, off, segmentLength, Checksum.pseudoHeader6(srcHi, srcLo, dstHi, dstLo, Ipv6.PROTO_TCP, segmentLength));
+        Bytes.u16(s, off + 16, Checksum.finish(sum));
+    }
 }

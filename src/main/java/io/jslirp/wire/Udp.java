@@ -46,4 +46,17 @@ public final class Udp {
         int sum = Checksum.finish(Checksum.sum(s, off, len, Checksum.pseudoHeader4(srcIp, dstIp, Ipv4.PROTO_UDP, len)));
         Bytes.u16(s, off + 6, sum == 0 ? 0xffff : sum);
     }
+
+    /** Writes the header for a datagram of payloadLength bytes already in place, with its IPv6 checksum. */
+    public static void write6(MemorySegment s, long off, int sourcePort, int destinationPort, int payloadLength,
+                              long srcHi, long srcLo, long dstHi, long dstLo) {
+        int len = HEADER_LENGTH + payloadLength;
+        Bytes.u16(s, off, sourcePort);
+        Bytes.u16(s, off + 2, destinationPort);
+        Bytes.u16(s, off + 4, len);
+        Bytes.u16(s, off + 6, 0);
+        int pseudo = Checksum.pseudoHeader6(srcHi, srcLo, dstHi, dstLo, Ipv6.PROTO_UDP, len);
+        int sum = Checksum.finish(Checksum.sum(s, off, len, pseudo));
+        Bytes.u16(s, off + 6, sum == 0 ? 0xffff : sum);
+    }
 }

@@ -24,7 +24,8 @@ class NameserverTriesTest {
     @Test
     void triesEachOnceInOrderThenTheOneThatAnsweredFirst() {
         try (EventLoop loop = new EventLoop()) {
-            DnsForwarder dns = new DnsForwarder(loop, new Stack(NetworkConfig.defaults(), (f, n) -> true, new Counters()), THREE);
+            Stack stack = new Stack(NetworkConfig.defaults(), (f, n) -> true, new Counters());
+            DnsForwarder dns = new DnsForwarder(loop, new Ipv4Family(stack, new OutboundPolicy(NetworkConfig.defaults(), 0, DestinationRules.NONE)), THREE);
             NameserverTries first = new NameserverTries(dns);
             assertThat(order(first)).containsExactly("127.53.0.1", "127.53.0.2", "0:0:0:0:0:0:0:1");
             assertThat(first.exhausted()).isTrue();

@@ -20,6 +20,7 @@ class BadInputIT {
                     List.of(bin, "attach", "--no-such-flag", "1", "tap0"),
                     List.of(bin, "attach", "--cidr", "10.0.2.0/99", Long.toString(ns.pid()), "tap0"),
                     List.of(bin, "attach", "999999999", "tap0"),
+                    List.of(bin, "attach", "--enable-ipv6", "--mtu", "1000", Long.toString(ns.pid()), "tap0"), // IPv6 needs 1280
                     // this JVM shares the host's network namespace: jslirp must not put a tap there
                     List.of(bin, "attach", "--configure", Long.toString(ProcessHandle.current().pid()), "jslirpbad0"))) {
                 Cmd.Result r = Cmd.run(Duration.ofSeconds(50), cmd);

@@ -36,7 +36,12 @@ public final class HttpBlobServer implements AutoCloseable {
     private final AtomicReference<Upload> lastUpload = new AtomicReference<>();
 
     public HttpBlobServer() throws IOException {
-        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
+        this(InetAddress.getLoopbackAddress());
+    }
+
+    /** On another loopback address: {@code ::1} is what the guest reaches as fd00::2. */
+    public HttpBlobServer(InetAddress loopback) throws IOException {
+        server = HttpServer.create(new InetSocketAddress(loopback, 0), 16);
         server.setExecutor(pool);
         server.createContext("/blob", this::blob);
         server.createContext("/upload", this::upload);

@@ -17,10 +17,15 @@ import java.util.concurrent.TimeUnit;
  * returning (a stack attached a moment too early would configure the host's namespace), disables
  * IPv6 and installs an nftables output filter inside the namespace that lets the guest's own
  * sockets talk only to the gateway 10.0.2.2, the DNS address 10.0.2.3 and DHCP broadcasts.
+ * {@link #createWithIpv6()} leaves IPv6 on and lets through, besides, only fd00::2, fd00::3,
+ * ICMPv6 on the link (Neighbor and Router Discovery, to link-local and ff02::/16 addresses) and
+ * DHCPv6 to ff02::1:2.
  */
 public final class Namespace implements AutoCloseable {
     public static final String GATEWAY = "10.0.2.2";
     public static final String DNS = "10.0.2.3";
+    public static final String GATEWAY6 = "fd00::2";
+    public static final String DNS6 = "fd00::3";
 
     private final Process holder;
     private final long pid;
@@ -32,6 +37,15 @@ public final class Namespace implements AutoCloseable {
 
     /** A new namespace, IPv4 only, with the egress guard. */
     public static Namespace create() {
+        return create(false);
+    }
+
+    /** A new namespace with IPv6 on, with the egress guard for both. */
+    public static Namespace createWithIpv6() {
+        return create(true);
+    }
+
+    private static Namespace create(boolean ipv6) {
         Process p;
         try {
             p = new ProcessBuilder("unshare", "--net", "--", "sleep", "infinity")
@@ -44,7 +58,7 @@ public final class Namespace implements AutoCloseable {
         Namespace ns = new Namespace(p);
         try {
             ns.awaitOwnNetns();
-            ns.setUp();
+            ns.setUp(ipv6);
             return ns;
         } catch (RuntimeException | Error e) {
             ns.close();
@@ -83,11 +97,17 @@ public final class Namespace implements AutoCloseable {
         }
     }
 
-    private void setUp() {
+    private void setUp(boolean ipv6) {
         require(exec(Duration.ofSeconds(10), "ip", "link", "set", "lo", "up"));
-        require(exec(Duration.ofSeconds(10), "sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1",
-                "net.ipv6.conf.default.disable_ipv6=1"));
+        int off = ipv6 ? 0 : 1;
+        require(exec(Duration.ofSeconds(10), "sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=" + off,
+                "net.ipv6.conf.default.disable_ipv6=" + off));
         if (ItEnv.which("nft") != null) {
+            String ipv6Rules = !ipv6 ? "" : """
+                        ip6 daddr { fd00::2, fd00::3 } accept
+                        ip6 daddr { fe80::/10, ff02::/16 } meta l4proto ipv6-icmp accept
+                        ip6 daddr ff02::1:2 udp dport 547 accept
+                    """;
             String rules = """
                     table inet jslirp_it_guard {
                       chain out {
@@ -95,9 +115,9 @@ public final class Namespace implements AutoCloseable {
                         oif "lo" accept
                         ip daddr { 10.0.2.2, 10.0.2.3 } accept
                         ip daddr 255.255.255.255 udp dport 67 accept
-                      }
+                    %s  }
                     }
-                    """;
+                    """.formatted(ipv6Rules);
             Path f = null;
             try {
                 f = Files.createTempFile("jslirp-it-guard", ".nft");
@@ -117,6 +137,11 @@ public final class Namespace implements AutoCloseable {
      */
     public void allowEgress(String address) {
         require(exec(Duration.ofSeconds(10), "nft", "add", "rule", "inet", "jslirp_it_guard", "out", "ip", "daddr", address, "accept"));
+    }
+
+    /** As {@link #allowEgress}, for an IPv6 address (a namespace made with {@link #createWithIpv6()}). */
+    public void allowEgress6(String address) {
+        require(exec(Duration.ofSeconds(10), "nft", "add", "rule", "inet", "jslirp_it_guard", "out", "ip6", "daddr", address, "accept"));
     }
 
     private static void require(Cmd.Result r) {

@@ -44,6 +44,23 @@ class RunCommandIT {
         }
     }
 
+    /** {@code run --enable-ipv6}: the command's namespace gets its address by SLAAC and reaches host ::1 through fd00::2. */
+    @Test
+    @Timeout(120)
+    void curlOverIpv6InsideRun() throws Exception {
+        ItEnv.assumeStack();
+        ItEnv.assumeJslirp("the slirp4netns shim takes only --mtu");
+        ItEnv.assumeTools("curl");
+        try (HttpBlobServer http = new HttpBlobServer(java.net.InetAddress.getByName("::1"))) {
+            String script = "for i in $(seq 100); do ip -6 -o addr show dev tap0 | grep -q 'inet6 fd00::.*dynamic' "
+                    + "&& ! ip -6 -o addr show dev tap0 | grep -q tentative && break; sleep 0.1; done; "
+                    + "curl -6 -sS --max-time 30 'http://[fd00::2]:" + http.port() + "/small'";
+            Cmd.Result r = Cmd.run(Duration.ofSeconds(90), Stack.runCommand(List.of("--enable-ipv6"), List.of("sh", "-c", script)));
+            assertThat(r.exit()).as("%s", r).isZero();
+            assertThat(r.out()).as("%s", r).isEqualTo(HttpBlobServer.SMALL_BODY);
+        }
+    }
+
     @Test
     @Timeout(240)
     void rootlessCurlInsideRun() throws Exception {

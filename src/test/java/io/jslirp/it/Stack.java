@@ -53,6 +53,7 @@ public final class Stack {
         Integer mtu;
         String cidr;
         boolean disableHostLoopback;
+        boolean enableIpv6;
         String ifname = "tap0";
         final List<String> extra = new ArrayList<>();
 
@@ -82,6 +83,12 @@ public final class Stack {
             return this;
         }
 
+        /** {@code --enable-ipv6} (slirp4netns has it too). */
+        public Options enableIpv6() {
+            enableIpv6 = true;
+            return this;
+        }
+
         /** Extra arguments placed before {@code PID IFNAME} (e.g. jslirp's {@code --resolv-conf FILE}). */
         public Options extra(String... args) {
             extra.addAll(List.of(args));
@@ -102,6 +109,7 @@ public final class Stack {
         if (o.mtu != null) c.addAll(List.of("--mtu", o.mtu.toString()));
         if (o.cidr != null) c.addAll(List.of("--cidr", o.cidr));
         if (o.disableHostLoopback) c.add("--disable-host-loopback");
+        if (o.enableIpv6) c.add("--enable-ipv6");
         c.addAll(o.extra);
         c.add(target);
         c.add(o.ifname);

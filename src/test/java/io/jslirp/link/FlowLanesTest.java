@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.jslirp.wire.Bytes;
 import io.jslirp.wire.Ethernet;
 import io.jslirp.wire.Ipv4;
+import io.jslirp.wire.Ipv6;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -67,5 +68,23 @@ class FlowLanesTest {
         assertThat(FlowLanes.flowKey(out, 54)).isNotZero().isEqualTo(FlowLanes.flowKey(back, 54));
         assertThat(FlowLanes.flowKey(frame(Ipv4.PROTO_TCP, 80, 40001), 54)).isNotEqualTo(FlowLanes.flowKey(out, 54));
         assertThat(FlowLanes.flowKey(frame(Ipv4.PROTO_UDP, 80, 40000), 54)).isNotEqualTo(FlowLanes.flowKey(out, 54));
+    }
+
+    @Test
+    void ipv6FlowKeyIsTheSameBothWaysAndTellsFlowsApart() {
+        long[] guest = Ipv6.parse("fd00::1:2:3:4"), gateway = Ipv6.parse("fd00::2");
+        MemorySegment out = frame6(guest, gateway, 40000, 80), back = frame6(gateway, guest, 80, 40000);
+        assertThat(FlowLanes.flowKey(out, 74)).isNotZero().isEqualTo(FlowLanes.flowKey(back, 74));
+        assertThat(FlowLanes.flowKey(frame6(guest, gateway, 40001, 80), 74)).isNotEqualTo(FlowLanes.flowKey(out, 74));
+        assertThat(FlowLanes.flowKey(out, 14 + 39)).isZero(); // no whole IPv6 header
+    }
+
+    private static MemorySegment frame6(long[] src, long[] dst, int srcPort, int dstPort) {
+        MemorySegment f = Arena.ofAuto().allocate(74);
+        Ethernet.write(f, 0, 1, 2, Ethernet.TYPE_IPV6);
+        Ipv6.write(f, 14, 20, Ipv6.PROTO_TCP, 64, src[0], src[1], dst[0], dst[1]);
+        Bytes.u16(f, 54, srcPort);
+        Bytes.u16(f, 56, dstPort);
+        return f;
     }
 }

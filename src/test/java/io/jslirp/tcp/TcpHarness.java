@@ -480,7 +480,7 @@ final class TcpHarness {
         }
 
         @Override
-        public void sendTcp4(int source, int destination, int tcpLength, int segmentSize) {
+        public void sendTcp(int source, int destination, int tcpLength, int segmentSize) {
             lastSegmentSize = segmentSize;
             sent.add(Sent.parse(source, destination, frame, TCP_OFFSET, tcpLength));
             frame.asSlice(TCP_OFFSET, tcpLength).fill((byte) 0xa5);

@@ -39,6 +39,26 @@ final class Ref {
         return p;
     }
 
+    /** The 40-byte IPv6 pseudo-header of RFC 8200 section 8.1 for 16-byte addresses. */
+    static byte[] pseudoHeader6(byte[] src, byte[] dst, int protocol, int length) {
+        byte[] p = new byte[40];
+        System.arraycopy(src, 0, p, 0, 16);
+        System.arraycopy(dst, 0, p, 16, 16);
+        put32(p, 32, length);
+        p[39] = (byte) protocol;
+        return p;
+    }
+
+    /** The 16 bytes of an IPv6 address given as its two big-endian halves. */
+    static byte[] address6(long hi, long lo) {
+        byte[] b = new byte[16];
+        for (int k = 0; k < 8; k++) {
+            b[k] = (byte) (hi >>> (56 - 8 * k));
+            b[8 + k] = (byte) (lo >>> (56 - 8 * k));
+        }
+        return b;
+    }
+
     static byte[] concat(byte[] a, byte[] b) {
         byte[] r = new byte[a.length + b.length];
         System.arraycopy(a, 0, r, 0, a.length);

@@ -1,0 +1,118 @@
+package io.jslirp.util;
+
+/**
+ * Gives each 128-bit (IPv6) address in use a small int handle, so that code written for IPv4's
+ * int addresses (flow tables, the TCP connection) carries IPv6 flows unchanged. Handles are
+ * counted references: {@link #acquire} finds or adds an address, {@link #release} frees it with
+ * its last reference. Lookups allocate nothing; arrays grow only with the number of addresses in use.
+ */
+public final class AddressBook {
+    /** Not a handle: no address. */
+    public static final int NONE = 0;
+
+    private long[] his = new long[16], los = new long[16];
+    private int[] refs = new int[16];
+    /** Handles freed for reuse, a stack; handles never used yet start at nextFresh. */
+    private int[] free = new int[16];
+    private int freeCount;
+    private int nextFresh = 1;
+    /** Open addressing, linear probing: slot to handle, NONE when empty. */
+    private int[] index = new int[32];
+    private int size;
+
+    public int size() {
+        return size;
+    }
+
+    public long hi(int handle) {
+        return his[handle];
+    }
+
+    public long lo(int handle) {
+        return los[handle];
+    }
+
+    /** The handle of hi:lo with one more reference, added when it was not in use. */
+    public int acquire(long hi, long lo) {
+        int slot = slot(hi, lo);
+        int h = index[slot];
+        if (h != NONE) {
+            refs[h]++;
+            return h;
+        }
+        h = freeCount > 0 ? free[--freeCount] : newHandle();
+        his[h] = hi;
+        los[h] = lo;
+        refs[h] = 1;
+        if ((size + 1) * 2 > index.length) {
+            growIndex();
+            slot = slot(hi, lo);
+        }
+        index[slot] = h;
+        size++;
+        return h;
+    }
+
+    /** One more reference to a handle in use. */
+    public void retain(int handle) {
+        refs[handle]++;
+    }
+
+    /** Drops one reference; the last frees the handle (it may then name another address). */
+    public void release(int handle) {
+        if (--refs[handle] > 0) return;
+        removeFromIndex(slot(his[handle], los[handle]));
+        if (freeCount == free.length) free = java.util.Arrays.copyOf(free, free.length * 2);
+        free[freeCount++] = handle;
+        size--;
+    }
+
+    private int newHandle() {
+        if (nextFresh == his.length) {
+            int n = his.length * 2;
+            his = java.util.Arrays.copyOf(his, n);
+            los = java.util.Arrays.copyOf(los, n);
+            refs = java.util.Arrays.copyOf(refs, n);
+        }
+        return nextFresh++;
+    }
+
+    private static int hash(long hi, long lo) {
+        long h = (hi * 0x9E3779B97F4A7C15L) ^ (lo * 0xC2B2AE3D27D4EB4FL);
+        return (int) (h ^ (h >>> 31));
+    }
+
+    private int slot(long hi, long lo) {
+        int mask = index.length - 1;
+        int i = hash(hi, lo) & mask;
+        while (index[i] != NONE && (his[index[i]] != hi || los[index[i]] != lo)) i = (i + 1) & mask;
+        return i;
+    }
+
+    /** Backward-shift deletion keeps every remaining address reachable from its home slot. */
+    private void removeFromIndex(int i) {
+        int mask = index.length - 1;
+        index[i] = NONE;
+        int j = i;
+        while (true) {
+            j = (j + 1) & mask;
+            int h = index[j];
+            if (h == NONE) return;
+            int home = hash(his[h], los[h]) & mask;
+            boolean movable = i <= j ? (home <= i || home > j) : (home <= i && home > j);
+            if (movable) {
+                index[i] = h;
+                index[j] = NONE;
+                i = j;
+            }
+        }
+    }
+
+    private void growIndex() {
+        int[] old = index;
+        index = new int[old.length * 2];
+        for (int h : old) {
+            if (h != NONE) index[slot(his[h], los[h])] = h;
+        }
+    }
+}

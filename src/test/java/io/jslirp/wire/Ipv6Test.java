@@ -1,0 +1,91 @@
+package io.jslirp.wire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.jslirp.wire.Segs.Kind;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import org.junit.jupiter.api.Test;
+
+class Ipv6Test {
+
+    @Property(tries = 300)
+    void writeThenReadBack(@ForAll Kind kind, @ForAll @IntRange(max = 7) int off, @ForAll @IntRange(max = 65535) int payload,
+                           @ForAll @IntRange(max = 255) int next, @ForAll @IntRange(max = 255) int hop,
+                           @ForAll long sHi, @ForAll long sLo, @ForAll long dHi, @ForAll long dLo) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment s = Segs.allocate(kind, arena, off + 40);
+            Ipv6.write(s, off, payload, next, hop, sHi, sLo, dHi, dLo);
+            byte[] b = Segs.bytes(s, off, 40);
+            assertThat(Ref.u8(b, 0)).isEqualTo(0x60);
+            assertThat(Ref.u16(b, 4)).isEqualTo(payload);
+            assertThat(Ref.u8(b, 6)).isEqualTo(next);
+            assertThat(Ref.u8(b, 7)).isEqualTo(hop);
+            assertThat(java.util.Arrays.copyOfRange(b, 8, 24)).isEqualTo(Ref.address6(sHi, sLo));
+            assertThat(java.util.Arrays.copyOfRange(b, 24, 40)).isEqualTo(Ref.address6(dHi, dLo));
+            assertThat(Ipv6.payloadLength(s, off)).isEqualTo(payload);
+            assertThat(Ipv6.nextHeader(s, off)).isEqualTo(next);
+            assertThat(Ipv6.hopLimit(s, off)).isEqualTo(hop);
+            assertThat(new long[] {Ipv6.sourceHi(s, off), Ipv6.sourceLo(s, off), Ipv6.destinationHi(s, off), Ipv6.destinationLo(s, off)})
+                    .containsExactly(sHi, sLo, dHi, dLo);
+        }
+    }
+
+    @Test
+    void checkRejectsWhatIsNotAWholeIpv6Packet() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment s = arena.allocate(60);
+            Ipv6.write(s, 0, 20, Ipv6.PROTO_UDP, 64, 0, 1, 0, 2);
+            assertThat(Ipv6.check(s, 0, 60)).isNull();
+            assertThat(Ipv6.check(s, 0, 59)).isEqualTo("ipv6 truncated payload");
+            assertThat(Ipv6.check(s, 0, 39)).isEqualTo("ipv6 truncated header");
+            Bytes.u8(s, 0, 0x45);
+            assertThat(Ipv6.check(s, 0, 60)).isEqualTo("ipv6 bad version");
+        }
+    }
+
+    @Test
+    void parsesAndFormatsTextAddresses() {
+        long[] gw = Ipv6.parse("fd00::2");
+        assertThat(gw).containsExactly(0xfd00_0000_0000_0000L, 2L);
+        assertThat(Ipv6.format(gw[0], gw[1])).isEqualTo("fd00::2");
+        assertThat(Ipv6.format(0, 0)).isEqualTo("::");
+        assertThat(Ipv6.format(0, 1)).isEqualTo("::1");
+        assertThat(Ipv6.format(0xfe80_0000_0000_0000L, 0)).isEqualTo("fe80::");
+        assertThat(Ipv6.format(0x2001_0db8_0000_0000L, 0x0001_0000_0000_0001L)).isEqualTo("2001:db8::1:0:0:1"); // first of equal runs
+        assertThat(Ipv6.format(0x2001_0db8_0001_0001L, 0x0001_0001_0000_0001L)).isEqualTo("2001:db8:1:1:1:1:0:1"); // one zero group stays
+        assertThatThrownBy(() -> Ipv6.parse("10.0.2.2")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Ipv6.parse("fd00::zz")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Property(tries = 300)
+    void formatIsWhatTheJdkParsesBack(@ForAll long hi, @ForAll long lo) throws Exception {
+        String text = Ipv6.format(hi, lo);
+        assertThat(InetAddress.getByName(text).getAddress()).isEqualTo(Ref.address6(hi, lo));
+        long[] back = Ipv6.parse(text);
+        assertThat(back).containsExactly(hi, lo);
+    }
+
+    @Test
+    void classifiesAddresses() {
+        assertThat(Ipv6.isLinkLocal(Ipv6.parse("fe80::1")[0])).isTrue();
+        assertThat(Ipv6.isLinkLocal(Ipv6.parse("febf::1")[0])).isTrue();
+        assertThat(Ipv6.isLinkLocal(Ipv6.parse("fec0::1")[0])).isFalse();
+        assertThat(Ipv6.isLinkLocal(Ipv6.parse("fd00::1")[0])).isFalse();
+        assertThat(Ipv6.isMulticast(Ipv6.parse("ff02::1")[0])).isTrue();
+        assertThat(Ipv6.isMulticast(Ipv6.parse("fe80::1")[0])).isFalse();
+    }
+
+    @Property(tries = 300)
+    void pseudoHeaderSumMatchesReference(@ForAll long sHi, @ForAll long sLo, @ForAll long dHi, @ForAll long dLo,
+                                         @ForAll @IntRange(max = 255) int protocol, @ForAll @IntRange(max = 65535) int length) {
+        byte[] pseudo = Ref.pseudoHeader6(Ref.address6(sHi, sLo), Ref.address6(dHi, dLo), protocol, length);
+        assertThat(Checksum.fold(Checksum.pseudoHeader6(sHi, sLo, dHi, dLo, protocol, length)))
+                .isEqualTo(Ref.sum(pseudo, 0, 40, 0));
+    }
+}
