@@ -29,6 +29,8 @@ public final class Counters {
     public long pingFlows;
     /** New flows the outbound policy refused (--disable-host-loopback, --deny, --allow). */
     public long policyRefused;
+    /** ARP messages from the guest claiming an address of the gateway's (10.0.2.2, 10.0.2.3), ignored. */
+    public long arpClaims;
 
     /** Each counter with its name (as in the exit line and the API's get_counters). */
     public void forEach(ObjLongConsumer<String> sink) {
@@ -48,6 +50,7 @@ public final class Counters {
         sink.accept("dns_unanswered", dnsUnanswered);
         sink.accept("ping_flows", pingFlows);
         sink.accept("policy_refused", policyRefused);
+        sink.accept("arp_claims", arpClaims);
     }
 
     @Override

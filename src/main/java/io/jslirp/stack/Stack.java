@@ -13,6 +13,7 @@ import io.jslirp.wire.Udp;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.function.LongSupplier;
 
 /**
  * The virtual network's link and IP layers: takes the guest's frames, answers what the gateway
@@ -41,6 +42,8 @@ public final class Stack implements TcpOutput {
     private long guestMac = Ethernet.BROADCAST;
     private int guestAddress;
     private int ipId;
+    /** Time for DHCP leases and fragment reassembly (System.nanoTime; tests move it on by hand). */
+    private LongSupplier clock = System::nanoTime;
 
     public Stack(NetworkConfig config, FrameSink sink, Counters counters) {
         this(config, null, sink, counters);
@@ -55,6 +58,10 @@ public final class Stack implements TcpOutput {
         this.tx = Arena.ofAuto().allocate(Ethernet.HEADER_LENGTH + 65536, 64);
         this.fragmentTx = Arena.ofAuto().allocate(Ethernet.HEADER_LENGTH + config.mtu(), 64);
         this.reassembler = new Reassembler(counters);
+    }
+
+    void setClock(LongSupplier clock) {
+        this.clock = clock;
     }
 
     public void setTransport(Transport transport) {
@@ -122,6 +129,14 @@ public final class Stack implements TcpOutput {
             counters.malformed++;
             return;
         }
+        int sender = Arp.senderIp(f, off);
+        if (answersFor(sender)) {
+            // The guest claims an address of the gateway's (a gratuitous ARP, spoofing): the
+            // gateway has no neighbour table to poison, and it keeps answering as itself.
+            counters.arpClaims++;
+            return;
+        }
+        dhcp.seen(sender);
         int target = Arp.targetIp(f, off);
         if (Arp.operation(f, off) == Arp.REPLY && target == config.gateway()) {
             guestMac = source; // the answer to our request (resolveGuestMac)
@@ -147,13 +162,18 @@ public final class Stack implements TcpOutput {
             counters.malformed++;
             return;
         }
-        guestMac = sourceMac;
         int src = Ipv4.source(f, off);
-        if (src != 0) guestAddress = src;
+        if (src != 0) {
+            // A sender without an address (a DHCP client, or one flooding DHCP with made-up MACs)
+            // is not yet where the guest's traffic goes.
+            guestMac = sourceMac;
+            guestAddress = src;
+            dhcp.seen(src);
+        }
         int dst = Ipv4.destination(f, off);
         int protocol = Ipv4.protocol(f, off);
         if (Ipv4.isFragment(f, off)) {
-            MemorySegment whole = reassembler.add(f, off, System.nanoTime());
+            MemorySegment whole = reassembler.add(f, off, clock.getAsLong());
             if (whole != null) transport(whole, Reassembler.PAYLOAD_OFFSET, reassembler.completedLength(), protocol, src, dst);
             return;
         }
@@ -182,7 +202,7 @@ public final class Stack implements TcpOutput {
         int srcPort = Udp.sourcePort(f, off);
         int dstPort = Udp.destinationPort(f, off);
         if (dstPort == Dhcp.SERVER_PORT) {
-            if (dhcp.handle(f, off + Udp.HEADER_LENGTH, payloadLen, tx, UDP_PAYLOAD_OFFSET)) {
+            if (dhcp.handle(f, off + Udp.HEADER_LENGTH, payloadLen, tx, UDP_PAYLOAD_OFFSET, clock.getAsLong())) {
                 if (dhcp.lastAcked() != 0) guestAddress = dhcp.lastAcked(); // a (re)booted guest's new address
                 int replyLen = dhcp.replyLength();
                 sendUdp(config.gateway(), Dhcp.SERVER_PORT, dhcp.replyDestination(), Dhcp.CLIENT_PORT, replyLen, dhcp.replyMac());

@@ -175,6 +175,77 @@ class StackTest {
         assertThat(stringOption(offer, Dhcp.OPT_TFTP_SERVER)).isEqualTo("10.0.2.2");
     }
 
+    @Test
+    void dhcpStarvationWithMadeUpMacsDoesNotLockOutTheNextClient() {
+        long[] now = {0};
+        stack.setClock(() -> now[0]);
+        for (int i = 0; i < 40; i++) { // 16 leases bound, then 24 more clients that get nothing
+            long fake = 0x0266_0000_0000L + i;
+            MemorySegment offer = dhcp(fake, Dhcp.DISCOVER, 0);
+            if (i < 16) dhcpRequestAcked(fake, Bytes.u32(offer, 42 + 16));
+            else assertThat(offer).as("pool full of fresh leases").isNull();
+        }
+        now[0] += 9_000_000_000L;
+        assertThat(dhcp(GUEST_MAC, Dhcp.DISCOVER, 0)).as("leases bound 9 s ago are not taken back").isNull();
+        now[0] += 1_000_000_000L;
+        // Nothing ever came from those addresses: the oldest lease goes to the next real client.
+        MemorySegment offer = dhcp(GUEST_MAC, Dhcp.DISCOVER, 0);
+        assertThat(offer).isNotNull();
+        assertThat(Ipv4.format(Bytes.u32(offer, 42 + 16))).isEqualTo("10.0.2.15");
+        assertThat(option(dhcpExchange(Dhcp.REQUEST, Ipv4.parse("10.0.2.15")), Dhcp.OPT_MESSAGE_TYPE)).isEqualTo(Dhcp.ACK);
+        MemorySegment nak = dhcp(0x0266_0000_0000L, Dhcp.REQUEST, Ipv4.parse("10.0.2.15"));
+        assertThat(option(nak, Dhcp.OPT_MESSAGE_TYPE)).as("the former holder renews").isEqualTo(Dhcp.NAK);
+    }
+
+    @Test
+    void dhcpNeverTakesBackALeaseInUse() {
+        long[] now = {0};
+        stack.setClock(() -> now[0]);
+        for (int i = 0; i < 16; i++) {
+            long client = 0x0266_0000_0000L + i;
+            int address = Bytes.u32(dhcp(client, Dhcp.DISCOVER, 0), 42 + 16);
+            if (i == 5) continue; // offered, never requested
+            dhcpRequestAcked(client, address);
+            MemorySegment ping = ipv4Frame(Ipv4.PROTO_ICMP, address, GATEWAY, 8); // the address is used
+            Ethernet.write(ping, 0, 0x5255_0a00_0202L, client, Ethernet.TYPE_IPV4);
+            stack.receive(ping, 42);
+        }
+        now[0] += 60_000_000_000L;
+        MemorySegment offer = dhcp(GUEST_MAC, Dhcp.DISCOVER, 0);
+        assertThat(Ipv4.format(Bytes.u32(offer, 42 + 16))).as("the unrequested offer").isEqualTo("10.0.2.20");
+        assertThat(dhcp(0x0277_0000_0000L, Dhcp.DISCOVER, 0)).as("every other lease is in use").isNull();
+    }
+
+    private void dhcpRequestAcked(long mac, int address) {
+        MemorySegment ack = dhcp(mac, Dhcp.REQUEST, address);
+        assertThat(option(ack, Dhcp.OPT_MESSAGE_TYPE)).isEqualTo(Dhcp.ACK);
+    }
+
+    @Test
+    void dhcpFromAMadeUpMacDoesNotRedirectTheGuestsFrames() {
+        answersPingToTheGateway(); // teaches the stack GUEST_MAC
+        dhcp(0x0266_0000_0001L, Dhcp.DISCOVER, 0);
+        sent.clear();
+        stack.sendUdp(GATEWAY, 9, GUEST, 40000, 0);
+        assertThat(Ethernet.destination(sent.getFirst(), 0)).isEqualTo(GUEST_MAC);
+    }
+
+    @Test
+    void ignoresArpClaimsForTheGatewaysAddresses() {
+        long spoofer = 0x0266_0000_0009L;
+        for (int op : new int[] {Arp.REQUEST, Arp.REPLY}) {
+            for (int claimed : new int[] {GATEWAY, DNS}) {
+                MemorySegment f = frame(42);
+                Ethernet.write(f, 0, Ethernet.BROADCAST, spoofer, Ethernet.TYPE_ARP);
+                Arp.write(f, 14, op, spoofer, claimed, 0, claimed); // gratuitous: "claimed is at spoofer"
+                stack.receive(f, 42);
+            }
+        }
+        assertThat(sent).isEmpty();
+        assertThat(stack.counters().arpClaims).isEqualTo(4);
+        answersArpForGatewayAndDnsOnly(); // still answers as itself, to the real guest
+    }
+
     private static String cString(MemorySegment s, long off) {
         StringBuilder b = new StringBuilder();
         for (long p = off; Bytes.u8(s, p) != 0; p++) b.append((char) Bytes.u8(s, p));
@@ -190,6 +261,13 @@ class StackTest {
     }
 
     private MemorySegment dhcpExchange(int type, int requested) {
+        MemorySegment reply = dhcp(GUEST_MAC, type, requested);
+        assertThat(reply).as("a reply").isNotNull();
+        return reply;
+    }
+
+    /** One DHCP message from mac (also the frame's source MAC); the reply, or null when none. */
+    private MemorySegment dhcp(long mac, int type, int requested) {
         sent.clear();
         int len = Dhcp.FIXED_LENGTH + 12;
         MemorySegment f = ipv4Frame(Ipv4.PROTO_UDP, 0, 0xffffffff, 8 + len);
@@ -198,7 +276,8 @@ class StackTest {
         Bytes.u8(f, d + 1, 1);
         Bytes.u8(f, d + 2, 6);
         Bytes.u32(f, d + 4, 0xCAFE);
-        Bytes.mac(f, d + 28, GUEST_MAC);
+        Bytes.mac(f, d + 28, mac);
+        Ethernet.write(f, 0, Ethernet.BROADCAST, mac, Ethernet.TYPE_IPV4);
         Bytes.u32(f, d + 236, Dhcp.MAGIC_COOKIE);
         long o = d + Dhcp.FIXED_LENGTH;
         Bytes.u8(f, o, Dhcp.OPT_MESSAGE_TYPE);
@@ -210,6 +289,7 @@ class StackTest {
         Bytes.u8(f, o + 9, Dhcp.OPT_END);
         Udp.write4(f, 34, Dhcp.CLIENT_PORT, Dhcp.SERVER_PORT, len, 0, 0xffffffff);
         stack.receive(f, 42 + len);
+        if (sent.isEmpty()) return null;
         assertThat(sent).hasSize(1);
         MemorySegment reply = sent.getFirst();
         assertThat(Udp.destinationPort(reply, 34)).isEqualTo(Dhcp.CLIENT_PORT);
