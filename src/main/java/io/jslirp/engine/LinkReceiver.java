@@ -87,7 +87,7 @@ final class LinkReceiver {
                 return;
             }
             if (capture != null) capture.frame(rx, n);
-            stack.receive(rx, n);
+            stack.receive(rx, n, link.checksumTrusted());
             bytes += n;
         }
         loop.moved(bytes);

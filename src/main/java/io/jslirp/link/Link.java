@@ -24,6 +24,15 @@ public interface Link extends FrameSink, AutoCloseable {
      */
     int receive(int queue, MemorySegment buffer);
 
+    /**
+     * Whether the frame {@link #receive} just returned needs no TCP/UDP checksum check: the
+     * guest's kernel left the checksum to the device (a tap with vnet headers: the field then holds
+     * only the pseudo-header sum) or vouched for it. Frames from elsewhere are checked.
+     */
+    default boolean checksumTrusted() {
+        return false;
+    }
+
     /** End of an event-loop iteration: a link that batches or holds frames sends them now. */
     default void flush() {
     }

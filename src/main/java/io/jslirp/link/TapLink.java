@@ -25,13 +25,13 @@ import java.nio.ByteOrder;
  */
 public final class TapLink implements Link {
     private static final ValueLayout.OfShort LE16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final int NEEDS_CSUM = 1, GSO_NONE = 0, GSO_TCPV4 = 1, GSO_TCPV6 = 4;
+    private static final int NEEDS_CSUM = 1, DATA_VALID = 2, GSO_NONE = 0, GSO_TCPV4 = 1, GSO_TCPV6 = 4;
     private static final int TCP_CHECKSUM_OFFSET = 16;
 
     private final int[] fds;
     private final FlowLanes lanes;
     private final boolean vnetHeader;
-    /** The virtio_net_hdr read before each received frame (ignored) and written before each sent one. */
+    /** The virtio_net_hdr read before each received frame (only its checksum flags matter) and written before each sent one. */
     private final MemorySegment rxHeader, txHeader;
 
     /** Takes ownership of the open, non-blocking descriptors of one tap device without vnet headers, one per queue. */
@@ -68,6 +68,11 @@ public final class TapLink implements Link {
                 : Libc.read(fd, buffer, 0, (int) buffer.byteSize());
         if (n >= 0) return vnetHeader ? (int) Math.max(n - Tap.VNET_HEADER_LENGTH, 0) : (int) n;
         return n == -Errno.EAGAIN || n == -Errno.EINTR ? 0 : -1;
+    }
+
+    @Override
+    public boolean checksumTrusted() {
+        return vnetHeader && (rxHeader.get(ValueLayout.JAVA_BYTE, 0) & (NEEDS_CSUM | DATA_VALID)) != 0;
     }
 
     @Override

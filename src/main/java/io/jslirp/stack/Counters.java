@@ -8,6 +8,8 @@ public final class Counters {
     public long framesOut;
     /** Frames dropped because they were truncated or inconsistent. */
     public long malformed;
+    /** Frames dropped because an IPv4 header, TCP, UDP or ICMP checksum was wrong. */
+    public long badChecksum;
     /** Well-formed frames of a kind the stack does not handle (yet), dropped. */
     public long unsupported;
     /** Frames the link refused to take (its queue was full), or that could not be addressed yet. */
@@ -37,6 +39,7 @@ public final class Counters {
         sink.accept("frames_in", framesIn);
         sink.accept("frames_out", framesOut);
         sink.accept("malformed", malformed);
+        sink.accept("bad_checksum", badChecksum);
         sink.accept("unsupported", unsupported);
         sink.accept("send_dropped", sendDropped);
         sink.accept("reassembly_dropped", reassemblyDropped);

@@ -103,8 +103,17 @@ public final class Stack implements TcpOutput {
         return guestAddress != 0 ? guestAddress : config.guest();
     }
 
-    /** Takes one frame of length bytes from the guest. Never throws for bad input: counts and drops it. */
+    /** Takes one frame of length bytes from the guest, checking every checksum. */
     public void receive(MemorySegment f, int length) {
+        receive(f, length, false);
+    }
+
+    /**
+     * Takes one frame of length bytes from the guest; its TCP or UDP checksum is checked unless
+     * checksumTrusted ({@link io.jslirp.link.Link#checksumTrusted}). Never throws for bad input:
+     * counts and drops it.
+     */
+    public void receive(MemorySegment f, int length, boolean checksumTrusted) {
         counters.framesIn++;
         if (length < Ethernet.HEADER_LENGTH) {
             counters.malformed++;
@@ -115,7 +124,7 @@ public final class Stack implements TcpOutput {
         int payload = length - Ethernet.HEADER_LENGTH;
         switch (type) {
             case Ethernet.TYPE_ARP -> arp(f, Ethernet.HEADER_LENGTH, payload, source);
-            case Ethernet.TYPE_IPV4 -> ipv4(f, Ethernet.HEADER_LENGTH, payload, source);
+            case Ethernet.TYPE_IPV4 -> ipv4(f, Ethernet.HEADER_LENGTH, payload, source, checksumTrusted);
             case Ethernet.TYPE_IPV6 -> {
                 if (ipv6 != null) ipv6.receive(f, Ethernet.HEADER_LENGTH, payload, source);
                 else counters.unsupported++;
@@ -157,9 +166,11 @@ public final class Stack implements TcpOutput {
         return address == config.gateway() || address == config.dns();
     }
 
-    private void ipv4(MemorySegment f, long off, int len, long sourceMac) {
-        if (Ipv4.check(f, off, len) != null) {
-            counters.malformed++;
+    private void ipv4(MemorySegment f, long off, int len, long sourceMac, boolean checksumTrusted) {
+        String error = Ipv4.check(f, off, len);
+        if (error != null) {
+            if (error == Ipv4.BAD_CHECKSUM) counters.badChecksum++;
+            else counters.malformed++;
             return;
         }
         int src = Ipv4.source(f, off);
@@ -174,31 +185,43 @@ public final class Stack implements TcpOutput {
         int protocol = Ipv4.protocol(f, off);
         if (Ipv4.isFragment(f, off)) {
             MemorySegment whole = reassembler.add(f, off, clock.getAsLong());
-            if (whole != null) transport(whole, Reassembler.PAYLOAD_OFFSET, reassembler.completedLength(), protocol, src, dst);
+            if (whole != null) transport(whole, Reassembler.PAYLOAD_OFFSET, reassembler.completedLength(), protocol, src, dst, false);
             return;
         }
         int ihl = Ipv4.headerLength(f, off);
-        transport(f, off + ihl, Ipv4.totalLength(f, off) - ihl, protocol, src, dst);
+        transport(f, off + ihl, Ipv4.totalLength(f, off) - ihl, protocol, src, dst, checksumTrusted);
     }
 
-    private void transport(MemorySegment f, long l4, int l4Len, int protocol, int src, int dst) {
+    private void transport(MemorySegment f, long l4, int l4Len, int protocol, int src, int dst, boolean checksumTrusted) {
         switch (protocol) {
             case Ipv4.PROTO_TCP -> {
                 if (Tcp.check(f, l4, l4Len) != null) counters.malformed++;
+                else if (!checksumTrusted && !checksumValid(f, l4, l4Len, Ipv4.PROTO_TCP, src, dst)) counters.badChecksum++;
                 else transport.tcp(f, l4, l4Len, src, dst);
             }
-            case Ipv4.PROTO_UDP -> udp(f, l4, l4Len, src, dst);
+            case Ipv4.PROTO_UDP -> udp(f, l4, l4Len, src, dst, checksumTrusted);
             case Ipv4.PROTO_ICMP -> icmp(f, l4, l4Len, src, dst);
             default -> counters.unsupported++;
         }
     }
 
-    private void udp(MemorySegment f, long off, int len, int src, int dst) {
+    /** Whether the TCP or UDP checksum of len bytes at off, with the pseudo-header, sums right. */
+    private static boolean checksumValid(MemorySegment f, long off, int len, int protocol, int src, int dst) {
+        return Checksum.finish(Checksum.sum(f, off, len, Checksum.pseudoHeader4(src, dst, protocol, len))) == 0;
+    }
+
+    private void udp(MemorySegment f, long off, int len, int src, int dst, boolean checksumTrusted) {
         if (Udp.check(f, off, len) != null) {
             counters.malformed++;
             return;
         }
-        int payloadLen = Udp.length(f, off) - Udp.HEADER_LENGTH;
+        int udpLen = Udp.length(f, off);
+        // A zero checksum means the sender computed none (allowed for UDP over IPv4).
+        if (!checksumTrusted && Bytes.u16(f, off + 6) != 0 && !checksumValid(f, off, udpLen, Ipv4.PROTO_UDP, src, dst)) {
+            counters.badChecksum++;
+            return;
+        }
+        int payloadLen = udpLen - Udp.HEADER_LENGTH;
         int srcPort = Udp.sourcePort(f, off);
         int dstPort = Udp.destinationPort(f, off);
         if (dstPort == Dhcp.SERVER_PORT) {
@@ -215,8 +238,12 @@ public final class Stack implements TcpOutput {
     }
 
     private void icmp(MemorySegment f, long off, int len, int src, int dst) {
-        if (len < Icmpv4.HEADER_LENGTH || Checksum.of(f, off, len) != 0) {
+        if (len < Icmpv4.HEADER_LENGTH) {
             counters.malformed++;
+            return;
+        }
+        if (Checksum.of(f, off, len) != 0) {
+            counters.badChecksum++;
             return;
         }
         if (Icmpv4.type(f, off) != Icmpv4.ECHO_REQUEST) {

@@ -29,6 +29,9 @@ public final class Ipv4 {
     public static final int MORE_FRAGMENTS = 0x2000;
     private static final int FRAGMENT_OFFSET_MASK = 0x1fff;
 
+    /** {@link #check}'s reason for a header whose checksum is wrong (callers count it apart). */
+    public static final String BAD_CHECKSUM = "ipv4 bad checksum";
+
     private Ipv4() {}
 
     /**
@@ -42,7 +45,7 @@ public final class Ipv4 {
         if (ihl < MIN_HEADER_LENGTH || ihl > len) return "ipv4 bad header length";
         int total = totalLength(s, off);
         if (total < ihl || total > len) return "ipv4 bad total length";
-        if (Checksum.of(s, off, ihl) != 0) return "ipv4 bad checksum";
+        if (Checksum.of(s, off, ihl) != 0) return BAD_CHECKSUM;
         return null;
     }
 

@@ -123,6 +123,33 @@ class StreamLinkTest {
         }
     }
 
+    /** A length prefix of 0, one byte past the largest frame, or 1 GiB ends the peer's connection; nothing is allocated for it. */
+    @Test
+    void hostileLengthPrefixesDisconnectWithoutAllocating() throws Exception {
+        Path path = dir.resolve("h.sock");
+        try (StreamLink link = StreamLink.listenUnix(path.toString())) {
+            for (int length : new int[] {0, StreamLink.MAX_FRAME + 1, 1 << 30}) {
+                try (SocketChannel vm = SocketChannel.open(UnixDomainSocketAddress.of(path))) {
+                    vm.write(framed(frame(64, 1)));
+                    assertThat(next(link)).isEqualTo(frame(64, 1));
+                    long heapBefore = usedHeap();
+                    vm.write(ByteBuffer.allocate(8).putInt(0, length)); // and 4 bytes of a "frame"
+                    for (int i = 0; i < 1000 && link.connected(); i++) {
+                        assertThat(link.receive(0, buffer)).isZero();
+                        Thread.sleep(1);
+                    }
+                    assertThat(link.connected()).as("length %d disconnects", length).isFalse();
+                    assertThat(usedHeap() - heapBefore).as("heap growth for length %d", length).isLessThan(16L << 20);
+                }
+            }
+        }
+    }
+
+    private static long usedHeap() {
+        Runtime r = Runtime.getRuntime();
+        return r.totalMemory() - r.freeMemory();
+    }
+
     /** QEMU's older -netdev socket,connect=ADDR:PORT: the same framing over TCP on loopback. */
     @Test
     void tcpListenerServesTheSameFraming() throws Exception {
