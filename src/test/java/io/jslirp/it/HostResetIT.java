@@ -67,6 +67,8 @@ class HostResetIT {
     @Test
     @Timeout(90)
     void hostResetDuringADownloadIsAResetInTheGuest() throws Exception {
+        // slirp4netns 1.2 ends the guest's stream with a FIN on a host reset: a cut-off download looks complete there
+        ItEnv.assumeJslirp("slirp4netns turns a host reset into a clean end of stream");
         try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
              Namespace ns = Namespace.create();
              Stack.Running stack = Stack.attach(ns, Stack.Options.configured())) {
