@@ -134,7 +134,8 @@ final class GuestFlood {
 
     private static void collect(Path table, boolean listenersOnly, Set<Integer> ports) {
         try {
-            for (String line : Files.readAllLines(table).subList(1, Files.readAllLines(table).size())) {
+            java.util.List<String> lines = Files.readAllLines(table);
+            for (String line : lines.subList(1, lines.size())) {
                 String[] f = line.strip().split("\\s+");
                 String[] local = f[1].split(":");
                 boolean loopbackOrAny = local[0].equals("0100007F") || local[0].equals("00000000");
