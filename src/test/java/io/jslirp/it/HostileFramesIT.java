@@ -149,7 +149,7 @@ class HostileFramesIT {
 
     private record Run(Cmd.Result injector, Map<String, Long> counters) {}
 
-    /** Attaches jslirp, runs the injector in mode, checks jslirp still serves a curl and a ping, stops it. */
+    /** Attaches jslirp, runs the injector in mode, checks jslirp is alive and still serves a curl, stops it. */
     private static Run inject(String mode, String... args) throws Exception {
         try (HttpBlobServer http = new HttpBlobServer();
              Namespace ns = Namespace.create();
