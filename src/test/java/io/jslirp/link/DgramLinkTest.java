@@ -51,4 +51,26 @@ class DgramLinkTest {
         }
         assertThat(Files.exists(linkPath)).isFalse();
     }
+
+    /** An empty datagram reads as "nothing waiting" (the level-triggered poll comes back for what follows); one larger than the buffer is cut to it. */
+    @Test
+    void emptyAndOversizedDatagramsDoNotStallTheLink() throws Exception {
+        Arena arena = Arena.ofAuto();
+        MemorySegment buffer = arena.allocate(StreamLink.MAX_FRAME);
+        MemorySegment big = arena.allocate(100_000);
+        Path linkPath = dir.resolve("jslirp.sock");
+        int vm = Sockets.unixDgram();
+        try (DgramLink link = DgramLink.bindUnix(linkPath.toString())) {
+            assertThat(Sockets.connectUnix(vm, linkPath.toString())).isZero();
+            assertThat(Libc.write(vm, big, 0, 0)).isZero();
+            assertThat(Libc.write(vm, big, 0, 60)).isEqualTo(60);
+            assertThat(Libc.write(vm, big, 0, 100_000)).isEqualTo(100_000);
+            assertThat(link.receive(0, buffer)).as("the empty datagram").isZero();
+            assertThat(link.receive(0, buffer)).isEqualTo(60);
+            assertThat(link.receive(0, buffer)).as("cut to the buffer").isEqualTo(StreamLink.MAX_FRAME);
+            assertThat(link.receive(0, buffer)).isZero();
+        } finally {
+            Libc.close(vm);
+        }
+    }
 }
