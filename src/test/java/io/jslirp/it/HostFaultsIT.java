@@ -7,29 +7,41 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 8: a host peer that resets its connection mid-transfer (SO_LINGER 0, then close) reaches
- * the guest as a reset, never as a clean end of stream that would make a cut-off transfer look
- * complete: the guest's reads and writes fail with ECONNRESET (or EPIPE), and what arrived before
- * is an intact prefix. Both for the guest's own connections and for forwarded ones.
+ * Issue 8, host-side faults (unreachable networks: ConnectErrorsIT). A host peer that resets its
+ * connection mid-transfer (SO_LINGER 0, then close) reaches the guest as a reset, never as a clean
+ * end of stream that would make a cut-off transfer look complete: the guest's reads and writes fail
+ * with ECONNRESET (or EPIPE), and what arrived before is an intact prefix — for the guest's own
+ * connections and for forwarded ones. A host peer that stops reading holds the guest back with
+ * the window, not with jslirp's memory.
  */
-class HostResetIT {
+class HostFaultsIT {
     static final int SENT_BEFORE_RESET = 8 << 20;
     static final long SEED = 0x12E5E7L;
 
-    /** argv: read HOST PORT | write HOST PORT | serve-write PORT. Prints what happened. */
+    /** argv: read PORT | write PORT | serve-write PORT | send-file PORT FILE. Prints what happened. */
     static final String GUEST = """
             import errno, hashlib, socket, sys
             mode = sys.argv[1]
             def outcome(e): return errno.errorcode.get(e.errno, str(e.errno)) if isinstance(e, OSError) else 'eof'
-            if mode == 'read':
+            if mode == 'send-file':
+                s = socket.create_connection(('10.0.2.2', int(sys.argv[2])), timeout=60)
+                with open(sys.argv[3], 'rb') as f:
+                    n = s.sendfile(f)
+                s.shutdown(socket.SHUT_WR)
+                print('sent %d server says %s' % (n, s.recv(200).decode()))
+            elif mode == 'read':
                 s = socket.create_connection(('10.0.2.2', int(sys.argv[2])), timeout=20)
                 h, n, end = hashlib.sha256(), 0, 'eof'
                 try:
@@ -152,6 +164,46 @@ class HostResetIT {
             assertThat(r.exit()).as("%s\n%s", r, stack.describe()).isZero();
             assertThat(FloodIT.match(r.out(), "end (\\S+)")).isIn("ECONNRESET", "EPIPE");
             assertThat(stack.alive()).isTrue();
+        }
+    }
+
+    /** The host server stops reading for 4 s while the guest uploads 32 MiB: jslirp holds at most its buffers, and all arrives. */
+    @Test
+    @Timeout(90)
+    void aHostPeerThatStopsReadingIsHeldBackByTheWindow(@TempDir Path tmp) throws Exception {
+        ItEnv.assumeJslirp("jslirp's memory is checked");
+        long size = 32 * Blob.MIB;
+        Path file = tmp.resolve("upload.bin");
+        Blob.writeFile(file, SEED, size);
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+        try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+             Namespace ns = Namespace.create();
+             Stack.Running stack = Stack.attach(ns, Stack.Options.configured());
+             ProcessMonitor monitor = new ProcessMonitor(stack.pid())) {
+            long rssBefore = monitor.sampleNow().rssKib();
+            long[] rssStalled = new long[1];
+            CompletableFuture<Void> host = CompletableFuture.runAsync(() -> {
+                try (Socket s = server.accept()) {
+                    Thread.sleep(4000); // not reading: the kernel's buffers, then jslirp's, fill up
+                    rssStalled[0] = monitor.sampleNow().rssKib();
+                    java.security.MessageDigest md = Blob.sha256();
+                    byte[] b = new byte[1 << 16];
+                    long got = 0;
+                    InputStream in = s.getInputStream();
+                    for (int n; (n = in.read(b)) > 0; got += n) md.update(b, 0, n);
+                    s.getOutputStream().write((java.util.HexFormat.of().formatHex(md.digest()) + "/" + got).getBytes());
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Cmd.Result r = ns.exec(Duration.ofSeconds(60), ItEnv.python(), "-c", GUEST, "send-file", Integer.toString(server.getLocalPort()), file.toString());
+            host.get(30, TimeUnit.SECONDS);
+            System.out.printf("[%s] stalled reader: %s; VmRSS before %d MiB, while stalled %d MiB%n", Stack.Kind.selected(), r.out().strip(),
+                    rssBefore / 1024, rssStalled[0] / 1024);
+            assertThat(r.exit()).as("%s\n%s", r, stack.describe()).isZero();
+            assertThat(r.out()).contains("server says " + Blob.sha256(SEED, size) + "/" + size);
+            // one connection's buffers grow to 1 MiB each; leave room for the JVM's own noise
+            assertThat(rssStalled[0] - rssBefore).as("VmRSS growth while the host stalls (KiB)").isLessThan(24 * 1024);
         }
     }
 
