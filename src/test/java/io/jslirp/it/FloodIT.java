@@ -26,7 +26,7 @@ class FloodIT {
     /** The transfer is slowed so that it runs through the whole flood. */
     static final String RATE = "4M";
     /** What the process may grow by during a flood (its heap alone could grow by more, so this is a real bound). */
-    static final long RSS_GROWTH_LIMIT_KIB = 192 * 1024;
+    static final long RSS_GROWTH_LIMIT_KIB = 128 * 1024;
 
     enum Flood { SYN, UDP, ICMP, DHCP, ARP }
 
