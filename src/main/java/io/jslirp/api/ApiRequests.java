@@ -15,7 +15,7 @@ import java.util.Map;
 /**
  * The requests of slirp4netns's API socket ({@code add_hostfwd}, {@code list_hostfwd},
  * {@code remove_hostfwd}) with slirp4netns 1.2's replies byte for byte, and jslirp's own
- * {@code get_counters}. Also a request slirp4netns 1.2 crashes on (no {@code arguments.proto}) or
+ * {@code get_counters} and {@code get_status} (open flows and counters, for {@code jslirp status}). Also a request slirp4netns 1.2 crashes on (no {@code arguments.proto}) or
  * silently wraps (a port outside 1..65535) gets an error reply here.
  */
 public final class ApiRequests {
@@ -69,7 +69,8 @@ public final class ApiRequests {
             case "add_hostfwd" -> add(arguments);
             case "list_hostfwd" -> list();
             case "remove_hostfwd" -> remove(arguments);
-            case "get_counters" -> counters();
+            case "get_counters" -> "{\"return\":" + counters() + "}";
+            case "get_status" -> status();
             default -> error("unknown execute");
         };
     }
@@ -141,14 +142,37 @@ public final class ApiRequests {
         return "{\"return\":{}}";
     }
 
+    /** The counters as one JSON object. */
     private String counters() {
-        StringBuilder b = new StringBuilder("{\"return\":{");
+        StringBuilder b = new StringBuilder("{");
         String[] sep = {""};
         target.figures((name, value) -> {
             b.append(sep[0]).append('"').append(name).append("\":").append(value);
             sep[0] = ",";
         });
-        return b.append("}}").toString();
+        return b.append('}').toString();
+    }
+
+    /** Every open flow (as {@code ss} lists sockets), then the counters. */
+    private String status() {
+        StringBuilder b = new StringBuilder("{\"return\":{\"connections\":[");
+        String[] sep = {""};
+        target.flows(f -> {
+            b.append(sep[0]).append("{\"proto\":\"").append(f.protocol())
+                    .append("\",\"state\":\"").append(f.state())
+                    .append("\",\"forwarded\":").append(f.forwarded())
+                    .append(",\"guest_addr\":\"").append(f.guestAddress())
+                    .append("\",\"guest_port\":").append(f.guestPort())
+                    .append(",\"remote_addr\":\"").append(f.remoteAddress())
+                    .append("\",\"remote_port\":").append(f.remotePort())
+                    .append(",\"host_addr\":\"").append(f.hostAddress())
+                    .append("\",\"host_port\":").append(f.hostPort())
+                    .append(",\"bytes_from_guest\":").append(f.fromGuest())
+                    .append(",\"bytes_to_guest\":").append(f.toGuest())
+                    .append(",\"age_ms\":").append(f.ageNanos() / 1_000_000).append('}');
+            sep[0] = ",";
+        });
+        return b.append("],\"counters\":").append(counters()).append("}}").toString();
     }
 
     /** A string argument, or null when absent or not a string (parson's json_object_dotget_string). */

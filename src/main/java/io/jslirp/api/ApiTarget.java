@@ -1,11 +1,13 @@
 package io.jslirp.api;
 
+import io.jslirp.host.FlowStatus;
 import io.jslirp.host.HostForward;
 import io.jslirp.host.PortForward;
 
+import java.util.function.Consumer;
 import java.util.function.ObjLongConsumer;
 
-/** What the API socket acts on: the forwarded ports and the figures of one running instance. */
+/** What the API socket acts on: the forwarded ports, the figures and the flows of one running instance. */
 public interface ApiTarget {
     /** Opens a forwarded port; throws IllegalArgumentException when the host port cannot be bound. */
     HostForward open(PortForward forward);
@@ -18,4 +20,7 @@ public interface ApiTarget {
 
     /** Every counter and flow count, by name. */
     void figures(ObjLongConsumer<String> sink);
+
+    /** A snapshot of every open flow. */
+    void flows(Consumer<FlowStatus> sink);
 }

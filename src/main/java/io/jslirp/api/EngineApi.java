@@ -1,10 +1,12 @@
 package io.jslirp.api;
 
 import io.jslirp.engine.Engine;
+import io.jslirp.host.FlowStatus;
 import io.jslirp.host.HostForward;
 import io.jslirp.host.PortForward;
 
 import java.nio.file.Path;
+import java.util.function.Consumer;
 import java.util.function.ObjLongConsumer;
 
 /** The API of one running engine. */
@@ -41,5 +43,10 @@ public final class EngineApi implements ApiTarget {
         engine.counters().forEach(sink);
         sink.accept("open_tcp_connections", engine.transport().tcpConnections());
         sink.accept("open_udp_flows", engine.transport().udpFlows());
+    }
+
+    @Override
+    public void flows(Consumer<FlowStatus> sink) {
+        engine.flows(sink);
     }
 }

@@ -6,13 +6,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.channels.SocketChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -43,7 +37,7 @@ final class ForwardCommand implements Runnable {
 
         /** Sends one request, prints the reply; 0, or 1 when the reply is an error. */
         int send(String request) throws IOException {
-            String reply = exchange(path, request);
+            String reply = ApiClient.exchange(path, request);
             System.out.println(reply);
             return reply.startsWith("{\"error\"") ? 1 : 0;
         }
@@ -101,23 +95,6 @@ final class ForwardCommand implements Runnable {
             int status = 0;
             for (int id : ids) status |= socket.send("{\"execute\":\"remove_hostfwd\",\"arguments\":{\"id\":" + id + "}}");
             return status;
-        }
-    }
-
-    /** One request on its own connection, the client's side shut down after it, the whole reply. */
-    static String exchange(Path path, String request) throws IOException {
-        try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
-            try {
-                ch.connect(UnixDomainSocketAddress.of(path));
-            } catch (IOException e) {
-                throw new IllegalArgumentException("cannot connect to the API socket " + path + ": " + Main.oneLine(e));
-            }
-            ch.write(ByteBuffer.wrap(request.getBytes(StandardCharsets.UTF_8)));
-            ch.shutdownOutput();
-            ByteArrayOutputStream reply = new ByteArrayOutputStream();
-            ByteBuffer buf = ByteBuffer.allocate(4096);
-            while (ch.read(buf.clear()) > 0) reply.write(buf.array(), 0, buf.position());
-            return reply.toString(StandardCharsets.UTF_8);
         }
     }
 }

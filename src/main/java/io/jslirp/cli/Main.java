@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /** The {@code jslirp} command. Errors in its arguments print one line and exit 1, as slirp4netns does. */
 @Command(name = "jslirp", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "User-mode networking for network namespaces and virtual machines.",
-        subcommands = {AttachCommand.class, RunCommand.class, QemuCommand.class, ForwardCommand.class})
+        subcommands = {AttachCommand.class, RunCommand.class, QemuCommand.class, ForwardCommand.class, StatusCommand.class})
 public final class Main implements Runnable {
     static final int EXIT_USAGE = 1;
 
@@ -15,7 +15,7 @@ public final class Main implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "missing command (attach, run, qemu or forward)");
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing command (attach, run, qemu, forward or status)");
     }
 
     public static void main(String[] args) {

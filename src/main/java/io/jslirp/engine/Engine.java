@@ -1,6 +1,7 @@
 package io.jslirp.engine;
 
 import io.jslirp.capture.Capture;
+import io.jslirp.host.FlowStatus;
 import io.jslirp.host.HostTransport;
 import io.jslirp.host.Ipv6Transport;
 import io.jslirp.host.OutboundPolicy;
@@ -19,6 +20,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * One jslirp instance: a link, the virtual network behind it, and the host sockets that carry
@@ -95,6 +97,12 @@ public final class Engine {
     }
 
     /** The host side: forwarded ports and flow counts (from the loop's thread only). */
+    /** A snapshot of every open flow, IPv4 and IPv6 (from the loop's thread only). */
+    public void flows(Consumer<FlowStatus> sink) {
+        transport.flows(sink);
+        if (transport6 != null) transport6.flows(sink);
+    }
+
     public HostTransport transport() {
         return transport;
     }

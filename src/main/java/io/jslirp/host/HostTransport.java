@@ -12,6 +12,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * Carries the guest's IPv4 TCP, UDP and ICMP echo flows over host sockets (IPv6's are
@@ -76,6 +77,16 @@ public final class HostTransport implements Transport {
     /** Open UDP flows: the guest's own and forwarded clients'. */
     public int udpFlows() {
         return udp.size() + udpForwards.size();
+    }
+
+    /**
+     * A snapshot of every open TCP connection and UDP flow (TFTP transfers excepted), from the
+     * loop's thread only.
+     */
+    public void flows(Consumer<FlowStatus> sink) {
+        tcp.statuses(sink);
+        udp.statuses(sink);
+        udpForwards.statuses(sink);
     }
 
     /**

@@ -8,6 +8,7 @@ import io.jslirp.tcp.TcpConfig;
 
 import java.lang.foreign.MemorySegment;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * Carries the guest's IPv6 TCP and UDP flows over host IPv6 sockets ({@link OutboundPolicy6}) and
@@ -46,6 +47,12 @@ public final class Ipv6Transport implements Transport {
     @Override
     public void icmpEcho(MemorySegment frame, long offset, int length, int source, int destination) {
         counters.unsupported++;
+    }
+
+    /** A snapshot of every open TCP connection and UDP flow, from the loop's thread only. */
+    public void flows(Consumer<FlowStatus> sink) {
+        tcp.statuses(sink);
+        udp.statuses(sink);
     }
 
     /** Resets every TCP connection and closes every UDP and DNS flow. */

@@ -11,6 +11,7 @@ import io.jslirp.tcp.TcpConnection;
 import io.jslirp.tcp.TcpHostSide;
 import io.jslirp.util.Log;
 import io.jslirp.util.RingBuffer;
+import io.jslirp.wire.Ipv4;
 
 /**
  * One guest TCP connection re-originated as a host socket: moves bytes between the socket and
@@ -33,6 +34,19 @@ final class TcpFlow implements Handler, TcpHostSide {
     /** For a connection to the DNS address: its way through the nameservers, and how long one may take to connect; else null. */
     private NameserverTries nameservers;
     private Timer nameserverTimer;
+    /**
+     * The host socket's peer for the status report: the connect target (an address of the NAT's
+     * family) or a forward's host client (IPv4), and its port; for a connection to the DNS
+     * address, the nameserver being tried.
+     */
+    int hostAddress, hostPort;
+    private Nameserver hostNameserver;
+    /** When the flow opened (EventLoop.now()). */
+    final long openedAt = EventLoop.now();
+    /** Payload bytes written to the host socket, and read from it. */
+    long fromGuest, toGuest;
+    /** A host client of a forwarded port opened it. */
+    private boolean forwarded;
 
     TcpFlow(TcpNat nat, EventLoop loop, int fd) {
         this.nat = nat;
@@ -82,6 +96,8 @@ final class TcpFlow implements Handler, TcpHostSide {
             fd = s;
             socketClosed = false;
             Sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
+            hostNameserver = ns;
+            hostPort = 53;
             int r = ns.connect(fd);
             if (r == 0) {
                 connected();
@@ -121,9 +137,20 @@ final class TcpFlow implements Handler, TcpHostSide {
         conn.hostUnreachable();
     }
 
-    /** The host socket came connected (an accepted client of a forwarded port). */
-    void connectedAlready() {
+    /** The host socket came connected: an accepted client of a forwarded port (IPv4), at clientAddress:clientPort. */
+    void connectedAlready(int clientAddress, int clientPort) {
         connecting = false;
+        forwarded = true;
+        hostAddress = clientAddress;
+        hostPort = clientPort;
+    }
+
+    /** A snapshot for the status report; family writes the connection's addresses. */
+    FlowStatus status(long now, Family family) {
+        String host = hostNameserver != null ? (hostNameserver.isIpv6() ? "[" + hostNameserver + "]" : hostNameserver.toString())
+                : forwarded ? Ipv4.format(hostAddress) : family.format(hostAddress);
+        return new FlowStatus("tcp", conn.state().name(), forwarded, family.format(conn.guestAddress), conn.guestPort,
+                family.format(conn.remoteAddress), conn.remotePort, host, hostPort, fromGuest, toGuest, now - openedAt);
     }
 
     private void connected() {
@@ -166,6 +193,7 @@ final class TcpFlow implements Handler, TcpHostSide {
             long n = Libc.readv2(fd, ring.memory(), ring.writeOffset(), ring.writeSpan(), ring.memory(), 0, ring.writeSpan2());
             if (n > 0) {
                 loop.moved((int) n);
+                toGuest += n;
                 conn.hostDataAdded((int) n);
                 if (n < want) return;
             } else if (n == 0) {
@@ -192,6 +220,7 @@ final class TcpFlow implements Handler, TcpHostSide {
         if (!ring.isEmpty() && !connecting) {
             long n = Libc.writev2(fd, ring.memory(), ring.readOffset(), ring.readSpan(), ring.memory(), 0, ring.readSpan2());
             if (n > 0) {
+                fromGuest += n;
                 conn.deliveredToHost((int) n);
             } else if (n != -Errno.EAGAIN) {
                 conn.hostReset();

@@ -22,6 +22,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 
 /**
  * The guest's TCP connections, each re-originated as a non-blocking host socket. Flows touched in
@@ -142,7 +143,11 @@ final class TcpNat {
         Log.debug(() -> describe(flow.conn) + " opened");
         halfOpen++;
         if (toNameservers) flow.connectNameservers(new NameserverTries(dns));
-        else flow.connect(family.connect(fd, target, dstPort));
+        else {
+            flow.hostAddress = target;
+            flow.hostPort = dstPort;
+            flow.connect(family.connect(fd, target, dstPort));
+        }
         markDirty(flow);
     }
 
@@ -172,7 +177,7 @@ final class TcpNat {
             return;
         }
         Sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
-        GuestDial dial = new GuestDial(fd, guestAddress, guestPort, source, port, ThreadLocalRandom.current().nextInt());
+        GuestDial dial = new GuestDial(fd, guestAddress, guestPort, source, port, clientAddress, clientPort, ThreadLocalRandom.current().nextInt());
         dial.timer = new Timer(() -> dialTimedOut(dial));
         dials.put(guestAddress, guestPort, source, port, dial);
         Log.debug(() -> dial + " opening");
@@ -229,7 +234,7 @@ final class TcpNat {
         TcpFlow flow = new TcpFlow(this, loop, d.fd);
         flow.conn = TcpConnection.openedToGuest(d.guestAddress, d.guestPort, d.source, d.sourcePort, Tcp.seq(f, off),
                 options, Tcp.window(f, off), d.iss, config, buffers, output, flow);
-        flow.connectedAlready();
+        flow.connectedAlready(d.clientAddress, d.clientPort);
         flows.put(d.guestAddress, d.guestPort, d.source, d.sourcePort, flow);
         counters.tcpConnections++;
         Log.debug(() -> describe(flow.conn) + " opened (forwarded)");
@@ -258,6 +263,13 @@ final class TcpNat {
     String describe(TcpConnection c) {
         return "tcp " + family.format(c.guestAddress) + ":" + c.guestPort + " -> " + family.format(c.remoteAddress) + ":"
                 + c.remotePort + " " + c.state();
+    }
+
+    /** A snapshot of every connection, also those still being opened toward the guest. */
+    void statuses(Consumer<FlowStatus> sink) {
+        long now = EventLoop.now();
+        flows.forEach(f -> sink.accept(f.status(now, family)));
+        dials.forEach(d -> sink.accept(d.status(now)));
     }
 
     void markDirty(TcpFlow flow) {

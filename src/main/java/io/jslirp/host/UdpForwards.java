@@ -16,6 +16,7 @@ import io.jslirp.wire.Ipv4;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 
 /**
@@ -67,9 +68,18 @@ final class UdpForwards {
     boolean fromGuest(MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort) {
         Mapping m = byGuestSide.get(src, srcPort, dst, dstPort);
         if (m == null) return false;
-        Sockets.sendTo4(m.socket.fd, f, off, len, m.clientAddress, m.clientPort); // a full buffer drops it, as a router would
+        int n = Sockets.sendTo4(m.socket.fd, f, off, len, m.clientAddress, m.clientPort); // a full buffer drops it, as a router would
+        if (n > 0) m.fromGuest += n;
         m.touch();
         return true;
+    }
+
+    /** A snapshot of every forwarded client's mapping. */
+    void statuses(Consumer<FlowStatus> sink) {
+        long now = EventLoop.now();
+        byGuestSide.forEach(m -> sink.accept(new FlowStatus("udp", "open", true, Ipv4.format(m.guestAddress), m.guestPort,
+                Ipv4.format(m.source), m.sourcePort, Ipv4.format(m.clientAddress), m.clientPort, m.fromGuest, m.toGuest,
+                now - m.openedAt)));
     }
 
     private int freeGatewayPort(int guestAddress, int guestPort, int gateway) {
@@ -127,6 +137,7 @@ final class UdpForwards {
                     continue;
                 }
                 stack.sendUdp(m.source, m.sourcePort, m.guestAddress, m.guestPort, n);
+                m.toGuest += n;
                 m.touch();
             }
             loop.runAgain();
@@ -166,6 +177,9 @@ final class UdpForwards {
     private final class Mapping {
         final Socket socket;
         final int clientAddress, clientPort, guestAddress, guestPort, source, sourcePort;
+        final long openedAt = EventLoop.now();
+        /** Payload bytes from the guest sent on to the client, and from the client to the guest. */
+        long fromGuest, toGuest;
         final Timer idle = new Timer(this::close);
 
         Mapping(Socket socket, int clientAddress, int clientPort, int guestAddress, int guestPort, int source, int sourcePort) {

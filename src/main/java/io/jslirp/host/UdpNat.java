@@ -14,6 +14,7 @@ import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Udp;
 
 import java.lang.foreign.MemorySegment;
+import java.util.function.Consumer;
 
 /**
  * The guest's UDP flows: one connected host socket per (guest address and port, destination
@@ -85,7 +86,7 @@ final class UdpNat {
                 counters.unsupported++;
                 return;
             }
-            flow = new Flow(fd, src, srcPort, dst, dstPort);
+            flow = new Flow(fd, src, srcPort, dst, dstPort, target);
             flows.put(src, srcPort, dst, dstPort, flow);
             family.retain(src);
             family.retain(dst);
@@ -97,12 +98,21 @@ final class UdpNat {
         flow.lastLength = len;
         int n = Libc.write(flow.fd, f, off, len); // a full socket buffer drops the datagram, as a router would
         if (n < 0) flow.reportError(-n);
+        else flow.fromGuest += n;
         flow.touch();
     }
 
     /** The first 8 bytes of a UDP header (checksum 0), as an ICMP error quotes them. */
     private static long udpHead(int sourcePort, int destinationPort, int payloadLength) {
         return ((long) sourcePort << 48) | ((long) destinationPort << 32) | ((long) (Udp.HEADER_LENGTH + payloadLength) << 16);
+    }
+
+    /** A snapshot of every flow. */
+    void statuses(Consumer<FlowStatus> sink) {
+        long now = EventLoop.now();
+        flows.forEach(f -> sink.accept(new FlowStatus("udp", "open", false, family.format(f.guestAddress), f.guestPort,
+                family.format(f.remoteAddress), f.remotePort, family.format(f.hostAddress), f.remotePort, f.fromGuest, f.toGuest,
+                now - f.openedAt)));
     }
 
     void closeAll() {
@@ -114,12 +124,18 @@ final class UdpNat {
     private final class Flow implements Handler {
         final int fd;
         final int guestAddress, guestPort, remoteAddress, remotePort;
+        /** Where the host socket is connected (the remote, or the host's loopback for the gateway). */
+        final int hostAddress;
+        final long openedAt = EventLoop.now();
+        /** Payload bytes sent on the host socket, and received from it. */
+        long fromGuest, toGuest;
         final Timer idle = new Timer(this::close);
         /** Payload length of the guest's latest datagram, for the header an ICMP error quotes. */
         int lastLength;
 
-        Flow(int fd, int guestAddress, int guestPort, int remoteAddress, int remotePort) {
+        Flow(int fd, int guestAddress, int guestPort, int remoteAddress, int remotePort, int hostAddress) {
             this.fd = fd;
+            this.hostAddress = hostAddress;
             this.guestAddress = guestAddress;
             this.guestPort = guestPort;
             this.remoteAddress = remoteAddress;
@@ -142,6 +158,7 @@ final class UdpNat {
                 }
                 loop.moved(n);
                 family.sendUdp(remoteAddress, remotePort, guestAddress, guestPort, n);
+                toGuest += n;
                 touch();
             }
             loop.runAgain();

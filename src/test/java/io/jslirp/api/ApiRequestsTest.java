@@ -2,6 +2,7 @@ package io.jslirp.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jslirp.host.FlowStatus;
 import io.jslirp.host.HostForward;
 import io.jslirp.host.PortForward;
 import io.jslirp.wire.Ipv4;
@@ -10,6 +11,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.ObjLongConsumer;
 import org.junit.jupiter.api.Test;
 
@@ -52,6 +54,14 @@ class ApiRequestsTest {
         public void figures(ObjLongConsumer<String> sink) {
             sink.accept("frames_in", 3);
             sink.accept("open_tcp_connections", 1);
+        }
+
+        @Override
+        public void flows(Consumer<FlowStatus> sink) {
+            sink.accept(new FlowStatus("tcp", "ESTABLISHED", false, "10.0.2.100", 40000, "10.0.2.2", 8080,
+                    "127.0.0.1", 8080, 12, 34, 5_678_000_000L));
+            sink.accept(new FlowStatus("udp", "open", true, "10.0.2.100", 53, "10.0.2.2", 32768,
+                    "127.0.0.1", 41000, 0, 7, 0));
         }
     }
 
@@ -99,6 +109,18 @@ class ApiRequestsTest {
         assertThat(send("{\"execute\":\"add_hostfwd\",\"arguments\":{\"proto\":\"tcp\",\"host_port\":80,\"guest_port\":-1}}"))
                 .isEqualTo("{\"error\":{\"desc\":\"bad request: add_hostfwd: bad arguments.guest_port\"}}");
         assertThat(target.taken).isEmpty();
+    }
+
+    @Test
+    void getStatusListsFlowsThenCounters() {
+        assertThat(send("{\"execute\":\"get_status\"}")).isEqualTo("{\"return\":{\"connections\":["
+                + "{\"proto\":\"tcp\",\"state\":\"ESTABLISHED\",\"forwarded\":false,\"guest_addr\":\"10.0.2.100\",\"guest_port\":40000,"
+                + "\"remote_addr\":\"10.0.2.2\",\"remote_port\":8080,\"host_addr\":\"127.0.0.1\",\"host_port\":8080,"
+                + "\"bytes_from_guest\":12,\"bytes_to_guest\":34,\"age_ms\":5678},"
+                + "{\"proto\":\"udp\",\"state\":\"open\",\"forwarded\":true,\"guest_addr\":\"10.0.2.100\",\"guest_port\":53,"
+                + "\"remote_addr\":\"10.0.2.2\",\"remote_port\":32768,\"host_addr\":\"127.0.0.1\",\"host_port\":41000,"
+                + "\"bytes_from_guest\":0,\"bytes_to_guest\":7,\"age_ms\":0}],"
+                + "\"counters\":{\"frames_in\":3,\"open_tcp_connections\":1}}}");
     }
 
     @Test

@@ -1,0 +1,44 @@
+package io.jslirp.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+
+/** The status table and counter list built from a get_status reply. */
+class StatusCommandTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Test
+    void flowsAreAlignedColumnsWithNumbersToTheRight() throws Exception {
+        String table = StatusCommand.flowTable(JSON.readTree("[{\"proto\":\"tcp\",\"state\":\"ESTABLISHED\",\"forwarded\":false,"
+                + "\"guest_addr\":\"10.0.2.100\",\"guest_port\":40000,\"remote_addr\":\"10.0.2.2\",\"remote_port\":8080,"
+                + "\"host_addr\":\"127.0.0.1\",\"host_port\":8080,\"bytes_from_guest\":123456,\"bytes_to_guest\":7,\"age_ms\":185000},"
+                + "{\"proto\":\"udp\",\"state\":\"open\",\"forwarded\":true,\"guest_addr\":\"10.0.2.100\",\"guest_port\":53,"
+                + "\"remote_addr\":\"10.0.2.2\",\"remote_port\":32768,\"host_addr\":\"127.0.0.1\",\"host_port\":41000,"
+                + "\"bytes_from_guest\":0,\"bytes_to_guest\":12,\"age_ms\":999}]"));
+        assertThat(table).isEqualTo("""
+                Proto  State        Dir  Guest             Remote          Host               Sent  Received    Age
+                tcp    ESTABLISHED  out  10.0.2.100:40000  10.0.2.2:8080   127.0.0.1:8080   123456         7  3m05s
+                udp    open         in   10.0.2.100:53     10.0.2.2:32768  127.0.0.1:41000       0        12     0s
+                """);
+    }
+
+    @Test
+    void noFlowsIsTheHeaderAlone() throws Exception {
+        assertThat(StatusCommand.flowTable(JSON.readTree("[]"))).isEqualTo("Proto  State  Dir  Guest  Remote  Host  Sent  Received  Age\n");
+    }
+
+    @Test
+    void countersOnePerLine() throws Exception {
+        assertThat(StatusCommand.counterList(JSON.readTree("{\"frames_in\":12345,\"refused_at_limit\":0}")))
+                .isEqualTo("frames_in         12345\nrefused_at_limit      0\n");
+    }
+
+    @Test
+    void ages() {
+        assertThat(StatusCommand.age(59_999)).isEqualTo("59s");
+        assertThat(StatusCommand.age(3_600_000)).isEqualTo("1h00m");
+        assertThat(StatusCommand.age(90_061_000)).isEqualTo("1d01h");
+    }
+}
