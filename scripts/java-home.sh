@@ -3,7 +3,9 @@
 find_java_home() {
   if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]]; then
     local v
-    v=$("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
+    # The JDK's release file names its version; starting a JVM to ask would cost a start-up per launch.
+    v=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$JAVA_HOME/release" 2>/dev/null)
+    [[ -n "$v" ]] || v=$("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
     if [[ "${v%%.*}" -ge 25 ]]; then echo "$JAVA_HOME"; return; fi
   fi
   local d

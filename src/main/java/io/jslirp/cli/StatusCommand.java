@@ -1,21 +1,16 @@
 package io.jslirp.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
  * {@code jslirp status}: the open flows of a running jslirp, as {@code ss} lists sockets, then its
- * counters; from the API socket's {@code get_status}.
+ * counters; from the API socket's {@code get_status}. (The JSON handling is in {@link StatusReport},
+ * so that building the command line, which reflects over every command, does not load Jackson.)
  */
 @Command(name = "status", mixinStandardHelpOptions = true,
         description = {"Show the open connections and UDP flows of a running jslirp, then its counters.",
@@ -40,49 +35,12 @@ final class StatusCommand implements Callable<Integer> {
             System.out.println(reply);
             return reply.startsWith("{\"error\"") ? 1 : 0;
         }
-        JsonNode status = new ObjectMapper().readTree(reply).path("return");
-        if (!status.isObject()) {
+        String report = StatusReport.of(reply);
+        if (report == null) {
             System.err.println("jslirp: no status from " + path + ": " + reply);
             return 1;
         }
-        System.out.print(flowTable(status.path("connections")));
-        System.out.println();
-        System.out.print(counterList(status.path("counters")));
+        System.out.print(report);
         return 0;
-    }
-
-    /** One line per flow under a header, columns aligned (numbers to the right). */
-    static String flowTable(JsonNode connections) {
-        List<String[]> rows = new ArrayList<>();
-        rows.add(new String[] {"Proto", "State", "Dir", "Guest", "Remote", "Host", "Sent", "Received", "Age"});
-        for (JsonNode c : connections) {
-            rows.add(new String[] {c.path("proto").asText(), c.path("state").asText(), c.path("forwarded").asBoolean() ? "in" : "out",
-                    c.path("guest_addr").asText() + ":" + c.path("guest_port").asInt(),
-                    c.path("remote_addr").asText() + ":" + c.path("remote_port").asInt(),
-                    c.path("host_addr").asText() + ":" + c.path("host_port").asInt(),
-                    Long.toString(c.path("bytes_from_guest").asLong()), Long.toString(c.path("bytes_to_guest").asLong()),
-                    age(c.path("age_ms").asLong())});
-        }
-        boolean[] rightAligned = {false, false, false, false, false, false, true, true, true};
-        return Columns.format(rows, rightAligned);
-    }
-
-    /** The counters, one "name value" per line, values aligned. */
-    static String counterList(JsonNode counters) {
-        List<String[]> rows = new ArrayList<>();
-        for (Iterator<Map.Entry<String, JsonNode>> it = counters.properties().iterator(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
-            rows.add(new String[] {e.getKey(), e.getValue().asText()});
-        }
-        return Columns.format(rows, new boolean[] {false, true});
-    }
-
-    /** An age as ss-like short text: 42s, 3m07s, 2h05m, 4d03h. */
-    static String age(long millis) {
-        long s = millis / 1000;
-        if (s < 60) return s + "s";
-        if (s < 3600) return String.format("%dm%02ds", s / 60, s % 60);
-        if (s < 86400) return String.format("%dh%02dm", s / 3600, s % 3600 / 60);
-        return String.format("%dd%02dh", s / 86400, s % 86400 / 3600);
     }
 }

@@ -8,9 +8,13 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.invoke.MutableCallSite;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * Shared FFM plumbing: the linker, downcall construction with errno capture, and per-thread scratch
@@ -43,12 +47,44 @@ final class Native {
             CAPTURE_LAYOUT.varHandle(MemoryLayout.PathElement.groupElement("errno"));
     private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
 
-    /** Downcall whose first parameter is the errno capture segment. */
+    /** Downcall whose first parameter is the errno capture segment; linked on its first call. */
     static MethodHandle downcall(String name, FunctionDescriptor fd, Linker.Option... extra) {
         Linker.Option[] options = new Linker.Option[extra.length + 1];
         options[0] = CAPTURE_ERRNO;
         System.arraycopy(extra, 0, options, 1, extra.length);
-        return LINKER.downcallHandle(find(name), fd, options);
+        MethodType type = fd.toMethodType().insertParameterTypes(0, MemorySegment.class);
+        return lazily(type, () -> LINKER.downcallHandle(find(name), fd, options));
+    }
+
+    private static final MethodHandle LINK;
+    static {
+        try {
+            LINK = MethodHandles.lookup().findStatic(Native.class, "link",
+                    MethodType.methodType(MethodHandle.class, MutableCallSite.class, Supplier.class));
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /**
+     * A handle of the given type that links its downcall on its first call and then calls it
+     * directly. Linking a downcall takes milliseconds, and most are not needed to start up (a
+     * {@code jslirp run -- true} uses a third of them). The handle is a call site's invoker: once
+     * linked, its target is the downcall itself, which the JIT compiles in as a constant, so the
+     * data path pays nothing for the indirection.
+     */
+    private static MethodHandle lazily(MethodType type, Supplier<MethodHandle> linker) {
+        MutableCallSite site = new MutableCallSite(type);
+        MethodHandle linkFirst = MethodHandles.insertArguments(LINK, 0, site, linker);
+        site.setTarget(MethodHandles.foldArguments(MethodHandles.exactInvoker(type), linkFirst));
+        return site.dynamicInvoker();
+    }
+
+    /** Links a downcall and makes it its call site's target (two threads may both link: harmless). */
+    private static MethodHandle link(MutableCallSite site, Supplier<MethodHandle> linker) {
+        MethodHandle downcall = linker.get();
+        site.setTarget(downcall);
+        return downcall;
     }
 
     // ioctl(fd, unsigned long request, ...) is variadic; the argument pointer is the variadic one.
@@ -89,7 +125,7 @@ final class Native {
 
     /** Downcall for a call that cannot fail (getpid) or whose failure is not reported via errno. */
     static MethodHandle downcallNoErrno(String name, FunctionDescriptor fd) {
-        return LINKER.downcallHandle(find(name), fd);
+        return lazily(fd.toMethodType(), () -> LINKER.downcallHandle(find(name), fd));
     }
 
     static MemorySegment find(String name) {

@@ -6,12 +6,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 
 /** The status table and counter list built from a get_status reply. */
-class StatusCommandTest {
+class StatusReportTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @Test
     void flowsAreAlignedColumnsWithNumbersToTheRight() throws Exception {
-        String table = StatusCommand.flowTable(JSON.readTree("[{\"proto\":\"tcp\",\"state\":\"ESTABLISHED\",\"forwarded\":false,"
+        String table = StatusReport.flowTable(JSON.readTree("[{\"proto\":\"tcp\",\"state\":\"ESTABLISHED\",\"forwarded\":false,"
                 + "\"guest_addr\":\"10.0.2.100\",\"guest_port\":40000,\"remote_addr\":\"10.0.2.2\",\"remote_port\":8080,"
                 + "\"host_addr\":\"127.0.0.1\",\"host_port\":8080,\"bytes_from_guest\":123456,\"bytes_to_guest\":7,\"age_ms\":185000},"
                 + "{\"proto\":\"udp\",\"state\":\"open\",\"forwarded\":true,\"guest_addr\":\"10.0.2.100\",\"guest_port\":53,"
@@ -26,19 +26,25 @@ class StatusCommandTest {
 
     @Test
     void noFlowsIsTheHeaderAlone() throws Exception {
-        assertThat(StatusCommand.flowTable(JSON.readTree("[]"))).isEqualTo("Proto  State  Dir  Guest  Remote  Host  Sent  Received  Age\n");
+        assertThat(StatusReport.flowTable(JSON.readTree("[]"))).isEqualTo("Proto  State  Dir  Guest  Remote  Host  Sent  Received  Age\n");
     }
 
     @Test
     void countersOnePerLine() throws Exception {
-        assertThat(StatusCommand.counterList(JSON.readTree("{\"frames_in\":12345,\"refused_at_limit\":0}")))
+        assertThat(StatusReport.counterList(JSON.readTree("{\"frames_in\":12345,\"refused_at_limit\":0}")))
                 .isEqualTo("frames_in         12345\nrefused_at_limit      0\n");
     }
 
     @Test
+    void notAStatusReplyIsNull() {
+        assertThat(StatusReport.of("{\"error\":{\"desc\":\"bad request: unknown execute\"}}")).isNull();
+        assertThat(StatusReport.of("not json")).isNull();
+    }
+
+    @Test
     void ages() {
-        assertThat(StatusCommand.age(59_999)).isEqualTo("59s");
-        assertThat(StatusCommand.age(3_600_000)).isEqualTo("1h00m");
-        assertThat(StatusCommand.age(90_061_000)).isEqualTo("1d01h");
+        assertThat(StatusReport.age(59_999)).isEqualTo("59s");
+        assertThat(StatusReport.age(3_600_000)).isEqualTo("1h00m");
+        assertThat(StatusReport.age(90_061_000)).isEqualTo("1d01h");
     }
 }
