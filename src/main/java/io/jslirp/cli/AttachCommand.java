@@ -18,8 +18,16 @@ import java.util.concurrent.Callable;
 @Command(name = "attach", versionProvider = AttachCommand.Version.class,
         description = {"Create tap device TAPNAME in the network namespace of PID (or at PATH) and serve it.",
                 "Flags, arguments and defaults as slirp4netns 1.2."},
-        footer = {"", "Example:", "  unshare --user --map-root-user --net sleep infinity &",
-                "  jslirp attach --configure --mtu 65520 $! tap0"})
+        footer = {"", "Examples:", "  unshare --user --map-root-user --net sleep infinity &",
+                "  jslirp attach --configure --mtu 65520 $! tap0",
+                "",
+                "  # forward host port 8080, then: jslirp status --api-socket /tmp/api.sock",
+                "  jslirp attach -c -t 8080:80 --api-socket /tmp/api.sock $! tap0",
+                "",
+                "  # rootlesskit (and Podman through it) with bin/slirp4netns, which runs",
+                "  # jslirp attach with slirp4netns's arguments:",
+                "  rootlesskit --net=slirp4netns --slirp4netns-binary=$PWD/bin/slirp4netns \\",
+                "      --port-driver=slirp4netns -- sh"})
 final class AttachCommand implements Callable<Integer> {
     @Mixin
     NetworkOptions network;

@@ -72,7 +72,7 @@ final class NetworkOptions {
     boolean preserveSource;
 
     @Option(names = {"-a", "--api-socket"}, paramLabel = "PATH",
-            description = "serve slirp4netns's API (add_hostfwd, list_hostfwd, remove_hostfwd; and get_counters) on a unix socket at PATH")
+            description = "serve slirp4netns's API (add_hostfwd, list_hostfwd, remove_hostfwd; and get_counters, get_status) on a unix socket at PATH")
     Path apiSocket;
 
     @Option(names = "--outbound-addr", paramLabel = "IPv4",

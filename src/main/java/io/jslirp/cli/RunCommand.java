@@ -24,7 +24,11 @@ import java.util.concurrent.CompletableFuture;
 @Command(name = "run", mixinStandardHelpOptions = true,
         description = "Run COMMAND (default: $SHELL) in a new network namespace served by jslirp; exit with its status.",
         footer = {"", "Examples:", "  jslirp run -- curl http://10.0.2.2:8080/   # 10.0.2.2 is the host's 127.0.0.1",
-                "  jslirp run --mtu 65520 -- sh"})
+                "  jslirp run --mtu 65520 -- sh",
+                "  # the command's port 80 on the host's 127.0.0.1:8080:",
+                "  jslirp run -t 8080:80 -- busybox httpd -f -p 80",
+                "  # flows and counters with 'jslirp status --api-socket /tmp/api.sock':",
+                "  jslirp run --api-socket /tmp/api.sock --pcap /tmp/run.pcap -- sh"})
 final class RunCommand implements Callable<Integer> {
     @Mixin
     NetworkOptions network;
