@@ -3,6 +3,10 @@ package io.jslirp.cli;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Supplier;
+
 /** The {@code jslirp} command. Errors in its arguments print one line and exit 1, as slirp4netns does. */
 @Command(name = "jslirp", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "User-mode networking for network namespaces and virtual machines.",
@@ -14,8 +18,7 @@ import picocli.CommandLine.Command;
                 "  jslirp status --api-socket /tmp/api.sock   # flows and counters",
                 "",
                 "'jslirp COMMAND --help' shows a command's options and examples.",
-                "docs/compatibility.md compares them with slirp4netns, pasta and QEMU."},
-        subcommands = {AttachCommand.class, RunCommand.class, QemuCommand.class, ForwardCommand.class, StatusCommand.class})
+                "docs/compatibility.md compares them with slirp4netns, pasta and QEMU."})
 public final class Main implements Runnable {
     static final int EXIT_USAGE = 1;
 
@@ -27,12 +30,32 @@ public final class Main implements Runnable {
         throw new CommandLine.ParameterException(spec.commandLine(), "missing command (attach, run, qemu, forward or status)");
     }
 
-    public static void main(String[] args) {
-        System.exit(commandLine().execute(args));
+    /** The subcommands in the order --help lists them. */
+    private static final Map<String, Supplier<Object>> COMMANDS = new LinkedHashMap<>();
+    static {
+        COMMANDS.put("attach", AttachCommand::new);
+        COMMANDS.put("run", RunCommand::new);
+        COMMANDS.put("qemu", QemuCommand::new);
+        COMMANDS.put("forward", ForwardCommand::new);
+        COMMANDS.put("status", StatusCommand::new);
     }
 
-    static CommandLine commandLine() {
+    public static void main(String[] args) {
+        System.exit(commandLine(args.length > 0 ? args[0] : null).execute(args));
+    }
+
+    /**
+     * The command line for a run whose first argument is first: with only that subcommand when
+     * first names one (picocli reflects over every command it is given: tens of milliseconds of
+     * start-up), else with all of them (help, errors).
+     */
+    static CommandLine commandLine(String first) {
         CommandLine cl = new CommandLine(new Main());
+        if (COMMANDS.containsKey(first)) {
+            cl.addSubcommand(first, COMMANDS.get(first).get());
+        } else {
+            COMMANDS.forEach((name, command) -> cl.addSubcommand(name, command.get()));
+        }
         cl.setParameterExceptionHandler((e, args) -> {
             CommandLine c = e.getCommandLine();
             System.err.println("jslirp: " + e.getMessage() + " (see '" + c.getCommandSpec().qualifiedName() + " --help')");
