@@ -1,5 +1,6 @@
 package io.jslirp.cli;
 
+import io.jslirp.sys.Prelink;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -41,7 +42,9 @@ public final class Main implements Runnable {
     }
 
     public static void main(String[] args) {
-        System.exit(commandLine(args.length > 0 ? args[0] : null).execute(args));
+        String first = args.length > 0 ? args[0] : null;
+        if ("run".equals(first) || "attach".equals(first) || "qemu".equals(first)) Prelink.startInBackground();
+        System.exit(commandLine(first).execute(args));
     }
 
     /**

@@ -8,9 +8,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
-import java.lang.invoke.MutableCallSite;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.Objects;
@@ -53,17 +51,7 @@ final class Native {
         options[0] = CAPTURE_ERRNO;
         System.arraycopy(extra, 0, options, 1, extra.length);
         MethodType type = fd.toMethodType().insertParameterTypes(0, MemorySegment.class);
-        return lazily(type, () -> LINKER.downcallHandle(find(name), fd, options));
-    }
-
-    private static final MethodHandle LINK;
-    static {
-        try {
-            LINK = MethodHandles.lookup().findStatic(Native.class, "link",
-                    MethodType.methodType(MethodHandle.class, MutableCallSite.class, Supplier.class));
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
+        return lazily(name, type, () -> LINKER.downcallHandle(find(name), fd, options));
     }
 
     /**
@@ -73,18 +61,8 @@ final class Native {
      * linked, its target is the downcall itself, which the JIT compiles in as a constant, so the
      * data path pays nothing for the indirection.
      */
-    private static MethodHandle lazily(MethodType type, Supplier<MethodHandle> linker) {
-        MutableCallSite site = new MutableCallSite(type);
-        MethodHandle linkFirst = MethodHandles.insertArguments(LINK, 0, site, linker);
-        site.setTarget(MethodHandles.foldArguments(MethodHandles.exactInvoker(type), linkFirst));
-        return site.dynamicInvoker();
-    }
-
-    /** Links a downcall and makes it its call site's target (two threads may both link: harmless). */
-    private static MethodHandle link(MutableCallSite site, Supplier<MethodHandle> linker) {
-        MethodHandle downcall = linker.get();
-        site.setTarget(downcall);
-        return downcall;
+    private static MethodHandle lazily(String name, MethodType type, Supplier<MethodHandle> linker) {
+        return new LazyDowncall(name, type, linker).invoker();
     }
 
     // ioctl(fd, unsigned long request, ...) is variadic; the argument pointer is the variadic one.
@@ -125,7 +103,7 @@ final class Native {
 
     /** Downcall for a call that cannot fail (getpid) or whose failure is not reported via errno. */
     static MethodHandle downcallNoErrno(String name, FunctionDescriptor fd) {
-        return lazily(fd.toMethodType(), () -> LINKER.downcallHandle(find(name), fd));
+        return lazily(name, fd.toMethodType(), () -> LINKER.downcallHandle(find(name), fd));
     }
 
     static MemorySegment find(String name) {
