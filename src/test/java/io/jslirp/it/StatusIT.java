@@ -110,6 +110,41 @@ class StatusIT {
         }
     }
 
+    /** An IPv6 connection is listed with its addresses in brackets: the guest's, fd00::2 and the host's ::1. */
+    @Test
+    @Timeout(120)
+    void showsIpv6FlowsInBrackets() throws Exception {
+        ItEnv.assumeJslirp("status is jslirp's");
+        ItEnv.assumeTools("ncat");
+        Path api = tmp.resolve("api6.sock");
+        Process guest = null;
+        try (ServerSocket server = new ServerSocket(0, 1, Ipv6IT.LOOPBACK6);
+             Namespace ns = Namespace.createWithIpv6();
+             Stack.Running stack = Stack.attach(ns, Stack.Options.configured().enableIpv6().extra("--api-socket", api.toString()))) {
+            ApiClient.await(api, stack, T);
+            Ipv6IT.awaitSlaac(ns, stack);
+            int port = server.getLocalPort();
+            guest = start(ns, "(head -c 1000 /dev/zero; sleep 100) | ncat -6 -p 40125 fd00::2 " + port + " > /dev/null");
+            Socket accepted = server.accept();
+            accepted.getInputStream().readNBytes(1000);
+            accepted.getOutputStream().write(new byte[2000]);
+            String[] row = null;
+            String table = "";
+            for (int i = 0; i < 100 && (row == null || !row[7].equals("2000")); i++) {
+                Namespace.sleep(100);
+                table = Cmd.run(T, Stack.Kind.JSLIRP.executable(), "status", "--api-socket", api.toString()).out();
+                row = table.lines().map(l -> l.split(" +")).filter(c -> c.length == 9 && c[3].endsWith("]:40125")).findFirst().orElse(null);
+            }
+            assertThat(row).as(table).isNotNull();
+            assertThat(row[3]).as(table).startsWith("[fd00::");
+            assertThat(Arrays.copyOfRange(row, 0, 3)).containsExactly("tcp", "ESTABLISHED", "out");
+            assertThat(Arrays.copyOfRange(row, 4, 8)).as(table).containsExactly("[fd00::2]:" + port, "[::1]:" + port, "1000", "2000");
+            accepted.close();
+        } finally {
+            if (guest != null) Cmd.killTree(guest.toHandle());
+        }
+    }
+
     /** The status line of the flow of protocol with the guest's end, split in columns, or null. */
     private static String[] row(String table, String protocol, String guestEnd) {
         return table.lines().map(l -> l.split(" +")).filter(c -> c.length == 9 && c[0].equals(protocol) && c[3].equals(guestEnd))
