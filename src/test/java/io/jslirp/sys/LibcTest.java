@@ -154,7 +154,7 @@ class LibcTest {
             // on a busy machine that can take a while. Pass on the first quiet window.
             long tid = Thread.currentThread().threadId();
             long least = Long.MAX_VALUE;
-            for (int window = 0; window < 20 && least >= 1024; window++) {
+            for (int window = 0; window < 60 && least >= 1024; window++) {
                 long before = threads.getThreadAllocatedBytes(tid);
                 for (int i = 0; i < 10_000; i++) {
                     round.run();
