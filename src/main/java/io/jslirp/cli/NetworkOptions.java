@@ -44,7 +44,7 @@ final class NetworkOptions {
     boolean disableDns;
 
     @Option(names = {"-t", "--tcp-forward"}, paramLabel = "[ADDR/]PORT[-PORT][:GUESTPORT[-PORT]]",
-            description = "forward host TCP port PORT, or a range (on 127.0.0.1 unless ADDR is given), to the guest's GUESTPORT (default: PORT); repeatable")
+            description = "forward host TCP port PORT, or a range (on 127.0.0.1, and ::1 with --enable-ipv6, unless ADDR is given; ADDR IPv4 or IPv6), to the guest's GUESTPORT (default: PORT); repeatable")
     List<String> tcpForwards = new ArrayList<>();
 
     @Option(names = "--tftp", paramLabel = "DIR", description = "serve DIR read-only over TFTP on the gateway's port 69 (QEMU's tftp=DIR)")
@@ -132,7 +132,7 @@ final class NetworkOptions {
             throw new IllegalArgumentException("cannot read --resolv-conf " + resolvConf);
         }
         List<PortForward> forwards = new ArrayList<>();
-        for (String spec : tcpForwards) forwards.addAll(PortForward.parse(PortForward.Protocol.TCP, spec));
+        for (String spec : tcpForwards) forwards.addAll(PortForward.parse(PortForward.Protocol.TCP, spec, enableIpv6));
         for (String spec : udpForwards) forwards.addAll(PortForward.parse(PortForward.Protocol.UDP, spec));
         if (tftp != null && !Files.isDirectory(tftp)) throw new IllegalArgumentException("--tftp " + tftp + " is not a directory");
         if (bootFile != null && !bootFile.matches("[\\x21-\\x7e]{1,127}")) {

@@ -26,10 +26,4 @@ final class GuestDial {
         this.sourcePort = sourcePort;
         this.iss = iss;
     }
-
-    @Override
-    public String toString() {
-        return "forwarded tcp " + io.jslirp.wire.Ipv4.format(source) + ":" + sourcePort + " -> "
-                + io.jslirp.wire.Ipv4.format(guestAddress) + ":" + guestPort;
-    }
 }

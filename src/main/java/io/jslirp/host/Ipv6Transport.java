@@ -5,6 +5,7 @@ import io.jslirp.stack.Counters;
 import io.jslirp.stack.Stack6;
 import io.jslirp.stack.Transport;
 import io.jslirp.tcp.TcpConfig;
+import io.jslirp.util.AddressBook;
 
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -20,15 +21,34 @@ public final class Ipv6Transport implements Transport {
     /** Null with --disable-dns. */
     private final DnsForwarder dns;
     private final Counters counters;
+    private final Stack6 stack;
 
-    /** @param nameservers where queries to the DNS address go; null disables it (--disable-dns) */
+    /**
+     * @param nameservers    where queries to the DNS address go; null disables it (--disable-dns)
+     * @param preserveSource whether forwarded clients reach the guest from their own addresses (--preserve-source)
+     */
     public Ipv6Transport(EventLoop loop, Stack6 stack, List<Nameserver> nameservers, TcpConfig tcpConfig,
-                         long idleTimeoutNanos, Limits limits) {
-        Family family = new Ipv6Family(stack);
+                         long idleTimeoutNanos, Limits limits, boolean preserveSource) {
+        this.stack = stack;
+        Ipv6Family family = new Ipv6Family(stack);
         this.dns = nameservers == null ? null : new DnsForwarder(loop, family, nameservers);
-        this.tcp = new TcpNat(loop, family, dns, null, tcpConfig, limits); // no forwards to the guest over IPv6 yet
+        ForwardSource forwardSource = new Ipv6ForwardSource(stack.network(), stack.addresses(), family.gateway(), preserveSource);
+        this.tcp = new TcpNat(loop, family, dns, forwardSource, tcpConfig, limits);
         this.udp = new UdpNat(loop, family, idleTimeoutNanos, limits);
         this.counters = stack.counters();
+    }
+
+    /**
+     * Opens a forwarded host client's connection (fd, from [clientHi:clientLo]:clientPort) to the
+     * guest's IPv6 address at guestPort; false (nothing done) while that address is not known.
+     */
+    boolean forward(int fd, int guestPort, long clientHi, long clientLo, int clientPort) {
+        int guest = stack.guestAddress();
+        if (guest == AddressBook.NONE) return false;
+        int client = stack.addresses().acquire(clientHi, clientLo);
+        tcp.forward(fd, guest, guestPort, client, clientPort);
+        stack.addresses().release(client);
+        return true;
     }
 
     @Override

@@ -54,7 +54,7 @@ final class TcpNat {
     /** How long the first SYN waits for the guest's answer to an ARP request (a guest that never sent a frame). */
     private static final long ARP_WAIT_NANOS = 20_000_000L;
 
-    /** forwardSource: where forwarded clients appear to come from; null for a family without forwards (IPv6). */
+    /** forwardSource: where forwarded clients appear to come from. */
     TcpNat(EventLoop loop, Family family, DnsForwarder dns, ForwardSource forwardSource, TcpConfig config, Limits limits) {
         this.loop = loop;
         this.family = family;
@@ -175,7 +175,9 @@ final class TcpNat {
         GuestDial dial = new GuestDial(fd, guestAddress, guestPort, source, port, ThreadLocalRandom.current().nextInt());
         dial.timer = new Timer(() -> dialTimedOut(dial));
         dials.put(guestAddress, guestPort, source, port, dial);
-        Log.debug(() -> dial + " opening");
+        family.retain(guestAddress); // released when the dial fails, else by the connection it becomes
+        family.retain(source);
+        Log.debug(() -> describe(dial) + " opening");
         if (family.resolveGuestMac(guestAddress)) {
             sendSyn(dial);
         } else {
@@ -208,7 +210,7 @@ final class TcpNat {
             sendSyn(d);
             return;
         }
-        Log.debug(() -> d + ": the guest did not answer");
+        Log.debug(() -> describe(d) + ": the guest did not answer");
         endDial(d, true);
     }
 
@@ -218,7 +220,7 @@ final class TcpNat {
         boolean acksOurSyn = (flags & Tcp.ACK) != 0 && Tcp.ack(f, off) == d.iss + 1;
         if ((flags & Tcp.RST) != 0) {
             if (acksOurSyn) {
-                Log.debug(() -> d + " refused by the guest");
+                Log.debug(() -> describe(d) + " refused by the guest");
                 endDial(d, true);
             }
             return;
@@ -239,6 +241,8 @@ final class TcpNat {
     /** Gives up a dial; the host client gets a RST when reset. */
     private void endDial(GuestDial d, boolean reset) {
         dials.remove(d.guestAddress, d.guestPort, d.source, d.sourcePort);
+        family.release(d.guestAddress);
+        family.release(d.source);
         loop.schedule(d.timer, Long.MAX_VALUE);
         if (reset) Sockets.setLingerZero(d.fd);
         Libc.close(d.fd);
@@ -258,6 +262,10 @@ final class TcpNat {
     String describe(TcpConnection c) {
         return "tcp " + family.format(c.guestAddress) + ":" + c.guestPort + " -> " + family.format(c.remoteAddress) + ":"
                 + c.remotePort + " " + c.state();
+    }
+
+    private String describe(GuestDial d) {
+        return "forwarded tcp " + family.format(d.source) + ":" + d.sourcePort + " -> " + family.format(d.guestAddress) + ":" + d.guestPort;
     }
 
     void markDirty(TcpFlow flow) {

@@ -53,6 +53,7 @@ final class UdpForwards {
 
     /** Binds the forward's host port; throws IllegalArgumentException (e.g. the port is taken) saying what failed. */
     HostForward open(PortForward forward, IntSupplier guestAddress) {
+        if (forward.ipv6()) throw new IllegalArgumentException("forward " + forward + ": UDP from an IPv6 host address is not supported yet");
         return new Socket(forward, guestAddress);
     }
 
