@@ -49,7 +49,7 @@ public final class HostTransport implements Transport {
         this.tcp = new TcpNat(loop, family, dns, forwardSource, tcpConfig, limits);
         this.udp = new UdpNat(loop, family, idleTimeoutNanos, limits);
         this.ping = new PingNat(loop, stack, policy, idleTimeoutNanos);
-        this.udpForwards = new UdpForwards(loop, stack, udp, forwardSource, idleTimeoutNanos);
+        this.udpForwards = new UdpForwards(loop, family, udp, forwardSource, idleTimeoutNanos);
     }
 
     /** With --enable-ipv6, before the forwards are opened: clients of IPv6 host addresses then reach the guest over IPv6. */
@@ -63,7 +63,8 @@ public final class HostTransport implements Transport {
      * from the gateway (or the client, with --preserve-source). Throws IllegalArgumentException when the host port cannot be bound.
      */
     public HostForward forward(PortForward forward) {
-        HostForward f = forward.protocol() == PortForward.Protocol.UDP ? udpForwards.open(forward, stack::guestAddress)
+        HostForward f = forward.protocol() == PortForward.Protocol.UDP
+                ? new UdpForwardSocket(loop, forward, udpForwards, stack::guestAddress, ipv6)
                 : forward.ipv6() ? new ForwardListener6(loop, tcp, stack::guestAddress, ipv6, forward)
                 : new ForwardListener(loop, tcp, forward, stack::guestAddress);
         forwards.add(f);

@@ -18,6 +18,8 @@ import java.util.List;
 public final class Ipv6Transport implements Transport {
     private final TcpNat tcp;
     private final UdpNat udp;
+    /** Clients of forwarded UDP ports of IPv6 host addresses, toward the guest's IPv6 address. */
+    private final UdpForwards udpForwards;
     /** Null with --disable-dns. */
     private final DnsForwarder dns;
     private final Counters counters;
@@ -35,6 +37,7 @@ public final class Ipv6Transport implements Transport {
         ForwardSource forwardSource = new Ipv6ForwardSource(stack.network(), stack.addresses(), family.gateway(), preserveSource);
         this.tcp = new TcpNat(loop, family, dns, forwardSource, tcpConfig, limits);
         this.udp = new UdpNat(loop, family, idleTimeoutNanos, limits);
+        this.udpForwards = new UdpForwards(loop, family, udp, forwardSource, idleTimeoutNanos);
         this.counters = stack.counters();
     }
 
@@ -43,12 +46,25 @@ public final class Ipv6Transport implements Transport {
      * guest's IPv6 address at guestPort; false (nothing done) while that address is not known.
      */
     boolean forward(int fd, int guestPort, long clientHi, long clientLo, int clientPort) {
-        int guest = stack.guestAddress();
+        int guest = guestAddress();
         if (guest == AddressBook.NONE) return false;
         int client = stack.addresses().acquire(clientHi, clientLo);
         tcp.forward(fd, guest, guestPort, client, clientPort);
         stack.addresses().release(client);
         return true;
+    }
+
+    /** The guest's IPv6 address (a handle of {@link #addresses()}), or {@link AddressBook#NONE} while unknown. */
+    int guestAddress() {
+        return stack.guestAddress();
+    }
+
+    AddressBook addresses() {
+        return stack.addresses();
+    }
+
+    UdpForwards udpForwards() {
+        return udpForwards;
     }
 
     @Override
@@ -58,6 +74,7 @@ public final class Ipv6Transport implements Transport {
 
     @Override
     public void udp(MemorySegment frame, long offset, int length, int source, int sourcePort, int destination, int destinationPort) {
+        if (udpForwards.fromGuest(frame, offset, length, source, sourcePort, destination, destinationPort)) return;
         if (dns != null && dns.serves(destination, destinationPort)) dns.query(frame, offset, length, source, sourcePort);
         else udp.datagram(frame, offset, length, source, sourcePort, destination, destinationPort);
     }
