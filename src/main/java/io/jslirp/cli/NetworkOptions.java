@@ -76,8 +76,12 @@ final class NetworkOptions {
     Path apiSocket;
 
     @Option(names = "--outbound-addr", paramLabel = "IPv4",
-            description = "host address that every outbound connection and UDP flow comes from (as slirp4netns, IPv4 only)")
+            description = "host address that every outbound IPv4 connection and UDP flow comes from (as slirp4netns; an address, not an interface)")
     String outboundAddress;
+
+    @Option(names = "--outbound-addr6", paramLabel = "IPv6",
+            description = "host address that every outbound IPv6 connection and UDP flow comes from (with --enable-ipv6; an address, not an interface)")
+    String outboundAddress6;
 
     @Option(names = "--allow", paramLabel = "CIDR",
             description = "let the guest reach only host destinations in CIDR (and other --allow networks); repeatable")
@@ -141,6 +145,7 @@ final class NetworkOptions {
         EngineConfig.Builder config = EngineConfig.builder(network, disableDns ? null : ResolvConf.nameservers(resolvConf))
                 .forwards(forwards)
                 .outboundAddress(outboundAddress == null ? 0 : OutboundAddress.check(outboundAddress))
+                .outboundAddress6(outboundAddress6 == null ? null : OutboundAddress.check6(outboundAddress6))
                 .tcp(tcpConfig(network))
                 .limits(limits())
                 .tftp(tftp, bootFile)

@@ -1,11 +1,12 @@
 package io.jslirp.cli;
 
+import io.jslirp.host.HostAddress6;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
 import io.jslirp.sys.Sockets;
 import io.jslirp.wire.Ipv4;
 
-/** slirp4netns's {@code --outbound-addr}, IPv4 only: checked at start by binding a socket to it. */
+/** slirp4netns's {@code --outbound-addr} (IPv4) and {@code --outbound-addr6}: checked at start by binding a socket to it. */
 final class OutboundAddress {
     private OutboundAddress() {}
 
@@ -22,6 +23,22 @@ final class OutboundAddress {
         int r = Sockets.bind4(fd, address, 0);
         Libc.close(fd);
         if (r < 0) throw new IllegalArgumentException("--outbound-addr " + text + " cannot be used: " + Errno.describe(-r));
+        return address;
+    }
+
+    /** The IPv6 address; IllegalArgumentException when it is not an IPv6 address of this host. */
+    static HostAddress6 check6(String text) {
+        HostAddress6 address;
+        try {
+            address = HostAddress6.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--outbound-addr6 must be an IPv6 address (interface names are not supported): " + text);
+        }
+        int fd = Sockets.udp6();
+        if (fd < 0) throw new IllegalArgumentException("cannot create a socket: " + Errno.describe(-fd));
+        int r = Sockets.bind6(fd, address.hi(), address.lo(), 0);
+        Libc.close(fd);
+        if (r < 0) throw new IllegalArgumentException("--outbound-addr6 " + text + " cannot be used: " + Errno.describe(-r));
         return address;
     }
 }

@@ -28,11 +28,12 @@ public final class Ipv6Transport implements Transport {
     /**
      * @param nameservers    where queries to the DNS address go; null disables it (--disable-dns)
      * @param preserveSource whether forwarded clients reach the guest from their own addresses (--preserve-source)
+     * @param outboundAddress what outbound sockets are bound to (--outbound-addr6), or null
      */
     public Ipv6Transport(EventLoop loop, Stack6 stack, List<Nameserver> nameservers, TcpConfig tcpConfig,
-                         long idleTimeoutNanos, Limits limits, boolean preserveSource) {
+                         long idleTimeoutNanos, Limits limits, boolean preserveSource, HostAddress6 outboundAddress) {
         this.stack = stack;
-        Ipv6Family family = new Ipv6Family(stack);
+        Ipv6Family family = new Ipv6Family(stack, outboundAddress);
         this.dns = nameservers == null ? null : new DnsForwarder(loop, family, nameservers);
         ForwardSource forwardSource = new Ipv6ForwardSource(stack.network(), stack.addresses(), family.gateway(), preserveSource);
         this.tcp = new TcpNat(loop, family, dns, forwardSource, tcpConfig, limits);

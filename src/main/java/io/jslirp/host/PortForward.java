@@ -1,7 +1,6 @@
 package io.jslirp.host;
 
 import io.jslirp.wire.Ipv4;
-import io.jslirp.wire.Ipv6;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -11,17 +10,7 @@ import java.util.List;
  * (IPv4, host order; or the IPv6 address host6 when it is not null) go to guestAddress:guestPort,
  * where guestAddress 0 means the guest's own address (the one it last sent from).
  */
-public record PortForward(Protocol protocol, int hostAddress, Host6 host6, int hostPort, int guestAddress, int guestPort) {
-    /** An IPv6 host address, its two halves in network order. */
-    public record Host6(long hi, long lo) {
-        public static final Host6 LOOPBACK = new Host6(0, 1);
-
-        @Override
-        public String toString() {
-            return "[" + Ipv6.format(hi, lo) + "]";
-        }
-    }
-
+public record PortForward(Protocol protocol, int hostAddress, HostAddress6 host6, int hostPort, int guestAddress, int guestPort) {
     public enum Protocol {
         TCP, UDP;
 
@@ -61,15 +50,14 @@ public record PortForward(Protocol protocol, int hostAddress, Host6 host6, int h
     public static List<PortForward> parse(Protocol protocol, String spec, boolean alsoIpv6Loopback) {
         String rest = spec;
         int address = Ipv4.parse("127.0.0.1");
-        Host6 host6 = null;
+        HostAddress6 host6 = null;
         boolean bothLoopbacks = alsoIpv6Loopback;
         int slash = rest.indexOf('/');
         if (slash >= 0) {
             String text = rest.substring(0, slash);
             try {
                 if (text.contains(":")) {
-                    long[] a = Ipv6.parse(text);
-                    host6 = new Host6(a[0], a[1]);
+                    host6 = HostAddress6.parse(text);
                     address = 0;
                 } else {
                     address = Ipv4.parse(text);
@@ -92,7 +80,7 @@ public record PortForward(Protocol protocol, int hostAddress, Host6 host6, int h
         }
         if (bothLoopbacks) {
             for (int i = 0; i <= host[1] - host[0]; i++) {
-                forwards.add(new PortForward(protocol, 0, Host6.LOOPBACK, host[0] + i, 0, guest[0] + i));
+                forwards.add(new PortForward(protocol, 0, HostAddress6.LOOPBACK, host[0] + i, 0, guest[0] + i));
             }
         }
         return forwards;

@@ -39,9 +39,9 @@ class PortForwardTest {
     @Test
     void anIpv6AddressIsWrittenPlainlyBeforeTheSlash() {
         assertThat(PortForward.parse(Protocol.TCP, "::1/8080:80"))
-                .containsExactly(new PortForward(Protocol.TCP, 0, PortForward.Host6.LOOPBACK, 8080, 0, 80));
+                .containsExactly(new PortForward(Protocol.TCP, 0, HostAddress6.LOOPBACK, 8080, 0, 80));
         List<PortForward> any = PortForward.parse(Protocol.UDP, "::/5353:53", true);
-        assertThat(any).containsExactly(new PortForward(Protocol.UDP, 0, new PortForward.Host6(0, 0), 5353, 0, 53));
+        assertThat(any).containsExactly(new PortForward(Protocol.UDP, 0, new HostAddress6(0, 0), 5353, 0, 53));
         assertThat(any.getFirst().ipv6()).isTrue();
         assertThat(PortForward.parse(Protocol.TCP, "2001:db8::7/80").getFirst().toString()).isEqualTo("tcp [2001:db8::7]/80:80");
     }
@@ -50,8 +50,8 @@ class PortForwardTest {
     void withoutAddressIpv6LoopbackToWhenAsked() {
         assertThat(PortForward.parse(Protocol.TCP, "8080-8081:80-81", true)).containsExactly(
                 new PortForward(Protocol.TCP, LOOPBACK, 8080, 0, 80), new PortForward(Protocol.TCP, LOOPBACK, 8081, 0, 81),
-                new PortForward(Protocol.TCP, 0, PortForward.Host6.LOOPBACK, 8080, 0, 80),
-                new PortForward(Protocol.TCP, 0, PortForward.Host6.LOOPBACK, 8081, 0, 81));
+                new PortForward(Protocol.TCP, 0, HostAddress6.LOOPBACK, 8080, 0, 80),
+                new PortForward(Protocol.TCP, 0, HostAddress6.LOOPBACK, 8081, 0, 81));
         assertThat(PortForward.parse(Protocol.TCP, "127.0.0.1/8080", true)).hasSize(1);
     }
 
