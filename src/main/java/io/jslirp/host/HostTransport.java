@@ -76,14 +76,14 @@ public final class HostTransport implements Transport {
         if (forwards.remove(forward)) forward.close();
     }
 
-    /** Open TCP connections (also those through forwarded ports). */
+    /** Open TCP connections (also those through forwarded ports), IPv6's included. */
     public int tcpConnections() {
-        return tcp.size();
+        return tcp.size() + (ipv6 == null ? 0 : ipv6.tcpConnections());
     }
 
-    /** Open UDP flows: the guest's own and forwarded clients'. */
+    /** Open UDP flows: the guest's own and forwarded clients', IPv6's included. */
     public int udpFlows() {
-        return udp.size() + udpForwards.size();
+        return udp.size() + udpForwards.size() + (ipv6 == null ? 0 : ipv6.udpFlows());
     }
 
     /**

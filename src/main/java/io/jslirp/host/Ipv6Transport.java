@@ -64,6 +64,14 @@ public final class Ipv6Transport implements Transport {
         return stack.addresses();
     }
 
+    int tcpConnections() {
+        return tcp.size();
+    }
+
+    int udpFlows() {
+        return udp.size() + udpForwards.size();
+    }
+
     UdpForwards udpForwards() {
         return udpForwards;
     }
