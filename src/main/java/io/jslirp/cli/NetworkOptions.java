@@ -136,8 +136,9 @@ final class NetworkOptions {
             throw new IllegalArgumentException("cannot read --resolv-conf " + resolvConf);
         }
         List<PortForward> forwards = new ArrayList<>();
-        for (String spec : tcpForwards) forwards.addAll(PortForward.parse(PortForward.Protocol.TCP, spec, enableIpv6));
-        for (String spec : udpForwards) forwards.addAll(PortForward.parse(PortForward.Protocol.UDP, spec, enableIpv6));
+        boolean alsoIpv6Loopback = enableIpv6 && OutboundAddress.ipv6LoopbackUsable();
+        for (String spec : tcpForwards) forwards.addAll(PortForward.parse(PortForward.Protocol.TCP, spec, alsoIpv6Loopback));
+        for (String spec : udpForwards) forwards.addAll(PortForward.parse(PortForward.Protocol.UDP, spec, alsoIpv6Loopback));
         if (tftp != null && !Files.isDirectory(tftp)) throw new IllegalArgumentException("--tftp " + tftp + " is not a directory");
         if (bootFile != null && !bootFile.matches("[\\x21-\\x7e]{1,127}")) {
             throw new IllegalArgumentException("--bootfile must be 1-127 printable ASCII characters without spaces: " + bootFile);

@@ -6,7 +6,10 @@ import io.jslirp.sys.Libc;
 import io.jslirp.sys.Sockets;
 import io.jslirp.wire.Ipv4;
 
-/** slirp4netns's {@code --outbound-addr} (IPv4) and {@code --outbound-addr6}: checked at start by binding a socket to it. */
+/**
+ * Host addresses checked at start by binding a socket to them: slirp4netns's
+ * {@code --outbound-addr} (IPv4) and {@code --outbound-addr6}, and the IPv6 loopback.
+ */
 final class OutboundAddress {
     private OutboundAddress() {}
 
@@ -40,5 +43,17 @@ final class OutboundAddress {
         Libc.close(fd);
         if (r < 0) throw new IllegalArgumentException("--outbound-addr6 " + text + " cannot be used: " + Errno.describe(-r));
         return address;
+    }
+
+    /**
+     * Whether the host has ::1 (IPv6 is not disabled), so that forwards without an address listen
+     * there too; where it has not, they listen on 127.0.0.1 only instead of failing.
+     */
+    static boolean ipv6LoopbackUsable() {
+        int fd = Sockets.udp6();
+        if (fd < 0) return false;
+        int r = Sockets.bind6(fd, HostAddress6.LOOPBACK.hi(), HostAddress6.LOOPBACK.lo(), 0);
+        Libc.close(fd);
+        return r == 0;
     }
 }
