@@ -2,6 +2,7 @@ package io.jslirp.cli;
 
 import io.jslirp.host.PortForward;
 import io.jslirp.wire.Ipv4;
+import io.jslirp.wire.Ipv6;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -64,10 +65,15 @@ final class ForwardCommand implements Runnable {
             int status = 0;
             for (PortForward f : PortForward.parse(protocol, spec)) {
                 status |= socket.send("{\"execute\":\"add_hostfwd\",\"arguments\":{\"proto\":\"" + protocol.lowerCase()
-                        + "\",\"host_addr\":\"" + Ipv4.format(f.hostAddress()) + "\",\"host_port\":" + f.hostPort()
+                        + "\",\"host_addr\":\"" + hostAddress(f) + "\",\"host_port\":" + f.hostPort()
                         + guest + ",\"guest_port\":" + f.guestPort() + "}}");
             }
             return status;
+        }
+
+        /** As written; an IPv6 one too, which the API (as slirp4netns's) refuses with its bad-arguments error. */
+        private static String hostAddress(PortForward f) {
+            return f.ipv6() ? Ipv6.format(f.host6().hi(), f.host6().lo()) : Ipv4.format(f.hostAddress());
         }
     }
 

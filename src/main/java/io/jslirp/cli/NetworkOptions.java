@@ -44,7 +44,7 @@ final class NetworkOptions {
     boolean disableDns;
 
     @Option(names = {"-t", "--tcp-forward"}, paramLabel = "[ADDR/]PORT[-PORT][:GUESTPORT[-PORT]]",
-            description = "forward host TCP port PORT, or a range (on 127.0.0.1 unless ADDR is given), to the guest's GUESTPORT (default: PORT); repeatable")
+            description = "forward host TCP port PORT, or a range (on 127.0.0.1, and ::1 with --enable-ipv6, unless ADDR is given; ADDR IPv4 or IPv6), to the guest's GUESTPORT (default: PORT); repeatable")
     List<String> tcpForwards = new ArrayList<>();
 
     @Option(names = "--tftp", paramLabel = "DIR", description = "serve DIR read-only over TFTP on the gateway's port 69 (QEMU's tftp=DIR)")
@@ -76,8 +76,12 @@ final class NetworkOptions {
     Path apiSocket;
 
     @Option(names = "--outbound-addr", paramLabel = "IPv4",
-            description = "host address that every outbound connection and UDP flow comes from (as slirp4netns, IPv4 only)")
+            description = "host address that every outbound IPv4 connection and UDP flow comes from (as slirp4netns; an address, not an interface)")
     String outboundAddress;
+
+    @Option(names = "--outbound-addr6", paramLabel = "IPv6",
+            description = "host address that every outbound IPv6 connection and UDP flow comes from (with --enable-ipv6; an address, not an interface)")
+    String outboundAddress6;
 
     @Option(names = "--allow", paramLabel = "CIDR",
             description = "let the guest reach only host destinations in CIDR (and other --allow networks); repeatable")
@@ -132,8 +136,9 @@ final class NetworkOptions {
             throw new IllegalArgumentException("cannot read --resolv-conf " + resolvConf);
         }
         List<PortForward> forwards = new ArrayList<>();
-        for (String spec : tcpForwards) forwards.addAll(PortForward.parse(PortForward.Protocol.TCP, spec));
-        for (String spec : udpForwards) forwards.addAll(PortForward.parse(PortForward.Protocol.UDP, spec));
+        boolean alsoIpv6Loopback = enableIpv6 && OutboundAddress.ipv6LoopbackUsable();
+        for (String spec : tcpForwards) forwards.addAll(PortForward.parse(PortForward.Protocol.TCP, spec, alsoIpv6Loopback));
+        for (String spec : udpForwards) forwards.addAll(PortForward.parse(PortForward.Protocol.UDP, spec, alsoIpv6Loopback));
         if (tftp != null && !Files.isDirectory(tftp)) throw new IllegalArgumentException("--tftp " + tftp + " is not a directory");
         if (bootFile != null && !bootFile.matches("[\\x21-\\x7e]{1,127}")) {
             throw new IllegalArgumentException("--bootfile must be 1-127 printable ASCII characters without spaces: " + bootFile);
@@ -141,6 +146,7 @@ final class NetworkOptions {
         EngineConfig.Builder config = EngineConfig.builder(network, disableDns ? null : ResolvConf.nameservers(resolvConf))
                 .forwards(forwards)
                 .outboundAddress(outboundAddress == null ? 0 : OutboundAddress.check(outboundAddress))
+                .outboundAddress6(outboundAddress6 == null ? null : OutboundAddress.check6(outboundAddress6))
                 .tcp(tcpConfig(network))
                 .limits(limits())
                 .tftp(tftp, bootFile)

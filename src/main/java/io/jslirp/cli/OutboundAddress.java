@@ -1,11 +1,15 @@
 package io.jslirp.cli;
 
+import io.jslirp.host.HostAddress6;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
 import io.jslirp.sys.Sockets;
 import io.jslirp.wire.Ipv4;
 
-/** slirp4netns's {@code --outbound-addr}, IPv4 only: checked at start by binding a socket to it. */
+/**
+ * Host addresses checked at start by binding a socket to them: slirp4netns's
+ * {@code --outbound-addr} (IPv4) and {@code --outbound-addr6}, and the IPv6 loopback.
+ */
 final class OutboundAddress {
     private OutboundAddress() {}
 
@@ -23,5 +27,33 @@ final class OutboundAddress {
         Libc.close(fd);
         if (r < 0) throw new IllegalArgumentException("--outbound-addr " + text + " cannot be used: " + Errno.describe(-r));
         return address;
+    }
+
+    /** The IPv6 address; IllegalArgumentException when it is not an IPv6 address of this host. */
+    static HostAddress6 check6(String text) {
+        HostAddress6 address;
+        try {
+            address = HostAddress6.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--outbound-addr6 must be an IPv6 address (interface names are not supported): " + text);
+        }
+        int fd = Sockets.udp6();
+        if (fd < 0) throw new IllegalArgumentException("cannot create a socket: " + Errno.describe(-fd));
+        int r = Sockets.bind6(fd, address.hi(), address.lo(), 0);
+        Libc.close(fd);
+        if (r < 0) throw new IllegalArgumentException("--outbound-addr6 " + text + " cannot be used: " + Errno.describe(-r));
+        return address;
+    }
+
+    /**
+     * Whether the host has ::1 (IPv6 is not disabled), so that forwards without an address listen
+     * there too; where it has not, they listen on 127.0.0.1 only instead of failing.
+     */
+    static boolean ipv6LoopbackUsable() {
+        int fd = Sockets.udp6();
+        if (fd < 0) return false;
+        int r = Sockets.bind6(fd, HostAddress6.LOOPBACK.hi(), HostAddress6.LOOPBACK.lo(), 0);
+        Libc.close(fd);
+        return r == 0;
     }
 }

@@ -53,8 +53,9 @@ public final class Engine {
                 config.nameservers(), config.tcp(), config.udpIdleNanos(), config.limits(), config.preserveSource());
         stack.setTransport(transport);
         if (config.tftpRoot() != null) transport.serveTftp(config.tftpRoot());
-        for (PortForward forward : config.forwards()) transport.forward(forward);
         this.transport6 = config.ipv6() == null ? null : startIpv6(config, sink);
+        transport.setIpv6(transport6);
+        for (PortForward forward : config.forwards()) transport.forward(forward);
         loop.atEndOfIteration(link::flush); // after the transport's flush, which produces frames
         new LinkReceiver(link, stack, loop, capture);
         if (capture != null) loop.schedule(captureWriteOut, EventLoop.now() + CAPTURE_WRITE_OUT_NANOS);
@@ -66,7 +67,8 @@ public final class Engine {
 
     private Ipv6Transport startIpv6(EngineConfig config, FrameSink sink) {
         Stack6 stack6 = new Stack6(config.ipv6(), sink, stack.counters());
-        Ipv6Transport t = new Ipv6Transport(loop, stack6, config.nameservers(), config.tcp6(), config.udpIdleNanos(), config.limits());
+        Ipv6Transport t = new Ipv6Transport(loop, stack6, config.nameservers(), config.tcp6(), config.udpIdleNanos(), config.limits(),
+                config.preserveSource(), config.outboundAddress6());
         stack6.setTransport(t);
         stack.setIpv6(stack6);
         new RouterAdvertisements(loop, stack6);

@@ -4,6 +4,7 @@ import io.jslirp.capture.Capture;
 import io.jslirp.host.DestinationRules;
 import io.jslirp.host.Limits;
 import io.jslirp.host.Nameserver;
+import io.jslirp.host.HostAddress6;
 import io.jslirp.host.PortForward;
 import io.jslirp.stack.Ipv6Network;
 import io.jslirp.stack.NetworkConfig;
@@ -30,10 +31,12 @@ import java.util.List;
  * @param rules          host destinations the guest may reach (--allow, --deny)
  * @param preserveSource whether forwarded clients reach the guest from their own addresses
  * @param ipv6           the IPv6 network (with --enable-ipv6), or null for IPv4 only
+ * @param outboundAddress6 host address outbound IPv6 sockets are bound to, or null for the kernel's choice
  */
 public record EngineConfig(NetworkConfig network, List<Nameserver> nameservers, TcpConfig tcp, long udpIdleNanos, List<PortForward> forwards,
                            int outboundAddress, Limits limits, Path tftpRoot, String bootFile, Capture.Settings capture,
-                           long busyPollNanos, DestinationRules rules, boolean preserveSource, Ipv6Network ipv6) {
+                           long busyPollNanos, DestinationRules rules, boolean preserveSource, Ipv6Network ipv6,
+                           HostAddress6 outboundAddress6) {
     public static final long DEFAULT_UDP_IDLE_NANOS = 60_000_000_000L;
     public static final long DEFAULT_BUSY_POLL_NANOS = 50_000L;
 
@@ -62,6 +65,7 @@ public record EngineConfig(NetworkConfig network, List<Nameserver> nameservers, 
         private DestinationRules rules = DestinationRules.NONE;
         private boolean preserveSource;
         private Ipv6Network ipv6;
+        private HostAddress6 outboundAddress6;
 
         private Builder(NetworkConfig network, List<Nameserver> nameservers) {
             this.network = network;
@@ -116,6 +120,11 @@ public record EngineConfig(NetworkConfig network, List<Nameserver> nameservers, 
         }
 
         /** IPv6 too, on slirp4netns's default network (fd00::/64). */
+        public Builder outboundAddress6(HostAddress6 v) {
+            outboundAddress6 = v;
+            return this;
+        }
+
         public Builder ipv6() {
             ipv6 = Ipv6Network.defaults(network);
             return this;
@@ -123,7 +132,7 @@ public record EngineConfig(NetworkConfig network, List<Nameserver> nameservers, 
 
         public EngineConfig build() {
             return new EngineConfig(network, nameservers, tcp, udpIdleNanos, forwards, outboundAddress, limits, tftpRoot, bootFile, capture,
-                    busyPollNanos, rules, preserveSource, ipv6);
+                    busyPollNanos, rules, preserveSource, ipv6, outboundAddress6);
         }
     }
 

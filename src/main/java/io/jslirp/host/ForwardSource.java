@@ -1,27 +1,11 @@
 package io.jslirp.host;
 
-import io.jslirp.stack.NetworkConfig;
-
 /**
  * Where a forwarded port's host client appears to come from in the guest: the gateway, or with
- * {@code --preserve-source} the client's own address where the guest can answer it (its replies go
- * to its default route, the gateway, and so to jslirp). A client on the host's loopback, or with
- * an address the guest would take for its own network, still appears as the gateway, as with
- * libslirp and pasta.
+ * {@code --preserve-source} the client's own address where the guest can answer it. One per IP
+ * version ({@link Ipv4ForwardSource}, {@link Ipv6ForwardSource}).
  */
-final class ForwardSource {
-    private final NetworkConfig config;
-    private final boolean preserve;
-
-    ForwardSource(NetworkConfig config, boolean preserve) {
-        this.config = config;
-        this.preserve = preserve;
-    }
-
-    /** The address the guest sees for a client at clientAddress. */
-    int of(int clientAddress) {
-        int first = clientAddress >>> 24;
-        boolean answerable = first != 127 && first != 0 && (clientAddress >>> 28) < 0xe && !config.inNetwork(clientAddress);
-        return preserve && answerable ? clientAddress : config.gateway();
-    }
+interface ForwardSource {
+    /** The address the guest sees for a client at clientAddress (an address of the family: for IPv6 a handle). */
+    int of(int clientAddress);
 }

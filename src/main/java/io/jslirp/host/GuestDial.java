@@ -2,7 +2,6 @@ package io.jslirp.host;
 
 import io.jslirp.loop.EventLoop;
 import io.jslirp.loop.Timer;
-import io.jslirp.wire.Ipv4;
 
 /**
  * A host client's connection to a forwarded port, while jslirp's SYN toward the guest waits for
@@ -15,17 +14,18 @@ final class GuestDial {
 
     final int fd;
     final int guestAddress, guestPort, source, sourcePort;
-    /** The host client (IPv4, host order) and its port. */
-    final int clientAddress, clientPort;
+    /** The host client's address, as text (an IPv6 client's handle is not kept), and its port. */
+    final String client;
+    final int clientPort;
     final long openedAt = EventLoop.now();
     final int iss;
     /** Resends the SYN, then gives up (set by the owner, whose method it runs). */
     Timer timer;
     int syns;
 
-    GuestDial(int fd, int guestAddress, int guestPort, int source, int sourcePort, int clientAddress, int clientPort, int iss) {
+    GuestDial(int fd, int guestAddress, int guestPort, int source, int sourcePort, String client, int clientPort, int iss) {
         this.fd = fd;
-        this.clientAddress = clientAddress;
+        this.client = client;
         this.clientPort = clientPort;
         this.guestAddress = guestAddress;
         this.guestPort = guestPort;
@@ -34,15 +34,9 @@ final class GuestDial {
         this.iss = iss;
     }
 
-    /** Forwards are IPv4 only. */
-    FlowStatus status(long now) {
-        return new FlowStatus("tcp", "SYN_SENT", true, Ipv4.format(guestAddress), guestPort, Ipv4.format(source), sourcePort,
-                Ipv4.format(clientAddress), clientPort, 0, 0, now - openedAt);
-    }
-
-    @Override
-    public String toString() {
-        return "forwarded tcp " + io.jslirp.wire.Ipv4.format(source) + ":" + sourcePort + " -> "
-                + io.jslirp.wire.Ipv4.format(guestAddress) + ":" + guestPort;
+    /** For the status report; the owner writes the addresses (an IPv4 address or an IPv6 handle). */
+    FlowStatus status(long now, Family family) {
+        return new FlowStatus("tcp", "SYN_SENT", true, family.format(guestAddress), guestPort, family.format(source), sourcePort,
+                client, clientPort, 0, 0, now - openedAt);
     }
 }

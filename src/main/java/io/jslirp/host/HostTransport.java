@@ -32,6 +32,8 @@ public final class HostTransport implements Transport {
     private TftpServer tftp;
     private final UdpForwards udpForwards;
     private final List<HostForward> forwards = new ArrayList<>();
+    /** The IPv6 side (--enable-ipv6), where clients of IPv6 forwards go when they can; else null. */
+    private Ipv6Transport ipv6;
 
     /**
      * @param nameservers    where queries to the DNS address go, in resolv.conf's order; null
@@ -44,11 +46,16 @@ public final class HostTransport implements Transport {
         this.stack = stack;
         Family family = new Ipv4Family(stack, policy);
         this.dns = nameservers == null ? null : new DnsForwarder(loop, family, nameservers);
-        ForwardSource forwardSource = new ForwardSource(stack.config(), preserveSource);
+        ForwardSource forwardSource = new Ipv4ForwardSource(stack.config(), preserveSource);
         this.tcp = new TcpNat(loop, family, dns, forwardSource, tcpConfig, limits);
         this.udp = new UdpNat(loop, family, idleTimeoutNanos, limits);
         this.ping = new PingNat(loop, stack, policy, idleTimeoutNanos);
-        this.udpForwards = new UdpForwards(loop, stack, udp, forwardSource, idleTimeoutNanos);
+        this.udpForwards = new UdpForwards(loop, family, udp, forwardSource, idleTimeoutNanos);
+    }
+
+    /** With --enable-ipv6, before the forwards are opened: clients of IPv6 host addresses then reach the guest over IPv6. */
+    public void setIpv6(Ipv6Transport ipv6) {
+        this.ipv6 = ipv6;
     }
 
     /**
@@ -57,9 +64,10 @@ public final class HostTransport implements Transport {
      * from the gateway (or the client, with --preserve-source). Throws IllegalArgumentException when the host port cannot be bound.
      */
     public HostForward forward(PortForward forward) {
-        HostForward f = forward.protocol() == PortForward.Protocol.TCP
-                ? new ForwardListener(loop, tcp, forward, stack::guestAddress)
-                : udpForwards.open(forward, stack::guestAddress);
+        HostForward f = forward.protocol() == PortForward.Protocol.UDP
+                ? new UdpForwardSocket(loop, forward, udpForwards, stack::guestAddress, ipv6)
+                : forward.ipv6() ? new ForwardListener6(loop, tcp, stack::guestAddress, ipv6, forward)
+                : new ForwardListener(loop, tcp, forward, stack::guestAddress);
         forwards.add(f);
         return f;
     }
@@ -69,14 +77,14 @@ public final class HostTransport implements Transport {
         if (forwards.remove(forward)) forward.close();
     }
 
-    /** Open TCP connections (also those through forwarded ports). */
+    /** Open TCP connections (also those through forwarded ports), IPv6's included. */
     public int tcpConnections() {
-        return tcp.size();
+        return tcp.size() + (ipv6 == null ? 0 : ipv6.tcpConnections());
     }
 
-    /** Open UDP flows: the guest's own and forwarded clients'. */
+    /** Open UDP flows: the guest's own and forwarded clients', IPv6's included. */
     public int udpFlows() {
-        return udp.size() + udpForwards.size();
+        return udp.size() + udpForwards.size() + (ipv6 == null ? 0 : ipv6.udpFlows());
     }
 
     /**

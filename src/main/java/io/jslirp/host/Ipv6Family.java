@@ -16,10 +16,11 @@ final class Ipv6Family implements Family {
     /** Handles held for the life of the family. */
     private final int gateway, dns;
 
-    Ipv6Family(Stack6 stack) {
+    /** outboundAddress: what outbound sockets are bound to (--outbound-addr6), or null. */
+    Ipv6Family(Stack6 stack, HostAddress6 outboundAddress) {
         this.stack = stack;
         this.addresses = stack.addresses();
-        this.policy = new OutboundPolicy6(stack.network(), addresses);
+        this.policy = new OutboundPolicy6(stack.network(), addresses, outboundAddress);
         this.gateway = addresses.acquire(stack.network().gatewayHi(), stack.network().gatewayLo());
         this.dns = addresses.acquire(stack.network().dnsHi(), stack.network().dnsLo());
     }
@@ -67,7 +68,8 @@ final class Ipv6Family implements Family {
 
     @Override
     public int connect(int fd, int target, int port) {
-        return Sockets.connect6(fd, addresses.hi(target), addresses.lo(target), port);
+        int r = policy.bindSource(fd);
+        return r == 0 ? Sockets.connect6(fd, addresses.hi(target), addresses.lo(target), port) : r;
     }
 
     @Override

@@ -5,6 +5,7 @@ import io.jslirp.stack.Counters;
 import io.jslirp.stack.Stack6;
 import io.jslirp.stack.Transport;
 import io.jslirp.tcp.TcpConfig;
+import io.jslirp.util.AddressBook;
 
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -18,18 +19,62 @@ import java.util.function.Consumer;
 public final class Ipv6Transport implements Transport {
     private final TcpNat tcp;
     private final UdpNat udp;
+    /** Clients of forwarded UDP ports of IPv6 host addresses, toward the guest's IPv6 address. */
+    private final UdpForwards udpForwards;
     /** Null with --disable-dns. */
     private final DnsForwarder dns;
     private final Counters counters;
+    private final Stack6 stack;
 
-    /** @param nameservers where queries to the DNS address go; null disables it (--disable-dns) */
+    /**
+     * @param nameservers    where queries to the DNS address go; null disables it (--disable-dns)
+     * @param preserveSource whether forwarded clients reach the guest from their own addresses (--preserve-source)
+     * @param outboundAddress what outbound sockets are bound to (--outbound-addr6), or null
+     */
     public Ipv6Transport(EventLoop loop, Stack6 stack, List<Nameserver> nameservers, TcpConfig tcpConfig,
-                         long idleTimeoutNanos, Limits limits) {
-        Family family = new Ipv6Family(stack);
+                         long idleTimeoutNanos, Limits limits, boolean preserveSource, HostAddress6 outboundAddress) {
+        this.stack = stack;
+        Ipv6Family family = new Ipv6Family(stack, outboundAddress);
         this.dns = nameservers == null ? null : new DnsForwarder(loop, family, nameservers);
-        this.tcp = new TcpNat(loop, family, dns, null, tcpConfig, limits); // no forwards to the guest over IPv6 yet
+        ForwardSource forwardSource = new Ipv6ForwardSource(stack.network(), stack.addresses(), family.gateway(), preserveSource);
+        this.tcp = new TcpNat(loop, family, dns, forwardSource, tcpConfig, limits);
         this.udp = new UdpNat(loop, family, idleTimeoutNanos, limits);
+        this.udpForwards = new UdpForwards(loop, family, udp, forwardSource, idleTimeoutNanos);
         this.counters = stack.counters();
+    }
+
+    /**
+     * Opens a forwarded host client's connection (fd, from [clientHi:clientLo]:clientPort) to the
+     * guest's IPv6 address at guestPort; false (nothing done) while that address is not known.
+     */
+    boolean forward(int fd, int guestPort, long clientHi, long clientLo, int clientPort) {
+        int guest = guestAddress();
+        if (guest == AddressBook.NONE) return false;
+        int client = stack.addresses().acquire(clientHi, clientLo);
+        tcp.forward(fd, guest, guestPort, client, clientPort);
+        stack.addresses().release(client);
+        return true;
+    }
+
+    /** The guest's IPv6 address (a handle of {@link #addresses()}), or {@link AddressBook#NONE} while unknown. */
+    int guestAddress() {
+        return stack.guestAddress();
+    }
+
+    AddressBook addresses() {
+        return stack.addresses();
+    }
+
+    int tcpConnections() {
+        return tcp.size();
+    }
+
+    int udpFlows() {
+        return udp.size() + udpForwards.size();
+    }
+
+    UdpForwards udpForwards() {
+        return udpForwards;
     }
 
     @Override
@@ -39,6 +84,7 @@ public final class Ipv6Transport implements Transport {
 
     @Override
     public void udp(MemorySegment frame, long offset, int length, int source, int sourcePort, int destination, int destinationPort) {
+        if (udpForwards.fromGuest(frame, offset, length, source, sourcePort, destination, destinationPort)) return;
         if (dns != null && dns.serves(destination, destinationPort)) dns.query(frame, offset, length, source, sourcePort);
         else udp.datagram(frame, offset, length, source, sourcePort, destination, destinationPort);
     }
@@ -53,6 +99,7 @@ public final class Ipv6Transport implements Transport {
     public void flows(Consumer<FlowStatus> sink) {
         tcp.statuses(sink);
         udp.statuses(sink);
+        udpForwards.statuses(sink);
     }
 
     /** Resets every TCP connection and closes every UDP and DNS flow. */

@@ -1,6 +1,7 @@
 package io.jslirp.host;
 
 import io.jslirp.stack.Ipv6Network;
+import io.jslirp.sys.Sockets;
 import io.jslirp.util.AddressBook;
 import io.jslirp.wire.Ipv6;
 
@@ -19,11 +20,20 @@ final class OutboundPolicy6 {
     private final AddressBook addresses;
     /** The host's ::1, held for the life of the policy. */
     private final int loopback;
+    /** What outbound sockets are bound to (--outbound-addr6), or null. */
+    private final HostAddress6 outboundAddress;
 
-    OutboundPolicy6(Ipv6Network net, AddressBook addresses) {
+    /** outboundAddress: host address every outbound socket is bound to (also toward ::1, as for IPv4), or null. */
+    OutboundPolicy6(Ipv6Network net, AddressBook addresses, HostAddress6 outboundAddress) {
         this.net = net;
         this.addresses = addresses;
         this.loopback = addresses.acquire(0, 1);
+        this.outboundAddress = outboundAddress;
+    }
+
+    /** Binds fd, a new outbound IPv6 socket, to the outbound address if one is set: 0 or -errno. */
+    int bindSource(int fd) {
+        return outboundAddress == null ? 0 : Sockets.bind6(fd, outboundAddress.hi(), outboundAddress.lo(), 0);
     }
 
     /** The host address (a handle) a guest flow to destination goes to, or {@link OutboundPolicy#UNREACHABLE}. */

@@ -11,7 +11,6 @@ import io.jslirp.tcp.TcpConnection;
 import io.jslirp.tcp.TcpHostSide;
 import io.jslirp.util.Log;
 import io.jslirp.util.RingBuffer;
-import io.jslirp.wire.Ipv4;
 
 /**
  * One guest TCP connection re-originated as a host socket: moves bytes between the socket and
@@ -36,17 +35,16 @@ final class TcpFlow implements Handler, TcpHostSide {
     private Timer nameserverTimer;
     /**
      * The host socket's peer for the status report: the connect target (an address of the NAT's
-     * family) or a forward's host client (IPv4), and its port; for a connection to the DNS
-     * address, the nameserver being tried.
+     * family) and its port; for a connection to the DNS address, the nameserver being tried; for
+     * a forward, its host client.
      */
     int hostAddress, hostPort;
+    private String forwardClient;
     private Nameserver hostNameserver;
     /** When the flow opened (EventLoop.now()). */
     final long openedAt = EventLoop.now();
     /** Payload bytes written to the host socket, and read from it. */
     long fromGuest, toGuest;
-    /** A host client of a forwarded port opened it. */
-    private boolean forwarded;
 
     TcpFlow(TcpNat nat, EventLoop loop, int fd) {
         this.nat = nat;
@@ -137,19 +135,18 @@ final class TcpFlow implements Handler, TcpHostSide {
         conn.hostUnreachable();
     }
 
-    /** The host socket came connected: an accepted client of a forwarded port (IPv4), at clientAddress:clientPort. */
-    void connectedAlready(int clientAddress, int clientPort) {
+    /** The host socket came connected: an accepted client of a forwarded port, at client:clientPort. */
+    void connectedAlready(String client, int clientPort) {
         connecting = false;
-        forwarded = true;
-        hostAddress = clientAddress;
+        forwardClient = client;
         hostPort = clientPort;
     }
 
     /** A snapshot for the status report; family writes the connection's addresses. */
     FlowStatus status(long now, Family family) {
         String host = hostNameserver != null ? (hostNameserver.isIpv6() ? "[" + hostNameserver + "]" : hostNameserver.toString())
-                : forwarded ? Ipv4.format(hostAddress) : family.format(hostAddress);
-        return new FlowStatus("tcp", conn.state().name(), forwarded, family.format(conn.guestAddress), conn.guestPort,
+                : forwardClient != null ? forwardClient : family.format(hostAddress);
+        return new FlowStatus("tcp", conn.state().name(), forwardClient != null, family.format(conn.guestAddress), conn.guestPort,
                 family.format(conn.remoteAddress), conn.remotePort, host, hostPort, fromGuest, toGuest, now - openedAt);
     }
 

@@ -55,7 +55,7 @@ final class TcpNat {
     /** How long the first SYN waits for the guest's answer to an ARP request (a guest that never sent a frame). */
     private static final long ARP_WAIT_NANOS = 20_000_000L;
 
-    /** forwardSource: where forwarded clients appear to come from; null for a family without forwards (IPv6). */
+    /** forwardSource: where forwarded clients appear to come from. */
     TcpNat(EventLoop loop, Family family, DnsForwarder dns, ForwardSource forwardSource, TcpConfig config, Limits limits) {
         this.loop = loop;
         this.family = family;
@@ -177,10 +177,13 @@ final class TcpNat {
             return;
         }
         Sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
-        GuestDial dial = new GuestDial(fd, guestAddress, guestPort, source, port, clientAddress, clientPort, ThreadLocalRandom.current().nextInt());
+        GuestDial dial = new GuestDial(fd, guestAddress, guestPort, source, port, family.format(clientAddress), clientPort,
+                ThreadLocalRandom.current().nextInt());
         dial.timer = new Timer(() -> dialTimedOut(dial));
         dials.put(guestAddress, guestPort, source, port, dial);
-        Log.debug(() -> dial + " opening");
+        family.retain(guestAddress); // released when the dial fails, else by the connection it becomes
+        family.retain(source);
+        Log.debug(() -> describe(dial) + " opening");
         if (family.resolveGuestMac(guestAddress)) {
             sendSyn(dial);
         } else {
@@ -213,7 +216,7 @@ final class TcpNat {
             sendSyn(d);
             return;
         }
-        Log.debug(() -> d + ": the guest did not answer");
+        Log.debug(() -> describe(d) + ": the guest did not answer");
         endDial(d, true);
     }
 
@@ -223,7 +226,7 @@ final class TcpNat {
         boolean acksOurSyn = (flags & Tcp.ACK) != 0 && Tcp.ack(f, off) == d.iss + 1;
         if ((flags & Tcp.RST) != 0) {
             if (acksOurSyn) {
-                Log.debug(() -> d + " refused by the guest");
+                Log.debug(() -> describe(d) + " refused by the guest");
                 endDial(d, true);
             }
             return;
@@ -234,7 +237,7 @@ final class TcpNat {
         TcpFlow flow = new TcpFlow(this, loop, d.fd);
         flow.conn = TcpConnection.openedToGuest(d.guestAddress, d.guestPort, d.source, d.sourcePort, Tcp.seq(f, off),
                 options, Tcp.window(f, off), d.iss, config, buffers, output, flow);
-        flow.connectedAlready(d.clientAddress, d.clientPort);
+        flow.connectedAlready(d.client, d.clientPort);
         flows.put(d.guestAddress, d.guestPort, d.source, d.sourcePort, flow);
         counters.tcpConnections++;
         Log.debug(() -> describe(flow.conn) + " opened (forwarded)");
@@ -244,6 +247,8 @@ final class TcpNat {
     /** Gives up a dial; the host client gets a RST when reset. */
     private void endDial(GuestDial d, boolean reset) {
         dials.remove(d.guestAddress, d.guestPort, d.source, d.sourcePort);
+        family.release(d.guestAddress);
+        family.release(d.source);
         loop.schedule(d.timer, Long.MAX_VALUE);
         if (reset) Sockets.setLingerZero(d.fd);
         Libc.close(d.fd);
@@ -269,7 +274,11 @@ final class TcpNat {
     void statuses(Consumer<FlowStatus> sink) {
         long now = EventLoop.now();
         flows.forEach(f -> sink.accept(f.status(now, family)));
-        dials.forEach(d -> sink.accept(d.status(now)));
+        dials.forEach(d -> sink.accept(d.status(now, family)));
+    }
+
+    private String describe(GuestDial d) {
+        return "forwarded tcp " + family.format(d.source) + ":" + d.sourcePort + " -> " + family.format(d.guestAddress) + ":" + d.guestPort;
     }
 
     void markDirty(TcpFlow flow) {

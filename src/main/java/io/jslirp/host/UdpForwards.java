@@ -1,38 +1,26 @@
 package io.jslirp.host;
 
 import io.jslirp.loop.EventLoop;
-import io.jslirp.loop.Handler;
 import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
-import io.jslirp.stack.Stack;
-import io.jslirp.sys.Epoll;
-import io.jslirp.sys.Errno;
-import io.jslirp.sys.Libc;
-import io.jslirp.sys.Sockets;
 import io.jslirp.util.FlowTable;
 import io.jslirp.util.Log;
-import io.jslirp.wire.Ipv4;
 
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.Consumer;
-import java.util.function.IntSupplier;
 
 /**
- * Forwarded host UDP ports. Each host client of a forwarded port gets a mapping: its datagrams
- * reach the guest from the gateway and a port of the gateway's own (32768–60999), or with
- * --preserve-source from the client's own address and port (see {@link ForwardSource}), and what
- * the guest sends back there goes to that client from the forwarded socket. A mapping ends after
- * the UDP idle timeout.
+ * The guest side of forwarded host UDP ports, for one IP version: each host client of a
+ * forwarded port ({@link UdpForwardSocket}) gets a mapping here, its datagrams reach the guest
+ * from the gateway and a port of the gateway's own (32768–60999), or with --preserve-source from
+ * the client's own address and port (see {@link ForwardSource}), and what the guest sends back
+ * there goes to that client from the forwarded socket. A mapping ends after the UDP idle timeout.
  */
 final class UdpForwards {
-    private static final int READ_BUDGET = 64;
-    private static final int MAX_PAYLOAD = 65535 - Ipv4.MIN_HEADER_LENGTH - 8;
     private static final int FIRST_GATEWAY_PORT = 32768, LAST_GATEWAY_PORT = 60999;
 
     private final EventLoop loop;
-    private final Stack stack;
+    final Family family;
     private final long idleTimeoutNanos;
     private final Counters counters;
     private final ForwardSource forwardSource;
@@ -40,21 +28,15 @@ final class UdpForwards {
     private final UdpNat guestFlows;
     /** Mappings by what the guest's replies carry: (guest address, guest port, source, source port). */
     private final FlowTable<Mapping> byGuestSide = new FlowTable<>(16);
-    private final int[] client = new int[2];
     private int nextGatewayPort = FIRST_GATEWAY_PORT;
 
-    UdpForwards(EventLoop loop, Stack stack, UdpNat guestFlows, ForwardSource forwardSource, long idleTimeoutNanos) {
+    UdpForwards(EventLoop loop, Family family, UdpNat guestFlows, ForwardSource forwardSource, long idleTimeoutNanos) {
         this.loop = loop;
+        this.family = family;
         this.forwardSource = forwardSource;
         this.guestFlows = guestFlows;
-        this.stack = stack;
         this.idleTimeoutNanos = idleTimeoutNanos;
-        this.counters = stack.counters();
-    }
-
-    /** Binds the forward's host port; throws IllegalArgumentException (e.g. the port is taken) saying what failed. */
-    HostForward open(PortForward forward, IntSupplier guestAddress) {
-        return new Socket(forward, guestAddress);
+        this.counters = family.counters();
     }
 
     int size() {
@@ -68,8 +50,8 @@ final class UdpForwards {
     boolean fromGuest(MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort) {
         Mapping m = byGuestSide.get(src, srcPort, dst, dstPort);
         if (m == null) return false;
-        int n = Sockets.sendTo4(m.socket.fd, f, off, len, m.clientAddress, m.clientPort); // a full buffer drops it, as a router would
-        if (n > 0) m.fromGuest += n;
+        m.socket.toClient(f, off, len, m); // a full buffer drops it, as a router would
+        m.fromGuest += len;
         m.touch();
         return true;
     }
@@ -77,9 +59,46 @@ final class UdpForwards {
     /** A snapshot of every forwarded client's mapping. */
     void statuses(Consumer<FlowStatus> sink) {
         long now = EventLoop.now();
-        byGuestSide.forEach(m -> sink.accept(new FlowStatus("udp", "open", true, Ipv4.format(m.guestAddress), m.guestPort,
-                Ipv4.format(m.source), m.sourcePort, Ipv4.format(m.clientAddress), m.clientPort, m.fromGuest, m.toGuest,
+        byGuestSide.forEach(m -> sink.accept(new FlowStatus("udp", "open", true, family.format(m.guestAddress), m.guestPort,
+                family.format(m.source), m.sourcePort, m.socket.formatClientAddress(m), m.clientPort, m.fromGuest, m.toGuest,
                 now - m.openedAt)));
+    }
+
+    /**
+     * A new client of socket: a mapping toward guest:guestPort, or null when no port is left.
+     * client is the client's address in this family's terms (for IPv6 a handle the caller holds
+     * during the call), or 0 for a client of another IP version, which comes from the gateway.
+     */
+    Mapping open(UdpForwardSocket socket, int clientKey, long clientHi, long clientLo, int clientPort,
+                 int client, int guest, int guestPort) {
+        int source = client == 0 ? family.gateway() : forwardSource.of(client);
+        int port = clientPort;
+        if (source == family.gateway() || !free(guest, guestPort, source, port)) {
+            source = family.gateway();
+            port = freeGatewayPort(guest, guestPort, source);
+        }
+        if (port < 0) {
+            Log.warn("no free port left for a forwarded UDP client of " + socket.forward());
+            return null;
+        }
+        Mapping m = new Mapping(socket, clientKey, clientHi, clientLo, clientPort, guest, guestPort, source, port);
+        byGuestSide.put(guest, guestPort, source, port, m);
+        family.retain(guest);
+        family.retain(source);
+        counters.udpFlows++;
+        Log.debug(() -> m + " opened");
+        return m;
+    }
+
+    /** Sends length bytes at the family's UDP payload offset of its frame to the guest, through m. */
+    void toGuest(Mapping m, int length) {
+        if (!family.resolveGuestMac(m.guestAddress)) {
+            counters.sendDropped++; // the guest's ARP answer teaches its MAC; the client's next datagram gets through
+            return;
+        }
+        family.sendUdp(m.source, m.sourcePort, m.guestAddress, m.guestPort, length);
+        m.toGuest += length;
+        m.touch();
     }
 
     private int freeGatewayPort(int guestAddress, int guestPort, int gateway) {
@@ -95,101 +114,33 @@ final class UdpForwards {
         return byGuestSide.get(guestAddress, guestPort, source, port) == null && !guestFlows.has(guestAddress, guestPort, source, port);
     }
 
-    /** The bound host socket of one forwarded port and its clients' mappings. */
-    private final class Socket implements HostForward, Handler {
-        final PortForward forward;
-        final IntSupplier guestAddress;
-        final int fd;
-        /** Mappings by host client (address, port, 0, 0). */
-        final FlowTable<Mapping> clients = new FlowTable<>(8);
-
-        Socket(PortForward forward, IntSupplier guestAddress) {
-            this.forward = forward;
-            this.guestAddress = guestAddress;
-            int s = Sockets.udp4();
-            if (s < 0) throw new IllegalArgumentException("cannot create a socket for forward " + forward + ": " + Errno.describe(-s));
-            int r = Sockets.bind4(s, forward.hostAddress(), forward.hostPort());
-            if (r < 0) {
-                Libc.close(s);
-                throw new IllegalArgumentException("cannot bind " + Ipv4.format(forward.hostAddress()) + ":" + forward.hostPort()
-                        + " for forward " + forward + ": " + Errno.describe(-r));
-            }
-            this.fd = s;
-            loop.register(fd, Epoll.IN, this);
-        }
-
-        @Override
-        public PortForward forward() {
-            return forward;
-        }
-
-        @Override
-        public void onEvents(int events) {
-            MemorySegment frame = stack.frame();
-            for (int i = 0; i < READ_BUDGET; i++) {
-                int n = Sockets.recvFrom4(fd, frame, Stack.UDP_PAYLOAD_OFFSET, MAX_PAYLOAD, client);
-                if (n == -Errno.EAGAIN) return;
-                if (n < 0) continue; // an ICMP error for an earlier reply to a client: nothing to tell the guest
-                Mapping m = clients.get(client[0], client[1], 0, 0);
-                if (m == null && (m = open(client[0], client[1])) == null) continue;
-                if (!stack.resolveGuestMac(m.guestAddress)) {
-                    counters.sendDropped++; // the guest's ARP answer teaches its MAC; the client's next datagram gets through
-                    continue;
-                }
-                stack.sendUdp(m.source, m.sourcePort, m.guestAddress, m.guestPort, n);
-                m.toGuest += n;
-                m.touch();
-            }
-            loop.runAgain();
-        }
-
-        private Mapping open(int clientAddress, int clientPort) {
-            int guest = forward.guestAddress() != 0 ? forward.guestAddress() : guestAddress.getAsInt();
-            int source = forwardSource.of(clientAddress);
-            int port = clientPort;
-            if (source == stack.config().gateway() || !free(guest, forward.guestPort(), source, port)) {
-                source = stack.config().gateway();
-                port = freeGatewayPort(guest, forward.guestPort(), source);
-            }
-            if (port < 0) {
-                Log.warn("no free port left for a forwarded UDP client of " + forward);
-                return null;
-            }
-            Mapping m = new Mapping(this, clientAddress, clientPort, guest, forward.guestPort(), source, port);
-            clients.put(clientAddress, clientPort, 0, 0, m);
-            byGuestSide.put(guest, forward.guestPort(), source, port, m);
-            counters.udpFlows++;
-            Log.debug(() -> m + " opened");
-            return m;
-        }
-
-        @Override
-        public void close() {
-            List<Mapping> all = new ArrayList<>();
-            clients.forEach(all::add);
-            all.forEach(Mapping::close);
-            loop.unregister(fd);
-            Libc.close(fd);
-        }
-    }
-
     /** One host client of a forwarded UDP port, and the address and port the guest sees it at. */
-    private final class Mapping {
-        final Socket socket;
-        final int clientAddress, clientPort, guestAddress, guestPort, source, sourcePort;
-        final long openedAt = EventLoop.now();
-        /** Payload bytes from the guest sent on to the client, and from the client to the guest. */
-        long fromGuest, toGuest;
+    final class Mapping {
+        final UdpForwardSocket socket;
+        /** The client as its socket's table knows it (see {@link UdpForwardSocket}), and its address and port. */
+        final int clientKey, clientPort;
+        final long clientHi, clientLo;
+        final int guestAddress, guestPort, source, sourcePort;
         final Timer idle = new Timer(this::close);
+        final long openedAt = EventLoop.now();
+        /** Payload bytes the guest sent the client, and the client the guest. */
+        long fromGuest, toGuest;
 
-        Mapping(Socket socket, int clientAddress, int clientPort, int guestAddress, int guestPort, int source, int sourcePort) {
+        Mapping(UdpForwardSocket socket, int clientKey, long clientHi, long clientLo, int clientPort,
+                int guestAddress, int guestPort, int source, int sourcePort) {
             this.socket = socket;
-            this.clientAddress = clientAddress;
+            this.clientKey = clientKey;
+            this.clientHi = clientHi;
+            this.clientLo = clientLo;
             this.clientPort = clientPort;
             this.guestAddress = guestAddress;
             this.guestPort = guestPort;
             this.source = source;
             this.sourcePort = sourcePort;
+        }
+
+        UdpForwards owner() {
+            return UdpForwards.this;
         }
 
         void touch() {
@@ -198,15 +149,17 @@ final class UdpForwards {
 
         void close() {
             loop.schedule(idle, Long.MAX_VALUE);
-            socket.clients.remove(clientAddress, clientPort, 0, 0);
+            socket.forget(this);
             byGuestSide.remove(guestAddress, guestPort, source, sourcePort);
+            family.release(guestAddress);
+            family.release(source);
             Log.debug(() -> this + " closed");
         }
 
         @Override
         public String toString() {
-            return "forwarded udp " + Ipv4.format(clientAddress) + ":" + clientPort + " as " + Ipv4.format(source) + ":" + sourcePort
-                    + " -> " + Ipv4.format(guestAddress) + ":" + guestPort;
+            return "forwarded udp " + socket.formatClient(this) + " as " + family.format(source) + ":" + sourcePort
+                    + " -> " + family.format(guestAddress) + ":" + guestPort;
         }
     }
 }

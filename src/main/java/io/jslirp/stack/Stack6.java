@@ -43,6 +43,8 @@ public final class Stack6 implements TcpOutput {
     private final MemorySegment tx;
     private Transport transport;
     private long guestMac = ALL_NODES_MAC;
+    /** The guest's address in the prefix (a handle held here), the latest it sent from or announced; NONE before. */
+    private int guestAddress = AddressBook.NONE;
 
     public Stack6(Ipv6Network net, FrameSink sink, Counters counters) {
         this.net = net;
@@ -68,6 +70,24 @@ public final class Stack6 implements TcpOutput {
         return addresses;
     }
 
+    /**
+     * The guest's global address (a handle), where forwarded host ports reach it over IPv6: the
+     * latest it sent from, or took by SLAAC (its duplicate address detection names it);
+     * {@link AddressBook#NONE} while none is known.
+     */
+    public int guestAddress() {
+        return guestAddress;
+    }
+
+    private void learnGuestAddress(long hi, long lo) {
+        if (!net.inPrefix(hi) || net.answersFor(hi, lo)) return;
+        if (guestAddress != AddressBook.NONE) {
+            if (addresses.hi(guestAddress) == hi && addresses.lo(guestAddress) == lo) return;
+            addresses.release(guestAddress);
+        }
+        guestAddress = addresses.acquire(hi, lo);
+    }
+
     /** Takes an IPv6 packet of len bytes at off of a frame from sourceMac. Never throws for bad input. */
     void receive(MemorySegment f, long off, int len, long sourceMac) {
         if (Ipv6.check(f, off, len) != null) {
@@ -81,6 +101,7 @@ public final class Stack6 implements TcpOutput {
             return;
         }
         guestMac = sourceMac;
+        learnGuestAddress(srcHi, srcLo);
         long l4 = off + Ipv6.HEADER_LENGTH;
         int l4Len = Ipv6.payloadLength(f, off);
         switch (Ipv6.nextHeader(f, off)) {
@@ -187,8 +208,9 @@ public final class Stack6 implements TcpOutput {
             return;
         }
         long targetHi = Ndp.targetHi(f, off), targetLo = Ndp.targetLo(f, off);
-        if (!net.answersFor(targetHi, targetLo)) return; // the guest's duplicate address detection, other neighbors
         boolean fromDad = (srcHi | srcLo) == 0;
+        if (fromDad) learnGuestAddress(targetHi, targetLo); // the address SLAAC is about to give it
+        if (!net.answersFor(targetHi, targetLo)) return; // the guest's duplicate address detection, other neighbors
         long dstHi = fromDad ? Ipv6.ALL_NODES_HI : srcHi, dstLo = fromDad ? Ipv6.ALL_NODES_LO : srcLo;
         int flags = Ndp.NA_ROUTER | Ndp.NA_OVERRIDE | (fromDad ? 0 : Ndp.NA_SOLICITED);
         Ndp.writeNeighborAdvertisement(tx, IP_PAYLOAD_OFFSET, flags, targetHi, targetLo, net.gatewayMac());

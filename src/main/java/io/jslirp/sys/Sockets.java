@@ -1,6 +1,7 @@
 package io.jslirp.sys;
 
 import static io.jslirp.sys.Native.NET_INT;
+import static io.jslirp.sys.Native.NET_LONG;
 import static io.jslirp.sys.Native.NET_SHORT;
 import static io.jslirp.sys.Native.address;
 import static io.jslirp.sys.Native.downcall;
@@ -34,6 +35,7 @@ public final class Sockets {
     public static final int SOL_SOCKET = 1, IPPROTO_IP = 0, IPPROTO_ICMP = 1, IPPROTO_TCP = 6;
     public static final int SO_REUSEADDR = 2, SO_ERROR = 4, SO_SNDBUF = 7, SO_RCVBUF = 8, SO_LINGER = 13;
     public static final int TCP_NODELAY = 1, TCP_CORK = 3;
+    public static final int IPPROTO_IPV6 = 41, IPV6_V6ONLY = 26;
     public static final int SHUT_WR = 1, SHUT_RDWR = 2;
     public static final int SIOCOUTQ = 0x5411, SIOCINQ = 0x541B;
     public static final int MSG_PEEK = 0x2, MSG_DONTWAIT = 0x40, MSG_NOSIGNAL = 0x4000;
@@ -223,6 +225,19 @@ public final class Sockets {
         return r < 0 ? -errno(s.errno) : r;
     }
 
+    /** Binds to the IPv6 address hi:lo (halves in network order): 0 or -errno. */
+    public static int bind6(int fd, long hi, long lo, int port) {
+        Native.Scratch s = scratch();
+        sockaddrIn6(s.sockaddr, 0, hi, lo, port);
+        int r;
+        try {
+            r = (int) BIND.invokeExact(s.errno, fd, s.sockaddr.address(), SOCKADDR_IN6_SIZE);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        return r < 0 ? -errno(s.errno) : r;
+    }
+
     /**
      * Binds a unix socket to a filesystem path: 0 or -errno. Throws IllegalArgumentException for
      * a path that does not fit a sockaddr_un (107 bytes).
@@ -288,6 +303,25 @@ public final class Sockets {
         if (peerAddrPort != null) {
             readSockaddr(s.sockaddr, peerAddrPort);
         }
+        return r;
+    }
+
+    /**
+     * As {@link #accept4} on an IPv6 socket: fills peer[0] and peer[1] with the two halves of the
+     * peer's address and peer[2] with its port.
+     */
+    public static int accept6(int fd, long[] peer) {
+        Native.Scratch s = scratch();
+        s.len.set(JAVA_INT, 0, SOCKADDR_IN6_SIZE);
+        int r;
+        try {
+            r = (int) ACCEPT4.invokeExact(s.errno, fd, s.sockaddr.address(), s.len.address(),
+                    SOCK_NONBLOCK | SOCK_CLOEXEC);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        if (r < 0) return -errno(s.errno);
+        readSockaddr6(s.sockaddr, peer);
         return r;
     }
 
@@ -448,6 +482,41 @@ public final class Sockets {
             readSockaddr(s.sockaddr, srcAddrPort);
         }
         return (int) r;
+    }
+
+    /** One datagram to [hi:lo]:port from an IPv6 socket: bytes sent or -errno. */
+    public static int sendTo6(int fd, MemorySegment buf, long off, int len, long hi, long lo, int port) {
+        Native.Scratch s = scratch();
+        sockaddrIn6(s.sockaddr, 0, hi, lo, port);
+        long r;
+        try {
+            r = (long) SENDTO.invokeExact(s.errno, fd, address(buf, off, len), (long) len,
+                    MSG_NOSIGNAL, s.sockaddr.address(), SOCKADDR_IN6_SIZE);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        return r < 0 ? -errno(s.errno) : (int) r;
+    }
+
+    /** As {@link #recvFrom4} on an IPv6 socket (buf native): the source in src[0], src[1] (address) and src[2] (port). */
+    public static int recvFrom6(int fd, MemorySegment buf, long off, int len, long[] src) {
+        Native.Scratch s = scratch();
+        s.len.set(JAVA_INT, 0, SOCKADDR_IN6_SIZE);
+        long r;
+        try {
+            r = (long) RECVFROM.invokeExact(s.errno, fd, address(buf, off, len), (long) len, 0, s.sockaddr.address(), s.len.address());
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        if (r < 0) return -errno(s.errno);
+        readSockaddr6(s.sockaddr, src);
+        return (int) r;
+    }
+
+    private static void readSockaddr6(MemorySegment sa, long[] addrPort) {
+        addrPort[0] = sa.get(NET_LONG, 8);
+        addrPort[1] = sa.get(NET_LONG, 16);
+        addrPort[2] = Short.toUnsignedInt(sa.get(NET_SHORT, 2));
     }
 
     private static void readSockaddr(MemorySegment sa, int[] addrPort) {

@@ -21,7 +21,7 @@ class OutboundPolicy6Test {
     }
 
     private OutboundPolicy6 policy(boolean hostLoopback) {
-        return new OutboundPolicy6(Ipv6Network.defaults(NetworkConfig.fromCidr("10.0.2.0/24", 1500, hostLoopback)), book);
+        return new OutboundPolicy6(Ipv6Network.defaults(NetworkConfig.fromCidr("10.0.2.0/24", 1500, hostLoopback)), book, null);
     }
 
     @Test

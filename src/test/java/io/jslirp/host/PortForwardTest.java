@@ -37,6 +37,25 @@ class PortForwardTest {
     }
 
     @Test
+    void anIpv6AddressIsWrittenPlainlyBeforeTheSlash() {
+        assertThat(PortForward.parse(Protocol.TCP, "::1/8080:80"))
+                .containsExactly(new PortForward(Protocol.TCP, 0, HostAddress6.LOOPBACK, 8080, 0, 80));
+        List<PortForward> any = PortForward.parse(Protocol.UDP, "::/5353:53", true);
+        assertThat(any).containsExactly(new PortForward(Protocol.UDP, 0, new HostAddress6(0, 0), 5353, 0, 53));
+        assertThat(any.getFirst().ipv6()).isTrue();
+        assertThat(PortForward.parse(Protocol.TCP, "2001:db8::7/80").getFirst().toString()).isEqualTo("tcp [2001:db8::7]/80:80");
+    }
+
+    @Test
+    void withoutAddressIpv6LoopbackToWhenAsked() {
+        assertThat(PortForward.parse(Protocol.TCP, "8080-8081:80-81", true)).containsExactly(
+                new PortForward(Protocol.TCP, LOOPBACK, 8080, 0, 80), new PortForward(Protocol.TCP, LOOPBACK, 8081, 0, 81),
+                new PortForward(Protocol.TCP, 0, HostAddress6.LOOPBACK, 8080, 0, 80),
+                new PortForward(Protocol.TCP, 0, HostAddress6.LOOPBACK, 8081, 0, 81));
+        assertThat(PortForward.parse(Protocol.TCP, "127.0.0.1/8080", true)).hasSize(1);
+    }
+
+    @Test
     void badSpecsSayWhatIsWrong() {
         assertThatThrownBy(() -> PortForward.parse(Protocol.TCP, "8000-8002:80-81")).hasMessageContaining("as long as");
         assertThatThrownBy(() -> PortForward.parse(Protocol.TCP, "8000-8002:80")).hasMessageContaining("as long as");
@@ -44,6 +63,7 @@ class PortForwardTest {
         assertThatThrownBy(() -> PortForward.parse(Protocol.TCP, "0")).hasMessageContaining("1..65535");
         assertThatThrownBy(() -> PortForward.parse(Protocol.TCP, "65535-65536")).hasMessageContaining("1..65535");
         assertThatThrownBy(() -> PortForward.parse(Protocol.TCP, "x/80")).hasMessageContaining("IPv4");
+        assertThatThrownBy(() -> PortForward.parse(Protocol.TCP, "1::x/80")).hasMessageContaining("IPv6");
         assertThatThrownBy(() -> PortForward.parse(Protocol.TCP, "80:")).hasMessageContaining("expected");
         assertThatThrownBy(() -> PortForward.parse(Protocol.TCP, "a-b")).hasMessageContaining("expected");
         assertThatThrownBy(() -> PortForward.parse(Protocol.TCP, "")).hasMessageContaining("expected");

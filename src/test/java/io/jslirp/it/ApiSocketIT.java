@@ -136,6 +136,29 @@ class ApiSocketIT {
         }
     }
 
+    /**
+     * With --enable-ipv6 too, slirp4netns 1.2 refuses IPv6 host and guest addresses (its API
+     * parses them as IPv4): jslirp answers the same, though -t/-u take IPv6 host addresses.
+     */
+    @Test
+    @Timeout(180)
+    void ipv6AddressesAreRefusedAsSlirp4netnsRefusesThemWithIpv6On() throws Exception {
+        ItEnv.assumeRootAndTun();
+        assumeTrue(Stack.Kind.JSLIRP.installed() && Stack.Kind.SLIRP4NETNS.installed(), "needs both jslirp and slirp4netns");
+        int port = freePort();
+        List<String> requests = new ArrayList<>();
+        for (String args : List.of("\"proto\":\"tcp\",\"host_addr\":\"::1\"", "\"proto\":\"udp\",\"host_addr\":\"::\"",
+                "\"proto\":\"tcp\",\"host_addr\":\"127.0.0.1\",\"guest_addr\":\"fd00::100\"",
+                "\"proto\":\"tcp\",\"host_addr\":\"::1\",\"guest_addr\":\"10.0.2.100\"")) {
+            requests.add("{\"execute\":\"add_hostfwd\",\"arguments\":{" + args + ",\"host_port\":" + port + ",\"guest_port\":80}}");
+        }
+        requests.add("{\"execute\":\"list_hostfwd\"}");
+        Stack.Options options = Stack.Options.configured().enableIpv6();
+        List<String> reference = replies(Stack.Kind.SLIRP4NETNS, requests, options);
+        assertThat(reference.getFirst()).isEqualTo("{\"error\":{\"desc\":\"bad request: add_hostfwd: bad arguments.host_addr\"}}");
+        assertThat(replies(Stack.Kind.JSLIRP, requests, Stack.Options.configured().enableIpv6())).isEqualTo(reference);
+    }
+
     private static List<String> requestSequence(int port) {
         String add = "{\"execute\":\"add_hostfwd\",\"arguments\":{\"proto\":\"tcp\",\"host_addr\":\"127.0.0.1\",\"host_port\":" + port
                 + ",\"guest_port\":80}}";
@@ -177,11 +200,15 @@ class ApiSocketIT {
     }
 
     private static List<String> replies(Stack.Kind kind, List<String> requests) throws IOException {
+        return replies(kind, requests, Stack.Options.configured());
+    }
+
+    private static List<String> replies(Stack.Kind kind, List<String> requests, Stack.Options options) throws IOException {
         Path dir = Files.createTempDirectory("jslirp-api-it");
         Path api = dir.resolve("api.sock");
         List<String> replies = new ArrayList<>();
-        try (Namespace ns = Namespace.create();
-             Stack.Running stack = Stack.start(Stack.attachCommand(kind, Stack.Options.configured().extra("--api-socket", api.toString()),
+        try (Namespace ns = Namespace.createWithIpv6();
+             Stack.Running stack = Stack.start(Stack.attachCommand(kind, options.extra("--api-socket", api.toString()),
                      Long.toString(ns.pid())))) {
             stack.awaitConfigured(ns, "tap0", Duration.ofSeconds(60));
             ApiClient.await(api, stack, Duration.ofSeconds(30));

@@ -42,7 +42,7 @@ class DnsIT {
      * prints whether the answer carries the query's ID, its rcode, answer count and last 4 bytes
      * (the address), or the errno name when the server cannot be reached.
      */
-    private static final String CLIENT = """
+    static final String CLIENT = """
             import errno, random, socket, struct, sys
             server, proto, name = sys.argv[1:4]
             qid = random.randrange(65536)
@@ -76,7 +76,7 @@ class DnsIT {
             rid, flags, qd, an = struct.unpack(">HHHH", r[:8])
             print("id", "ok" if rid == qid else "mismatch", "rcode", flags & 15, "answers", an, "address", ".".join(map(str, r[-4:])))
             """;
-    private static final String ANSWERED = "id ok rcode 0 answers 1 address 192.0.2.7";
+    static final String ANSWERED = "id ok rcode 0 answers 1 address 192.0.2.7";
 
     @TempDir
     Path tmp;

@@ -245,9 +245,9 @@ class Ipv6IT {
 
     @Test
     @Timeout(120)
-    void dnsToFd00Colon3ReachesTheResolverFromResolvConf() throws Exception {
+    void dnsToFd00Colon3OverUdpAndTcpReachesTheResolverFromResolvConf() throws Exception {
         ItEnv.assumeJslirp("slirp4netns would relay fd00::3 to the machine's resolver");
-        ItEnv.assumeTools("dnsmasq", "busybox");
+        ItEnv.assumeTools("dnsmasq", "busybox", ItEnv.python());
         ThreadLocalRandom rnd = ThreadLocalRandom.current();
         String resolver = "127.53." + rnd.nextInt(1, 255) + "." + rnd.nextInt(1, 255);
         Path log = tmp.resolve("dnsmasq.log");
@@ -268,6 +268,12 @@ class Ipv6IT {
                 assertThat(r.out()).containsPattern("Server:\\s+fd00::3");
                 assertThat(r.out()).containsPattern("Name:\\s+jslirp\\.test\\s+Address:\\s+192\\.0\\.2\\.7");
                 assertThat(Files.readString(log)).as("the query went to the test's resolver").contains("query[A] jslirp.test");
+
+                Cmd.Result tcp = ns.exec(Duration.ofSeconds(30), ItEnv.python(), "-c", DnsIT.CLIENT, Namespace.DNS6, "tcp", "jslirp.test");
+                assertThat(tcp.out()).as("over TCP\n%s\n%s\ndnsmasq: %s", tcp, stack.describe(), Files.readString(log))
+                        .contains(DnsIT.ANSWERED);
+                assertThat(Files.readString(log).split("query\\[A\\] jslirp\\.test", -1)).as("the TCP query reached dnsmasq too")
+                        .hasSizeGreaterThanOrEqualTo(3);
             }
         } finally {
             dnsmasq.destroy();

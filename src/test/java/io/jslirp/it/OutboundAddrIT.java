@@ -82,6 +82,39 @@ class OutboundAddrIT {
         }
     }
 
+    private static final String SOURCE6 = "2001:db8::77";
+
+    /** --outbound-addr6: the same over IPv6, through fd00::2 to the host side's ::1. */
+    @Test
+    @Timeout(90)
+    void outboundIpv6SocketsComeFromTheGivenAddress() throws Exception {
+        ItEnv.assumeStack();
+        Path server = tmp.resolve("server6.py");
+        Files.writeString(server, SERVER.replace("socket.AF_INET,", "socket.AF_INET6,").replace("socket.socket()", "socket.socket(socket.AF_INET6)")
+                .replace("\"127.0.0.1\"", "\"::1\""));
+        String client = CLIENT.replace("socket.AF_INET,", "socket.AF_INET6,").replace("\"10.0.2.2\"", "\"fd00::2\"");
+        try (Namespace hostSide = Namespace.createWithIpv6(); Namespace ns = Namespace.createWithIpv6()) {
+            assertThat(hostSide.exec(T, "ip", "-6", "addr", "add", SOURCE6 + "/128", "dev", "lo", "nodad").exit()).isZero();
+            Process p = new ProcessBuilder(hostSide.inside(List.of(ItEnv.python(), server.toString())))
+                    .redirectErrorStream(true).redirectOutput(tmp.resolve("server6.log").toFile()).start();
+            Stack.Options options = Stack.Options.configured().enableIpv6().extra("--outbound-addr6", SOURCE6);
+            try (Stack.Running stack = Stack.start(hostSide.inside(Stack.attachCommand(options, Long.toString(ns.pid()))))) {
+                stack.awaitConfigured(ns, options.ifname, Duration.ofSeconds(90));
+                Ipv6IT.awaitSlaac(ns, stack);
+                Cmd.Result r = null;
+                for (int i = 0; i < 50; i++) { // until the server listens
+                    r = ns.exec(T, ItEnv.python(), "-c", client);
+                    if (r.exit() == 0) break;
+                    Namespace.sleep(100);
+                }
+                assertThat(r.exit()).as("%s\n%s\n%s", r, stack.describe(), Files.readString(tmp.resolve("server6.log"))).isZero();
+                assertThat(r.out()).as("%s\n%s", r, stack.describe()).contains("tcp " + SOURCE6).contains("udp " + SOURCE6);
+            } finally {
+                p.destroy();
+            }
+        }
+    }
+
     @Test
     @Timeout(30)
     void anAddressThatIsNotTheHostsIsRefusedAtStart() {
@@ -93,6 +126,13 @@ class OutboundAddrIT {
             Stack.Exit exit = waitForExit(stack);
             assertThat(exit.code()).isEqualTo(1);
             assertThat(exit.stderr().strip()).startsWith("jslirp: --outbound-addr 192.0.2.77 cannot be used: ").doesNotContain("\n");
+        }
+        try (Namespace ns = Namespace.create();
+             Stack.Running stack = Stack.start(Stack.attachCommand(Stack.Options.configured().enableIpv6()
+                     .extra("--outbound-addr6", "2001:db8::99"), Long.toString(ns.pid())))) {
+            Stack.Exit exit = waitForExit(stack);
+            assertThat(exit.code()).isEqualTo(1);
+            assertThat(exit.stderr().strip()).startsWith("jslirp: --outbound-addr6 2001:db8::99 cannot be used: ").doesNotContain("\n");
         }
     }
 

@@ -240,7 +240,30 @@ class Stack6Test {
         Udp.write6(udp, 54, 5353, 53, 3, GUEST[0], GUEST[1], DNS[0], DNS[1]);
         stack.receive(udp, (int) udp.byteSize());
         assertThat(transport).containsExactly("tcp fd00::1:2:3:4 -> fd00::2 20", "udp fd00::1:2:3:4:5353 -> fd00::3:53 3");
-        assertThat(stack6.addresses().size()).isZero();
+        assertThat(stack6.addresses().size()).as("only the guest's address, which the stack learnt").isOne();
+        assertThat(address(stack6.guestAddress())).containsExactly(GUEST);
+    }
+
+    @Test
+    void theGuestsAddressIsLearntFromDuplicateAddressDetectionAndItsTraffic() {
+        assertThat(stack6.guestAddress()).isEqualTo(AddressBook.NONE);
+        long[] unspecified = {0, 0}, linkLocalTarget = {0xfe80_0000_0000_0000L, 0x5055_55ff_fe11_2233L};
+        long[] solicitedNodes = {0xff02_0000_0000_0000L, 0x1_ff00_0002L}; // where neighborSolicitation() sends
+        receiveIcmp(neighborSolicitation(unspecified, linkLocalTarget, 255), unspecified, solicitedNodes);
+        assertThat(stack6.guestAddress()).as("a link-local address is not where forwards go").isEqualTo(AddressBook.NONE);
+        receiveIcmp(neighborSolicitation(unspecified, GUEST, 255), unspecified, solicitedNodes);
+        assertThat(address(stack6.guestAddress())).containsExactly(GUEST);
+
+        long[] other = {GUEST[0], 0x77};
+        MemorySegment udp = frame(Ipv6.PROTO_UDP, 64, other, DNS, 8 + 3);
+        Udp.write6(udp, 54, 5353, 53, 3, other[0], other[1], DNS[0], DNS[1]);
+        stack.receive(udp, (int) udp.byteSize());
+        assertThat(address(stack6.guestAddress())).as("the latest it sent from").containsExactly(other);
+        assertThat(stack6.addresses().size()).as("the old address released").isOne();
+    }
+
+    private long[] address(int handle) {
+        return new long[] {stack6.addresses().hi(handle), stack6.addresses().lo(handle)};
     }
 
     @Test

@@ -1,0 +1,234 @@
+package io.jslirp.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Forwards of IPv6 host addresses ({@code -t ::1/PORT:GUESTPORT}, {@code -u}): a host client on
+ * ::1 reaches servers in the guest over IPv6, from the gateway fd00::2, or over IPv4 from
+ * 10.0.2.2 without {@code --enable-ipv6}; with {@code --preserve-source}, a client in a namespace
+ * made here, joined by a veth pair to the stack's host side, reaches the guest from its own IPv6
+ * address. The guest's servers answer each client with the address and port they see.
+ */
+class Forward6IT {
+    private static final Duration T = Duration.ofSeconds(30);
+    private static final String HOST_SIDE = "2001:db8:77::1", CLIENT = "2001:db8:77::77";
+
+    /** In the guest: TCP port 80 and UDP port 53, on [::] (IPv4 clients too), answer each client with its address and port. */
+    static final String GUEST_SERVERS = """
+            import selectors, socket
+            sel = selectors.DefaultSelector()
+            t = socket.socket(socket.AF_INET6)
+            t.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            t.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+            t.bind(("::", 80))
+            t.listen(16)
+            sel.register(t, selectors.EVENT_READ, "tcp")
+            u = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+            u.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+            u.bind(("::", 53))
+            sel.register(u, selectors.EVENT_READ, "udp")
+            print("ready", flush=True)
+            while True:
+                for key, _ in sel.select():
+                    if key.data == "tcp":
+                        c, peer = t.accept()
+                        c.sendall(("%s:%d" % peer[:2]).encode())
+                        c.close()
+                    else:
+                        data, peer = u.recvfrom(100)
+                        u.sendto(("%s:%d" % peer[:2]).encode() + b" " + data, peer)
+            """;
+
+    /**
+     * A client at argv[1]: TCP to port argv[2] and, if given, UDP to port argv[3] (several
+     * datagrams of different sizes, each echoed back); prints what the guest saw with the client's own ports.
+     */
+    static final String CLIENT_PROBE = """
+            import socket, sys
+            host = sys.argv[1]
+            t = socket.create_connection((host, int(sys.argv[2])), timeout=10)
+            print("tcp", t.recv(100).decode(), "own port", t.getsockname()[1])
+            if len(sys.argv) > 3:
+                u = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+                u.settimeout(1)
+                u.connect((host, int(sys.argv[3])))
+                for size in (1, 60):
+                    msg = bytes(65 + (i * 7 + size) % 26 for i in range(size))
+                    for attempt in range(10):
+                        u.send(msg)
+                        try:
+                            seen, echoed = u.recv(200).split(b" ", 1)
+                            print("udp", seen.decode(), "own port", u.getsockname()[1], "echo", echoed == msg)
+                            break
+                        except socket.timeout:
+                            pass
+            """;
+
+    @TempDir
+    Path tmp;
+
+    @BeforeEach
+    void assumptions() {
+        ItEnv.assumeStack();
+        ItEnv.assumeJslirp("-t and -u are jslirp's");
+        ItEnv.assumeTools(ItEnv.python(), "ip", "nft");
+    }
+
+    static int freePort6() throws IOException {
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getByName("::1"))) {
+            return probe.getLocalPort();
+        }
+    }
+
+    /** A file server on [::]:8080 in the guest and a client on the host's ::1: what crossed is checked. */
+    @Test
+    @Timeout(120)
+    void aClientOnIpv6LoopbackDownloadsFromTheGuest() throws Exception {
+        ItEnv.assumeTools("curl", "sha256sum", "bash");
+        Path www = Files.createDirectories(tmp.resolve("www"));
+        long seed = 66, size = 8 * Blob.MIB;
+        Blob.writeFile(www.resolve("blob"), seed, size);
+        int explicitPort = freePort6(), defaultPort = freePort6();
+        try (Namespace ns = Namespace.createWithIpv6()) {
+            Process server = new ProcessBuilder(ns.inside(List.of(ItEnv.python(), "-m", "http.server", "8080",
+                    "--bind", "::", "--directory", www.toString())))
+                    .redirectErrorStream(true).redirectOutput(tmp.resolve("http.log").toFile()).start();
+            Stack.Options options = Stack.Options.configured().enableIpv6()
+                    .extra("-t", "::1/" + explicitPort + ":8080", "-t", defaultPort + ":8080");
+            try (Stack.Running stack = Stack.attach(ns, options)) {
+                Ipv6IT.awaitSlaac(ns, stack);
+                for (int port : new int[] {explicitPort, defaultPort}) { // the second: a forward without ADDR listens on ::1 too
+                    String url = "http://[::1]:" + port + "/blob";
+                    Cmd.Result r = null;
+                    for (int i = 0; i < 50; i++) { // until the server in the namespace listens
+                        r = Cmd.run(T, "bash", "-c", "set -o pipefail; curl -g -sS --fail --max-time 20 '" + url + "' | sha256sum");
+                        if (r.exit() == 0) break;
+                        Namespace.sleep(100);
+                    }
+                    assertThat(r.exit()).as("%s\n%s\n%s", r, stack.describe(), Files.readString(tmp.resolve("http.log"))).isZero();
+                    assertThat(r.out()).startsWith(Blob.sha256(seed, size));
+                }
+                assertThat(Files.readString(tmp.resolve("http.log"))).as("the guest saw the gateway's IPv6 address")
+                        .contains("fd00::2 - -");
+            } finally {
+                server.destroy();
+            }
+        }
+    }
+
+    /** The guest sees ::1's clients from fd00::2 over IPv6, and over IPv4 from 10.0.2.2 without --enable-ipv6. */
+    @Test
+    @Timeout(120)
+    void loopbackClientsComeFromTheGateway() throws Exception {
+        assertThat(probeFromLoopback(true)).containsPattern("tcp fd00::2:\\d+ own port").containsPattern("udp fd00::2:\\d+ own port \\d+ echo True");
+        assertThat(probeFromLoopback(false)).containsPattern("tcp ::ffff:10\\.0\\.2\\.2:\\d+ own port")
+                .containsPattern("udp ::ffff:10\\.0\\.2\\.2:\\d+ own port \\d+ echo True");
+    }
+
+    private String probeFromLoopback(boolean ipv6) throws Exception {
+        int tcpPort = freePort6(), udpPort = freePort6();
+        try (Namespace ns = Namespace.createWithIpv6()) {
+            Process p = startGuestServers(ns);
+            Stack.Options options = Stack.Options.configured().extra("-t", "::1/" + tcpPort + ":80", "-u", "::1/" + udpPort + ":53");
+            if (ipv6) options.enableIpv6();
+            try (Stack.Running stack = Stack.attach(ns, options)) {
+                if (ipv6) Ipv6IT.awaitSlaac(ns, stack);
+                awaitReady();
+                Cmd.Result r = retry(() -> Cmd.run(T, ItEnv.python(), "-c", CLIENT_PROBE, "::1", Integer.toString(tcpPort),
+                        Integer.toString(udpPort)));
+                assertThat(r.exit()).as("%s\n%s\n%s", r, stack.describe(), Files.readString(tmp.resolve("guest_servers.log"))).isZero();
+                System.out.printf("[forward6 ipv6=%s] %s%n", ipv6, r.out().strip().replace('\n', ','));
+                return r.out();
+            } finally {
+                p.destroy();
+            }
+        }
+    }
+
+    @Test
+    @Timeout(180)
+    void forwardedClientsKeepTheirIpv6AddressWithPreserveSource() throws Exception {
+        String preserved = probeFromElsewhere(true);
+        String c = CLIENT.replace(".", "\\.");
+        assertThat(preserved).containsPattern("remote tcp " + c + ":(\\d+) own port \\1\\b")
+                .containsPattern("remote udp " + c + ":(\\d+) own port \\1 echo True")
+                .as("a loopback client cannot be answered at ::1: it comes from the gateway")
+                .contains("loopback tcp fd00::2:").contains("loopback udp fd00::2:");
+        String mapped = probeFromElsewhere(false);
+        assertThat(mapped).contains("remote tcp fd00::2:").contains("remote udp fd00::2:").doesNotContain(CLIENT);
+    }
+
+    /** Runs the probe from the client namespace ("remote") and from the host side's ::1 ("loopback"). */
+    private String probeFromElsewhere(boolean preserveSource) throws Exception {
+        try (Namespace hostSide = Namespace.createWithIpv6(); Namespace client = Namespace.createWithIpv6();
+             Namespace ns = Namespace.createWithIpv6()) {
+            Cmd.Result veth = Cmd.run(T, "bash", "-c", "set -e; ip link add jslirp-s60 netns " + hostSide.pid()
+                    + " type veth peer name jslirp-s61 netns " + client.pid());
+            assertThat(veth.exit()).as("%s", veth).isZero();
+            assertThat(hostSide.bash(T, "ip addr add " + HOST_SIDE + "/64 dev jslirp-s60 nodad && ip link set jslirp-s60 up").exit()).isZero();
+            assertThat(client.bash(T, "ip addr add " + CLIENT + "/64 dev jslirp-s61 nodad && ip link set jslirp-s61 up").exit()).isZero();
+            client.allowEgress6(HOST_SIDE);
+            hostSide.allowEgress6(CLIENT);
+            ns.allowEgress6(CLIENT); // the guest's answers to the preserved client address
+            Process p = startGuestServers(ns);
+            Stack.Options options = Stack.Options.configured().enableIpv6().extra("-t", "::/8080:80", "-u", "::/8053:53");
+            if (preserveSource) options.extra("--preserve-source");
+            try (Stack.Running stack = Stack.start(hostSide.inside(Stack.attachCommand(options, Long.toString(ns.pid()))))) {
+                stack.awaitConfigured(ns, options.ifname, Duration.ofSeconds(90));
+                Ipv6IT.awaitSlaac(ns, stack);
+                awaitReady();
+                Cmd.Result remote = retry(() -> client.exec(T, ItEnv.python(), "-c", CLIENT_PROBE, HOST_SIDE, "8080", "8053"));
+                Cmd.Result loopback = hostSide.exec(T, ItEnv.python(), "-c", CLIENT_PROBE, "::1", "8080", "8053");
+                String log = Files.readString(tmp.resolve("guest_servers.log"));
+                assertThat(remote.exit()).as("%s\n%s\n%s", remote, stack.describe(), log).isZero();
+                assertThat(loopback.exit()).as("%s\n%s", loopback, stack.describe()).isZero();
+                String seen = prefixed("remote", remote.out()) + prefixed("loopback", loopback.out());
+                System.out.printf("[preserve-source6 %s] %s%n", preserveSource, seen.strip().replace('\n', ','));
+                return seen;
+            } finally {
+                p.destroy();
+            }
+        }
+    }
+
+    private Process startGuestServers(Namespace ns) throws IOException {
+        Path servers = tmp.resolve("guest_servers.py");
+        Files.writeString(servers, GUEST_SERVERS);
+        return new ProcessBuilder(ns.inside(List.of(ItEnv.python(), servers.toString())))
+                .redirectErrorStream(true).redirectOutput(tmp.resolve("guest_servers.log").toFile()).start();
+    }
+
+    private void awaitReady() throws IOException {
+        for (int i = 0; i < 100 && !Files.readString(tmp.resolve("guest_servers.log")).contains("ready"); i++) Namespace.sleep(50);
+    }
+
+    /** Runs the probe until it succeeds (the forwards open once the tap is configured), at most 50 times. */
+    private static Cmd.Result retry(java.util.function.Supplier<Cmd.Result> probe) {
+        Cmd.Result r = null;
+        for (int i = 0; i < 50; i++) {
+            r = probe.get();
+            if (r.exit() == 0 && !r.out().isBlank()) break;
+            Namespace.sleep(100);
+        }
+        return r;
+    }
+
+    private static String prefixed(String prefix, String lines) {
+        List<String> out = new ArrayList<>();
+        for (String line : lines.strip().split("\n")) out.add(prefix + " " + line);
+        return String.join("\n", out) + "\n";
+    }
+}
