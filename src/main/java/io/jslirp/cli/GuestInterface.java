@@ -10,7 +10,7 @@ import io.jslirp.wire.Mac;
 
 /** The guest's tap device, created (and with --configure set up) from inside its network namespace. */
 final class GuestInterface {
-    static final int TAP_QUEUE_FRAMES = 10_000;
+    static final int TAP_QUEUE_FRAMES = 1000;
     /**
      * Queues of the tap device: flows are dealt out over them, so a bulk transfer's backlog
      * delays the flows on other queues by one batch at most, not by its whole queue.
@@ -26,9 +26,11 @@ final class GuestInterface {
     static TapLink open(String ifname) {
         int[] fds = Tap.openQueues(ifname, TAP_QUEUES, true);
         Tap.offloadTcp(fds[0]);
-        // The tap drops what the guest sends once this many frames wait for jslirp: room for a
-        // burst from many connections at once (the kernel's default is 1000). Best effort: a
-        // user namespace may not allow it.
+        // The tap drops what the guest sends once this many frames wait for jslirp in a queue
+        // (the tun driver's default is 500): room for a burst of handshakes from many connections,
+        // but no deeper. 10,000 let a guest's UDP sender at full speed queue 14 MB, so datagrams
+        // reached the host for 100 ms after the sender had stopped. Best effort: a user namespace
+        // may not allow it.
         try {
             InterfaceConfig.setTxQueueLength(ifname, TAP_QUEUE_FRAMES);
         } catch (SysException e) {
