@@ -196,8 +196,13 @@ class HostileFramesIT {
     void endlessAndOverlappingFragmentsStayBounded() throws Exception {
         Run run = inject("fragments", "20000");
         assertThat(run.injector().out()).contains("sent 20003 overlapping-echo-replies 1");
-        // 16 slots: every never-completed datagram but the last 16 gave way to a newer one
-        assertThat(run.counters().get("reassembly_dropped")).isGreaterThanOrEqualTo(20000 - 16);
+        // The injector outruns jslirp, and the tap's queues (1,000 frames each) drop what does not
+        // fit; of the fragments that reached jslirp, every never-completed datagram but the last 16
+        // gave way to a newer one. Besides the fragments, fewer than 64 frames cross (ARP, the
+        // overlapping echo and its reply, the curl afterwards).
+        long in = run.counters().get("frames_in");
+        assertThat(in).as("fragments that reached jslirp").isGreaterThan(2000);
+        assertThat(run.counters().get("reassembly_dropped")).isGreaterThanOrEqualTo(in - 16 - 64);
     }
 
     @Test
