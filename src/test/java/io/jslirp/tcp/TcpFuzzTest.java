@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
  * connection, with a virtual clock. Whatever arrives, nothing throws, every segment sent is
  * well formed, every byte the host side takes is the guest's stream in order, and every byte the
  * guest is sent is the host's stream at its sequence number: a guest cannot corrupt or reorder a
- * flow, only stall or reset it.
+ * flow, only stall or reset it. Buffer memory stays within the connection's bound, and a closed
+ * connection gives all of it back.
  *
  * <p>The quick run tries {@code jslirp.fuzz.seeds} scenarios (default 300) from
  * {@code jslirp.fuzz.base} (default 1); {@code scripts/fuzz.sh} runs many more. A failure names
@@ -99,6 +100,12 @@ class TcpFuzzTest {
                     }
                 }
                 check(h.flush());
+                assertThat(h.buffers.inUse()).as("buffer memory within the two rings' bound")
+                        .isLessThanOrEqualTo((long) h.config.receiveBuffer() + h.config.sendBuffer());
+            }
+            if (h.conn.state() == TcpConnection.State.CLOSED) {
+                assertThat(h.buffers.inUse()).as("a closed connection holds no buffer").isZero();
+                assertThat(h.buffers.reserved()).as("nor any growth reserved against the budget").isZero();
             }
         }
 
