@@ -177,13 +177,7 @@ public final class Sockets {
     public static int connect6(int fd, long hi, long lo, int port) {
         Native.Scratch s = scratch();
         sockaddrIn6(s.sockaddr, 0, hi, lo, port);
-        int r;
-        try {
-            r = (int) CONNECT.invokeExact(s.errno, fd, s.sockaddr.address(), SOCKADDR_IN6_SIZE);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-        return r < 0 ? -errno(s.errno) : r;
+        return sockaddrCall(CONNECT, s, fd, SOCKADDR_IN6_SIZE);
     }
 
     /**
@@ -199,13 +193,7 @@ public final class Sockets {
         sa.set(NET_SHORT, 2, (short) port);
         MemorySegment.copy(addr, 0, sa, JAVA_BYTE, 8, 16);
         sa.set(JAVA_INT, 24, scopeId);
-        int r;
-        try {
-            r = (int) CONNECT.invokeExact(s.errno, fd, sa.address(), SOCKADDR_IN6_SIZE);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-        return r < 0 ? -errno(s.errno) : r;
+        return sockaddrCall(CONNECT, s, fd, SOCKADDR_IN6_SIZE);
     }
 
     /** 0 or -errno. */
@@ -216,22 +204,21 @@ public final class Sockets {
     private static int addrCall(MethodHandle call, int fd, int addr, int port) {
         Native.Scratch s = scratch();
         sockaddrIn(s.sockaddr, 0, addr, port);
-        int r;
-        try {
-            r = (int) call.invokeExact(s.errno, fd, s.sockaddr.address(), SOCKADDR_IN_SIZE);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-        return r < 0 ? -errno(s.errno) : r;
+        return sockaddrCall(call, s, fd, SOCKADDR_IN_SIZE);
     }
 
     /** Binds to the IPv6 address hi:lo (halves in network order): 0 or -errno. */
     public static int bind6(int fd, long hi, long lo, int port) {
         Native.Scratch s = scratch();
         sockaddrIn6(s.sockaddr, 0, hi, lo, port);
+        return sockaddrCall(BIND, s, fd, SOCKADDR_IN6_SIZE);
+    }
+
+    /** call(fd, the address already in s.sockaddr, length) for connect or bind: its result, or -errno. */
+    private static int sockaddrCall(MethodHandle call, Native.Scratch s, int fd, int length) {
         int r;
         try {
-            r = (int) BIND.invokeExact(s.errno, fd, s.sockaddr.address(), SOCKADDR_IN6_SIZE);
+            r = (int) call.invokeExact(s.errno, fd, s.sockaddr.address(), length);
         } catch (Throwable t) {
             throw rethrow(t);
         }
