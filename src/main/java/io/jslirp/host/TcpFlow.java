@@ -12,6 +12,8 @@ import io.jslirp.tcp.TcpHostSide;
 import io.jslirp.util.Log;
 import io.jslirp.util.RingBuffer;
 
+import java.lang.foreign.MemorySegment;
+
 /**
  * One guest TCP connection re-originated as a host socket: moves bytes between the socket and
  * the connection's buffers, and keeps the socket's epoll interest to what can make progress
@@ -203,6 +205,15 @@ final class TcpFlow implements Handler, TcpHostSide {
                 return;
             }
         }
+    }
+
+    @Override
+    public int writeToHost(MemorySegment data, long offset, int length) {
+        if (connecting || socketClosed || shutDown) return 0;
+        int n = Libc.write(fd, data, offset, length);
+        if (n <= 0) return 0;
+        fromGuest += n;
+        return n;
     }
 
     private void onTimer() {

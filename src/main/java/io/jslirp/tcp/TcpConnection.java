@@ -14,8 +14,9 @@ import java.lang.foreign.MemorySegment;
  * play that remote. Pure logic: it is driven by the guest's segments, by what the host side
  * reports, and by a clock passed in as {@code now} (nanoseconds); it never calls the OS.
  *
- * <p>Data from the guest goes into {@link #toHost()}; the host side drains it into the host
- * socket and calls {@link #deliveredToHost}. Data from the host socket goes into
+ * <p>Data from the guest goes into {@link #toHost()} (a large in-order segment straight to the
+ * host socket when nothing waits there); the host side drains it into the host socket and calls
+ * {@link #deliveredToHost}. Data from the host socket goes into
  * {@link #fromHost()}, which is also the retransmission buffer: bytes leave it only when the
  * guest acknowledges them. The host side calls {@link #flush} once per event-loop iteration,
  * after all input was processed, so small pieces coalesce into full segments and at most one
@@ -25,6 +26,13 @@ public final class TcpConnection {
     public enum State { CONNECTING, SYN_RECEIVED, ESTABLISHED, CLOSE_WAIT, LAST_ACK, FIN_WAIT_1, FIN_WAIT_2, CLOSING, TIME_WAIT, CLOSED }
 
     private static final int DEFAULT_GUEST_MSS = 536;
+    /**
+     * In-order guest payloads from this size on are offered to the host socket before any copy
+     * ({@link TcpHostSide#writeToHost}): a syscall costs less than copying that much (a guest
+     * with TSO sends up to 64 KiB per segment). Smaller ones are buffered and written together
+     * at the flush (lesson 2).
+     */
+    private static final int DIRECT_WRITE_MIN = 16 << 10;
 
     public final int guestAddress, guestPort, remoteAddress, remotePort;
     private final TcpConfig config;
@@ -519,6 +527,13 @@ public final class TcpConnection {
         if (skip >= len) {
             ackPending = true;
             return;
+        }
+        if (len - skip >= DIRECT_WRITE_MIN && toHost.isEmpty() && outOfOrder.isEmpty()) {
+            int written = host.writeToHost(s, payloadOff + skip, len - skip);
+            rcvNxt += written;
+            skip += written;
+            // As for a drain of the buffer: the host socket keeps up, so let the guest send more.
+            if (written >= toHost.capacity() / 2) toHost.grow();
         }
         int n = toHost.append(s, payloadOff + skip, len - skip);
         rcvNxt += n;

@@ -129,7 +129,8 @@ class TcpFuzzTest {
                 case 5, 6, 7 -> lastAck + rnd.nextInt(1 << 13);
                 default -> near(lastAck, 1 << 16);
             };
-            int len = rnd.nextInt(4) == 0 ? 0 : rnd.nextInt(3000);
+            // Now and then a TSO-sized segment, which may go straight to the host socket.
+            int len = rnd.nextInt(4) == 0 ? 0 : rnd.nextInt(8) == 0 ? rnd.nextInt(65000) : rnd.nextInt(3000);
             // The payload is the guest stream at seq: whatever part of it is accepted can be checked.
             long position = (long) (seq - h.g(1));
             TcpHarness.Seg s = seg(flags).seq(seq).ack(near(sndMax, 1 << 15)).window(rnd.nextInt(0x10000))
@@ -144,7 +145,12 @@ class TcpFuzzTest {
                 s.sack(edges);
             }
             if (timestamps && rnd.nextInt(8) != 0) s.ts(rnd.nextInt(), rnd.nextInt());
+            h.host.socketRoom = rnd.nextBoolean() ? 0 : rnd.nextInt(1 << 16);
             h.guest(s);
+            byte[] direct = h.host.taken();
+            assertThat(direct).as("bytes written straight to the host at guest stream offset %d", hostTook)
+                    .isEqualTo(guestStream(hostTook, direct.length));
+            hostTook += direct.length;
             check(h.drain());
         }
 

@@ -8,6 +8,7 @@ import io.jslirp.util.RingBuffer;
 import io.jslirp.wire.Bytes;
 import io.jslirp.wire.Tcp;
 import io.jslirp.wire.TcpOptions;
+import java.io.ByteArrayOutputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -487,13 +488,31 @@ final class TcpHarness {
         }
     }
 
-    /** Records how the connection ended. */
+    /** Records how the connection ended, and takes direct writes while it has room. */
     static final class FakeHost implements TcpHostSide {
         final List<Boolean> closed = new ArrayList<>();
+        /** How many more bytes the fake host socket takes from direct writes (none unless a test gives room). */
+        int socketRoom;
+        private final ByteArrayOutputStream written = new ByteArrayOutputStream();
 
         @Override
         public void closed(boolean reset) {
             closed.add(reset);
+        }
+
+        @Override
+        public int writeToHost(MemorySegment data, long offset, int length) {
+            int n = Math.min(length, socketRoom);
+            socketRoom -= n;
+            written.write(data.asSlice(offset, n).toArray(ValueLayout.JAVA_BYTE), 0, n);
+            return n;
+        }
+
+        /** The bytes direct writes handed over since the last call, oldest first. */
+        byte[] taken() {
+            byte[] b = written.toByteArray();
+            written.reset();
+            return b;
         }
     }
 

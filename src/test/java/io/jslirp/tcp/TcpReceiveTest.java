@@ -237,6 +237,57 @@ class TcpReceiveTest {
         assertThat(h.toHostBytes()).isEqualTo(guestStream(0, BUF));
     }
 
+    // ---- large segments straight to the host socket ----
+
+    /** The default 1 MiB buffers with window scaling (our shift 5), and a host socket with room for room bytes. */
+    private static TcpHarness withHostRoom(int room) {
+        TcpHarness h = TcpHarness.with().guestWscale(7).established();
+        h.host.socketRoom = room;
+        return h;
+    }
+
+    @Test
+    void aLargeInOrderSegmentGoesStraightToTheHostSocket() {
+        TcpHarness h = withHostRoom(Integer.MAX_VALUE);
+        h.guest(h.guestData(0, 40000, 1));
+
+        assertThat(h.host.taken()).isEqualTo(guestStream(0, 40000));
+        assertThat(h.toHostBytes()).isEmpty();
+        h.assertSent(h.flush(), sent(ACK).ack(h.g(40001)).window(h.config.receiveBuffer() >>> 5).len(0));
+    }
+
+    @Test
+    void whatTheHostSocketDoesNotTakeIsBuffered() {
+        TcpHarness h = withHostRoom(10000);
+        h.guest(h.guestData(0, 40000, 1));
+
+        assertThat(h.host.taken()).isEqualTo(guestStream(0, 10000));
+        assertThat(h.toHostBytes()).isEqualTo(guestStream(10000, 30000));
+        h.assertSent(h.flush(), sent(ACK).ack(h.g(40001)).window((h.config.receiveBuffer() - 30000) >>> 5).len(0));
+    }
+
+    @Test
+    void smallSegmentsAndWhatFollowsBufferedBytesWaitInTheBuffer() {
+        TcpHarness h = withHostRoom(Integer.MAX_VALUE);
+        h.guest(h.guestData(0, MSS, 1)); // small: written with others at the flush (lesson 2)
+        h.guest(h.guestData(MSS, 40000, 1)); // large, but behind bytes still buffered
+
+        assertThat(h.host.taken()).isEmpty();
+        assertThat(h.toHostBytes()).isEqualTo(guestStream(0, MSS + 40000));
+    }
+
+    @Test
+    void aSegmentThatClosesAGapJoinsTheBytesBeyondItInTheBuffer() {
+        TcpHarness h = withHostRoom(Integer.MAX_VALUE);
+        h.guest(h.guestData(40000, 20000, 1)); // beyond a gap: kept out of order
+        h.flush();
+        h.guest(h.guestData(0, 40000, 1));
+
+        assertThat(h.host.taken()).isEmpty();
+        assertThat(h.toHostBytes()).isEqualTo(guestStream(0, 60000));
+        h.assertSent(h.flush(), sent(ACK).ack(h.g(60001)).len(0));
+    }
+
     // ---- lesson 1: window updates ----
 
     @Test
