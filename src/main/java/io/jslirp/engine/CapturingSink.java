@@ -2,7 +2,9 @@ package io.jslirp.engine;
 
 import io.jslirp.capture.Capture;
 import io.jslirp.stack.FrameSink;
+import io.jslirp.util.RingBuffer;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -13,6 +15,8 @@ import java.lang.foreign.MemorySegment;
 final class CapturingSink implements FrameSink {
     private final FrameSink link;
     private final Capture capture;
+    /** A frame whose payload the link took from a ring, put together for the capture. */
+    private final MemorySegment whole = Arena.ofAuto().allocate(1 << 17);
 
     CapturingSink(FrameSink link, Capture capture) {
         this.link = link;
@@ -35,6 +39,17 @@ final class CapturingSink implements FrameSink {
     public boolean sendTcp(MemorySegment frame, int length, int segmentSize) {
         if (!link.sendTcp(frame, length, segmentSize)) return false;
         capture.frame(frame, length);
+        return true;
+    }
+
+    /** The link writes the payload from the ring; the capture gets the frame put together. */
+    @Override
+    public boolean sendTcp(MemorySegment frame, int headersLength, RingBuffer payload, int skip, int payloadLength,
+                           int segmentSize) {
+        if (!link.sendTcp(frame, headersLength, payload, skip, payloadLength, segmentSize)) return false;
+        MemorySegment.copy(frame, 0, whole, 0, headersLength);
+        payload.peek(skip, whole, headersLength, payloadLength);
+        capture.frame(whole, headersLength + payloadLength);
         return true;
     }
 }

@@ -4,6 +4,7 @@ import io.jslirp.loop.EventLoop;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
 import io.jslirp.sys.Tap;
+import io.jslirp.util.RingBuffer;
 import io.jslirp.wire.Ethernet;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Ipv6;
@@ -33,6 +34,8 @@ public final class TapLink implements Link {
     private final boolean vnetHeader;
     /** The virtio_net_hdr read before each received frame (only its checksum flags matter) and written before each sent one. */
     private final MemorySegment rxHeader, txHeader;
+    /** The iovec array of a frame written in pieces: vnet header, frame headers, payload in up to two spans. */
+    private final MemorySegment txVector;
 
     /** Takes ownership of the open, non-blocking descriptors of one tap device without vnet headers, one per queue. */
     public TapLink(int... fds) {
@@ -48,6 +51,7 @@ public final class TapLink implements Link {
         Arena arena = Arena.ofAuto();
         this.rxHeader = arena.allocate(Tap.VNET_HEADER_LENGTH, 8);
         this.txHeader = arena.allocate(Tap.VNET_HEADER_LENGTH, 8);
+        this.txVector = arena.allocate(4 * 16, 8);
     }
 
     @Override
@@ -88,6 +92,28 @@ public final class TapLink implements Link {
 
     @Override
     public boolean sendTcp(MemorySegment frame, int length, int segmentSize) {
+        tcpVnetHeader(frame, length, segmentSize);
+        return write(frame, length);
+    }
+
+    /** The frame's headers, then the payload straight from the ring: one writev, no copy. */
+    @Override
+    public boolean sendTcp(MemorySegment frame, int headersLength, RingBuffer payload, int skip, int payloadLength,
+                           int segmentSize) {
+        tcpVnetHeader(frame, headersLength + payloadLength, segmentSize);
+        int fd = fds.length == 1 ? fds[0] : fds[lanes.laneOf(frame, headersLength, EventLoop.now())];
+        MemorySegment ring = payload.memory();
+        int first = payload.contiguous(skip, payloadLength);
+        Libc.iovec(txVector, 0, txHeader, 0, Tap.VNET_HEADER_LENGTH);
+        Libc.iovec(txVector, 1, frame, 0, headersLength);
+        Libc.iovec(txVector, 2, ring, payload.offsetOf(skip), first);
+        int count = 3;
+        if (first < payloadLength) Libc.iovec(txVector, count++, ring, 0, payloadLength - first);
+        return Libc.writev(fd, txVector, count) == Tap.VNET_HEADER_LENGTH + headersLength + payloadLength;
+    }
+
+    /** Fills the vnet header for a TCP frame of length bytes: partial checksum, and TSO when the payload exceeds segmentSize. */
+    private void tcpVnetHeader(MemorySegment frame, int length, int segmentSize) {
         if (!vnetHeader) throw new UnsupportedOperationException("tap opened without vnet headers");
         boolean v6 = Ethernet.type(frame, 0) == Ethernet.TYPE_IPV6;
         int l4 = Ethernet.HEADER_LENGTH + (v6 ? Ipv6.HEADER_LENGTH : Ipv4.headerLength(frame, Ethernet.HEADER_LENGTH));
@@ -99,7 +125,6 @@ public final class TapLink implements Link {
         txHeader.set(LE16, 4, (short) (segmented ? segmentSize : 0));      // gso_size
         txHeader.set(LE16, 6, (short) l4);                                  // csum_start
         txHeader.set(LE16, 8, (short) TCP_CHECKSUM_OFFSET);                 // csum_offset
-        return write(frame, length);
     }
 
     private boolean write(MemorySegment frame, int length) {

@@ -1,5 +1,7 @@
 package io.jslirp.stack;
 
+import io.jslirp.util.RingBuffer;
+
 import java.lang.foreign.MemorySegment;
 
 /** Takes complete Ethernet frames from the stack toward the guest. */
@@ -21,6 +23,16 @@ public interface FrameSink {
      * larger than segmentSize reaches the guest as segments of segmentSize bytes (TSO).
      */
     default boolean sendTcp(MemorySegment frame, int length, int segmentSize) {
+        throw new UnsupportedOperationException("this link does not offload TCP");
+    }
+
+    /**
+     * As {@link #sendTcp(MemorySegment, int, int)} for a frame of headersLength bytes of headers
+     * in frame, followed by payloadLength bytes of payload, skip bytes after its oldest byte:
+     * written from there, never copied into the frame.
+     */
+    default boolean sendTcp(MemorySegment frame, int headersLength, RingBuffer payload, int skip, int payloadLength,
+                            int segmentSize) {
         throw new UnsupportedOperationException("this link does not offload TCP");
     }
 }

@@ -1,6 +1,7 @@
 package io.jslirp.stack;
 
 import io.jslirp.tcp.TcpOutput;
+import io.jslirp.util.RingBuffer;
 import io.jslirp.wire.Arp;
 import io.jslirp.wire.Bytes;
 import io.jslirp.wire.Checksum;
@@ -285,11 +286,32 @@ public final class Stack implements TcpOutput {
             sendIpv4(Ipv4.PROTO_TCP, source, destination, tcpLength, guestMac);
             return;
         }
-        // The link (a tap with offloads) completes the checksum and cuts the payload into
-        // segments; the guest's kernel takes the frame as it takes one its own NIC coalesced.
+        writeOffloadedTcpHeaders(source, destination, tcpLength);
+        count(sink.sendTcp(tx, IP_PAYLOAD_OFFSET + tcpLength, segmentSize));
+    }
+
+    @Override
+    public void sendTcp(int source, int destination, int headerLength, RingBuffer payload, int skip, int payloadLength,
+                        int segmentSize) {
+        if (!sink.offloadsTcp()) {
+            TcpOutput.super.sendTcp(source, destination, headerLength, payload, skip, payloadLength, segmentSize);
+            return;
+        }
+        writeOffloadedTcpHeaders(source, destination, headerLength + payloadLength);
+        count(sink.sendTcp(tx, IP_PAYLOAD_OFFSET + headerLength, payload, skip, payloadLength, segmentSize));
+    }
+
+    /**
+     * For a link (a tap with offloads) that completes the checksum and cuts the payload into
+     * segments; the guest's kernel takes the frame as it takes one its own NIC coalesced.
+     */
+    private void writeOffloadedTcpHeaders(int source, int destination, int tcpLength) {
         Tcp.fillPseudoHeaderChecksum4(tx, IP_PAYLOAD_OFFSET, tcpLength, source, destination);
         writeHeaders(Ipv4.PROTO_TCP, source, destination, tcpLength, guestMac);
-        if (sink.sendTcp(tx, IP_PAYLOAD_OFFSET + tcpLength, segmentSize)) counters.framesOut++;
+    }
+
+    private void count(boolean sent) {
+        if (sent) counters.framesOut++;
         else counters.sendDropped++;
     }
 
@@ -360,7 +382,6 @@ public final class Stack implements TcpOutput {
     }
 
     private void send(MemorySegment frame, int length) {
-        if (sink.send(frame, length)) counters.framesOut++;
-        else counters.sendDropped++;
+        count(sink.send(frame, length));
     }
 }

@@ -1,6 +1,7 @@
 package io.jslirp.stack;
 
 import io.jslirp.tcp.TcpOutput;
+import io.jslirp.util.RingBuffer;
 import io.jslirp.util.AddressBook;
 import io.jslirp.wire.Bytes;
 import io.jslirp.wire.Dhcpv6;
@@ -268,16 +269,38 @@ public final class Stack6 implements TcpOutput {
     /** source and destination are handles of {@link #addresses()}. */
     @Override
     public void sendTcp(int source, int destination, int tcpLength, int segmentSize) {
-        long srcHi = addresses.hi(source), srcLo = addresses.lo(source);
-        long dstHi = addresses.hi(destination), dstLo = addresses.lo(destination);
         if (!sink.offloadsTcp()) {
+            long srcHi = addresses.hi(source), srcLo = addresses.lo(source);
+            long dstHi = addresses.hi(destination), dstLo = addresses.lo(destination);
             Tcp.fillChecksum6(tx, IP_PAYLOAD_OFFSET, tcpLength, srcHi, srcLo, dstHi, dstLo);
             sendIpv6(Ipv6.PROTO_TCP, HOP_LIMIT, srcHi, srcLo, dstHi, dstLo, tcpLength, guestMac);
             return;
         }
+        writeOffloadedTcpHeaders(source, destination, tcpLength);
+        count(sink.sendTcp(tx, IP_PAYLOAD_OFFSET + tcpLength, segmentSize));
+    }
+
+    @Override
+    public void sendTcp(int source, int destination, int headerLength, RingBuffer payload, int skip, int payloadLength,
+                        int segmentSize) {
+        if (!sink.offloadsTcp()) {
+            TcpOutput.super.sendTcp(source, destination, headerLength, payload, skip, payloadLength, segmentSize);
+            return;
+        }
+        writeOffloadedTcpHeaders(source, destination, headerLength + payloadLength);
+        count(sink.sendTcp(tx, IP_PAYLOAD_OFFSET + headerLength, payload, skip, payloadLength, segmentSize));
+    }
+
+    /** For a link that completes the checksum and cuts the payload into segments (as in {@link Stack}). */
+    private void writeOffloadedTcpHeaders(int source, int destination, int tcpLength) {
+        long srcHi = addresses.hi(source), srcLo = addresses.lo(source);
+        long dstHi = addresses.hi(destination), dstLo = addresses.lo(destination);
         Tcp.fillPseudoHeaderChecksum6(tx, IP_PAYLOAD_OFFSET, tcpLength, srcHi, srcLo, dstHi, dstLo);
         writeHeaders(Ipv6.PROTO_TCP, HOP_LIMIT, srcHi, srcLo, dstHi, dstLo, tcpLength, guestMac);
-        if (sink.sendTcp(tx, IP_PAYLOAD_OFFSET + tcpLength, segmentSize)) counters.framesOut++;
+    }
+
+    private void count(boolean sent) {
+        if (sent) counters.framesOut++;
         else counters.sendDropped++;
     }
 
@@ -332,8 +355,7 @@ public final class Stack6 implements TcpOutput {
             return;
         }
         writeHeaders(nextHeader, hopLimit, srcHi, srcLo, dstHi, dstLo, l4Length, mac);
-        if (sink.send(tx, IP_PAYLOAD_OFFSET + l4Length)) counters.framesOut++;
-        else counters.sendDropped++;
+        count(sink.send(tx, IP_PAYLOAD_OFFSET + l4Length));
     }
 
     private void writeHeaders(int nextHeader, int hopLimit, long srcHi, long srcLo, long dstHi, long dstLo, int l4Length, long mac) {

@@ -96,6 +96,25 @@ public final class Libc {
         return vector(READV, fd, a, offA, lenA, b, offB, lenB);
     }
 
+    /** Fills entry index of an iovec array with len bytes at offset of a native segment (no allocation). */
+    public static void iovec(MemorySegment iov, int index, MemorySegment buf, long offset, int len) {
+        if (!buf.isNative()) throw new IllegalArgumentException("writev needs native segments");
+        iov.set(JAVA_LONG, 16L * index, address(buf, offset, len));
+        iov.set(JAVA_LONG, 16L * index + 8, len);
+    }
+
+    /** Writes the count entries of an iovec array filled by {@link #iovec}. Bytes or -errno. */
+    public static long writev(int fd, MemorySegment iov, int count) {
+        MemorySegment err = scratch().errno;
+        long r;
+        try {
+            r = (long) WRITEV.invokeExact(err, fd, address(iov, 0, 16L * count), count);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        return r < 0 ? -errno(err) : r;
+    }
+
     private static long vector(MethodHandle call, int fd, MemorySegment a, long offA, int lenA,
                                MemorySegment b, long offB, int lenB) {
         if (!a.isNative() || (lenB > 0 && !b.isNative())) {

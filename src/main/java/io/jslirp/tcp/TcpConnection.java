@@ -681,8 +681,8 @@ public final class TcpConnection {
             }
         }
         Tcp.write(f, off, remotePort, guestPort, seq, ack, flags, window >>> rcvShift, hdr);
-        if (len > 0) fromHost.peek(dataOffset, f, off + hdr, len);
-        out.sendTcp(remoteAddress, guestAddress, hdr + len, sendMss);
+        if (len > 0) out.sendTcp(remoteAddress, guestAddress, hdr, fromHost, dataOffset, len, sendMss);
+        else out.sendTcp(remoteAddress, guestAddress, hdr, sendMss);
         if ((flags & Tcp.ACK) != 0) {
             advertisedRightEdge = rcvNxt + window;
             lastAckSent = ack;

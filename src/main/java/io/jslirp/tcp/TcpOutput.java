@@ -1,5 +1,7 @@
 package io.jslirp.tcp;
 
+import io.jslirp.util.RingBuffer;
+
 import java.lang.foreign.MemorySegment;
 
 /** Where a connection writes the segments it sends to the guest; the IP layer below fills in the rest. */
@@ -25,6 +27,17 @@ public interface TcpOutput {
      * guest as segments of segmentSize bytes (only where {@link #largeSegments()}).
      */
     void sendTcp(int source, int destination, int tcpLength, int segmentSize);
+
+    /**
+     * Sends a segment whose headerLength-byte header is at {@link #tcpOffset()} and whose payload
+     * is payloadLength bytes of payload, skip bytes after its oldest: an output whose link can
+     * write them from there does so without copying them into the frame; this one copies.
+     */
+    default void sendTcp(int source, int destination, int headerLength, RingBuffer payload, int skip, int payloadLength,
+                         int segmentSize) {
+        payload.peek(skip, frame(), tcpOffset() + headerLength, payloadLength);
+        sendTcp(source, destination, headerLength + payloadLength, segmentSize);
+    }
 
     /** Sends one segment (see {@link #sendTcp(int, int, int, int)}). */
     default void sendTcp(int source, int destination, int tcpLength) {

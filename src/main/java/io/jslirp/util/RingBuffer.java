@@ -182,12 +182,22 @@ public final class RingBuffer implements AutoCloseable {
         return n;
     }
 
+    /** Offset in {@link #memory()} of the held byte skip bytes after the oldest. */
+    public int offsetOf(int skip) {
+        int at = head + skip;
+        return at >= capacity ? at - capacity : at;
+    }
+
+    /** Of len held bytes from skip bytes after the oldest, how many lie before the wrap (the rest start at offset 0). */
+    public int contiguous(int skip, int len) {
+        return Math.min(len, capacity - offsetOf(skip));
+    }
+
     /** Copies len held bytes starting skip bytes after the oldest into dst, without removing them. */
     public void peek(int skip, MemorySegment dst, long dstOffset, int len) {
         if (skip < 0 || len < 0 || skip + len > size) throw new IllegalArgumentException("peek " + skip + "+" + len + " of " + size);
-        int start = head + skip;
-        if (start >= capacity) start -= capacity;
-        int first = Math.min(len, capacity - start);
+        int start = offsetOf(skip);
+        int first = contiguous(skip, len);
         MemorySegment memory = memory();
         MemorySegment.copy(memory, start, dst, dstOffset, first);
         if (len > first) MemorySegment.copy(memory, 0, dst, dstOffset + first, len - first);

@@ -2,9 +2,14 @@ package io.jslirp.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,9 +35,23 @@ class PcapIT {
         return ns.bash(T, "curl -sS --fail --max-time 25 '" + http.guestUrl("/blob?seed=5&size=" + SIZE) + "' | wc -c");
     }
 
+    /** The body of the HTTP response in the file's only TCP connection, from tshark's reassembly of the stream. */
+    private static byte[] responseBody(Path file) {
+        Cmd.Result r = Cmd.run(T, List.of("tshark", "-n", "-r", file.toString(), "-q", "-z", "follow,tcp,raw,0"));
+        assertThat(r.exit()).as("%s", r).isZero();
+        // The server's bytes are the lines indented by a tab, in hex.
+        var server = new ByteArrayOutputStream();
+        r.out().lines().filter(l -> l.startsWith("\t")).forEach(l -> server.writeBytes(HexFormat.of().parseHex(l.strip())));
+        byte[] all = server.toByteArray();
+        String text = new String(all, StandardCharsets.ISO_8859_1);
+        int body = text.indexOf("\r\n\r\n") + 4;
+        assertThat(body).as("an HTTP response in the stream").isGreaterThan(3);
+        return Arrays.copyOfRange(all, body, all.length);
+    }
+
     /** tshark's reading of the file, one line per frame with the given fields; fails when tshark does. */
     private static List<String> tshark(Path file, String displayFilter, String... fields) {
-        List<String> cmd = new java.util.ArrayList<>(List.of("tshark", "-n", "-r", file.toString(), "-T", "fields"));
+        List<String> cmd = new ArrayList<>(List.of("tshark", "-n", "-r", file.toString(), "-T", "fields"));
         for (String f : fields) cmd.addAll(List.of("-e", f));
         if (displayFilter != null) cmd.addAll(List.of("-Y", displayFilter));
         Cmd.Result r = Cmd.run(T, cmd);
@@ -60,6 +79,8 @@ class PcapIT {
         assertThat(big).as("TSO frames toward the guest, recorded whole").isNotEmpty();
         List<String> http = tshark(file, "http.request", "http.request.uri");
         assertThat(http).singleElement().asString().startsWith("/blob?seed=5");
+        assertThat(Blob.sha256(responseBody(file))).as("the response body as recorded, TSO frames included")
+                .isEqualTo(Blob.sha256(5, SIZE));
         System.out.println("[pcap] " + Files.size(file) + " bytes, " + tshark(file, null, "frame.number").size() + " frames, "
                 + big.size() + " larger than 1514");
     }
@@ -104,7 +125,7 @@ class PcapIT {
                 List.of("--pcap", tmp.resolve("x").toString(), "--pcap-size", "12 parsecs"),
                 List.of("--pcap", tmp.resolve("no/such/dir/x.pcap").toString()),
                 List.of("--pcap-filter", "tcp"))) {
-            List<String> cmd = new java.util.ArrayList<>(List.of(Stack.Kind.JSLIRP.executable(), "run"));
+            List<String> cmd = new ArrayList<>(List.of(Stack.Kind.JSLIRP.executable(), "run"));
             cmd.addAll(bad);
             cmd.addAll(List.of("--", "true"));
             Cmd.Result r = Cmd.run(T, cmd);

@@ -17,8 +17,8 @@ class RingBufferTest {
     private final BufferPool pool = new BufferPool(1 << 20);
 
     /**
-     * Appends (direct and through the write spans, as a read syscall does), peeks, discards and
-     * growth agree with a deque.
+     * Appends (direct and through the write spans, as a read syscall does), peeks (copied, and in
+     * place as a gathering write takes them), discards and growth agree with a deque.
      */
     @Property(tries = 200)
     void behavesLikeAByteQueue(@ForAll long seed) {
@@ -78,6 +78,12 @@ class RingBufferTest {
                         ring.peek(skip, dst, 0, len);
                         Byte[] expected = model.toArray(new Byte[0]);
                         for (int i = 0; i < len; i++) assertThat(dst.get(ValueLayout.JAVA_BYTE, i)).isEqualTo(expected[skip + i]);
+                        // The same bytes where a gathering write takes them: a span from offsetOf, the rest from 0.
+                        int first = ring.contiguous(skip, len);
+                        for (int i = 0; i < len; i++) {
+                            long at = i < first ? ring.offsetOf(skip) + i : i - first;
+                            assertThat(ring.memory().get(ValueLayout.JAVA_BYTE, at)).isEqualTo(expected[skip + i]);
+                        }
                     }
                 }
                 assertThat(ring.size()).isEqualTo(model.size());
