@@ -1,17 +1,15 @@
 package io.jslirp.sys;
 
-import static io.jslirp.sys.Native.downcall;
 import static io.jslirp.sys.Native.errno;
-import static io.jslirp.sys.Native.rethrow;
+import static io.jslirp.sys.Native.nr;
 import static io.jslirp.sys.Native.scratch;
+import static io.jslirp.sys.Native.syscall;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
 
 /**
  * An epoll instance with a pre-allocated event array. Each registration stores the fd in
@@ -28,12 +26,8 @@ public final class Epoll implements AutoCloseable {
     private static final int DATA_OFFSET = Native.X86_64 ? 4 : 8;
     private static final ValueLayout.OfLong DATA_U64 = JAVA_LONG.withByteAlignment(4);
 
-    private static final MethodHandle CREATE1 =
-            downcall("epoll_create1", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    private static final MethodHandle CTL = downcall("epoll_ctl",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
-    private static final MethodHandle WAIT = downcall("epoll_wait",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT));
+    // System call numbers (x86-64, aarch64); aarch64 has no epoll_wait, only epoll_pwait.
+    private static final long CREATE1 = nr(291, 20), CTL = nr(233, 21), PWAIT = nr(281, 22);
 
     private final int epfd;
     private final int maxEvents;
@@ -49,12 +43,7 @@ public final class Epoll implements AutoCloseable {
         }
         this.maxEvents = maxEvents;
         MemorySegment err = scratch().errno;
-        int fd;
-        try {
-            fd = (int) CREATE1.invokeExact(err, EPOLL_CLOEXEC);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        int fd = (int) syscall(CREATE1, err, EPOLL_CLOEXEC);
         if (fd < 0) {
             arena.close();
             throw new SysException("epoll_create1", errno(err));
@@ -106,12 +95,7 @@ public final class Epoll implements AutoCloseable {
         ctlEvent.set(JAVA_INT, 0, events);
         ctlEvent.set(DATA_U64, DATA_OFFSET, ((long) tag << 32) | (fd & 0xffffffffL));
         MemorySegment err = scratch().errno;
-        int r;
-        try {
-            r = (int) CTL.invokeExact(err, epfd, op, fd, ctlEvent.address());
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        int r = (int) syscall(CTL, err, epfd, op, fd, ctlEvent.address());
         return r < 0 ? errno(err) : 0;
     }
 
@@ -121,12 +105,7 @@ public final class Epoll implements AutoCloseable {
      */
     public int wait(int timeoutMillis) {
         MemorySegment err = scratch().errno;
-        int r;
-        try {
-            r = (int) WAIT.invokeExact(err, epfd, events.address(), maxEvents, timeoutMillis);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        int r = (int) syscall(PWAIT, err, epfd, events.address(), maxEvents, timeoutMillis, 0); // no signal mask
         if (r >= 0) {
             return r;
         }

@@ -1,29 +1,20 @@
 package io.jslirp.sys;
 
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
 
 /** A non-blocking eventfd: lets another thread wake an epoll loop. */
 public final class EventFd implements AutoCloseable {
     private static final int EFD_NONBLOCK = 0x800, EFD_CLOEXEC = 0x80000;
-    private static final MethodHandle EVENTFD = Native.downcall("eventfd", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final long EVENTFD2 = Native.nr(290, 19);
 
     private final int fd;
     private final MemorySegment counter = Arena.ofAuto().allocate(8, 8);
 
     public EventFd() {
         MemorySegment err = Native.scratch().errno;
-        int r;
-        try {
-            r = (int) EVENTFD.invokeExact(err, 0, EFD_NONBLOCK | EFD_CLOEXEC);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
-        }
+        int r = (int) Native.syscall(EVENTFD2, err, 0, EFD_NONBLOCK | EFD_CLOEXEC);
         if (r < 0) throw new SysException("eventfd", Native.errno(err));
         fd = r;
     }

@@ -1,19 +1,14 @@
 package io.jslirp.sys;
 
 import static io.jslirp.sys.Native.address;
-import static io.jslirp.sys.Native.downcall;
 import static io.jslirp.sys.Native.errno;
-import static io.jslirp.sys.Native.rethrow;
+import static io.jslirp.sys.Native.nr;
 import static io.jslirp.sys.Native.scratch;
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static io.jslirp.sys.Native.syscall;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandle;
 
 /**
  * Basic file-descriptor calls. Data-path calls ({@code read}, {@code write}, {@code readv2},
@@ -28,61 +23,27 @@ public final class Libc {
     public static final int O_RDONLY = 0, O_RDWR = 2, O_NONBLOCK = 0x800, O_CLOEXEC = 0x80000;
     private static final int F_GETFL = 3, F_SETFL = 4;
 
-    // Buffers are passed as raw addresses (JAVA_LONG): slicing a segment per call would allocate.
-    private static final FunctionDescriptor RW_RAW =
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG);
-    private static final FunctionDescriptor RW_SEG =
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG);
-    private static final Linker.Option HEAP = Linker.Option.critical(true);
-
-    private static final MethodHandle READ = downcall("read", RW_RAW);
-    private static final MethodHandle READ_HEAP = downcall("read", RW_SEG, HEAP);
-    private static final MethodHandle WRITE = downcall("write", RW_RAW);
-    private static final MethodHandle WRITE_HEAP = downcall("write", RW_SEG, HEAP);
-    private static final FunctionDescriptor IOV =
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT);
-    private static final MethodHandle READV = downcall("readv", IOV);
-    private static final MethodHandle WRITEV = downcall("writev", IOV);
-    private static final MethodHandle CLOSE = downcall("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    // open(path, flags, ...) and fcntl(fd, cmd, ...) are variadic; the third argument is the variadic one.
-    private static final MethodHandle OPEN = downcall("open",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2));
-    private static final MethodHandle FCNTL = downcall("fcntl",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2));
-    private static final MethodHandle GETTID =
-            Native.downcallNoErrno("gettid", FunctionDescriptor.of(JAVA_INT));
-    private static final MethodHandle GETPID =
-            Native.downcallNoErrno("getpid", FunctionDescriptor.of(JAVA_INT));
+    // System call numbers (x86-64, aarch64). Buffers are passed as raw addresses: slicing a segment
+    // per call would allocate.
+    private static final long READ = nr(0, 63), WRITE = nr(1, 64), READV = nr(19, 65), WRITEV = nr(20, 66),
+            CLOSE = nr(3, 57), OPENAT = nr(257, 56), FCNTL = nr(72, 25), GETTID = nr(186, 178), GETPID = nr(39, 172);
+    private static final int AT_FDCWD = -100;
 
     /** Bytes read, 0 at end of file, or -errno. */
     public static int read(int fd, MemorySegment buf, long offset, int len) {
         MemorySegment err = scratch().errno;
-        long r;
-        try {
-            if (buf.isNative()) {
-                r = (long) READ.invokeExact(err, fd, address(buf, offset, len), (long) len);
-            } else {
-                r = (long) READ_HEAP.invokeExact(err, fd, buf.asSlice(offset, len), (long) len);
-            }
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        long r = buf.isNative()
+                ? syscall(READ, err, fd, address(buf, offset, len), len)
+                : syscall(READ, err, fd, buf.asSlice(offset, len), len);
         return r < 0 ? -errno(err) : (int) r;
     }
 
     /** Bytes written or -errno. */
     public static int write(int fd, MemorySegment buf, long offset, int len) {
         MemorySegment err = scratch().errno;
-        long r;
-        try {
-            if (buf.isNative()) {
-                r = (long) WRITE.invokeExact(err, fd, address(buf, offset, len), (long) len);
-            } else {
-                r = (long) WRITE_HEAP.invokeExact(err, fd, buf.asSlice(offset, len), (long) len);
-            }
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        long r = buf.isNative()
+                ? syscall(WRITE, err, fd, address(buf, offset, len), len)
+                : syscall(WRITE, err, fd, buf.asSlice(offset, len), len);
         return r < 0 ? -errno(err) : (int) r;
     }
 
@@ -106,16 +67,11 @@ public final class Libc {
     /** Writes the count entries of an iovec array filled by {@link #iovec}. Bytes or -errno. */
     public static long writev(int fd, MemorySegment iov, int count) {
         MemorySegment err = scratch().errno;
-        long r;
-        try {
-            r = (long) WRITEV.invokeExact(err, fd, address(iov, 0, 16L * count), count);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        long r = syscall(WRITEV, err, fd, address(iov, 0, 16L * count), count);
         return r < 0 ? -errno(err) : r;
     }
 
-    private static long vector(MethodHandle call, int fd, MemorySegment a, long offA, int lenA,
+    private static long vector(long nr, int fd, MemorySegment a, long offA, int lenA,
                                MemorySegment b, long offB, int lenB) {
         if (!a.isNative() || (lenB > 0 && !b.isNative())) {
             throw new IllegalArgumentException("readv/writev need native segments");
@@ -130,24 +86,14 @@ public final class Libc {
             iov.set(JAVA_LONG, 24, lenB);
             count = 2;
         }
-        long r;
-        try {
-            r = (long) call.invokeExact(s.errno, fd, iov.address(), count);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        long r = syscall(nr, s.errno, fd, iov.address(), count);
         return r < 0 ? -errno(s.errno) : r;
     }
 
     /** 0 or -errno. The descriptor is released even when this reports EINTR (Linux semantics). */
     public static int close(int fd) {
         MemorySegment err = scratch().errno;
-        int r;
-        try {
-            r = (int) CLOSE.invokeExact(err, fd);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        int r = (int) syscall(CLOSE, err, fd);
         return r < 0 ? -errno(err) : r;
     }
 
@@ -156,9 +102,7 @@ public final class Libc {
         MemorySegment err = scratch().errno;
         int r;
         try (Arena arena = Arena.ofConfined()) {
-            r = (int) OPEN.invokeExact(err, arena.allocateFrom(path), flags, 0);
-        } catch (Throwable t) {
-            throw rethrow(t);
+            r = (int) syscall(OPENAT, err, AT_FDCWD, arena.allocateFrom(path).address(), flags, 0);
         }
         if (r < 0) {
             throw new SysException("open " + path, errno(err));
@@ -176,12 +120,7 @@ public final class Libc {
 
     private static int fcntl(int fd, int cmd, int arg) {
         MemorySegment err = scratch().errno;
-        int r;
-        try {
-            r = (int) FCNTL.invokeExact(err, fd, cmd, arg);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        int r = (int) syscall(FCNTL, err, fd, cmd, arg);
         if (r < 0) {
             throw new SysException("fcntl fd " + fd, errno(err));
         }
@@ -190,18 +129,10 @@ public final class Libc {
 
     /** Kernel thread id of the calling (platform) thread, as in /proc/PID/task/TID. */
     public static int gettid() {
-        try {
-            return (int) GETTID.invokeExact();
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return (int) syscall(GETTID, scratch().errno);
     }
 
     public static int getpid() {
-        try {
-            return (int) GETPID.invokeExact();
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return (int) syscall(GETPID, scratch().errno);
     }
 }

@@ -1,14 +1,11 @@
 package io.jslirp.sys;
 
-import static io.jslirp.sys.Native.downcall;
 import static io.jslirp.sys.Native.errno;
-import static io.jslirp.sys.Native.rethrow;
+import static io.jslirp.sys.Native.nr;
 import static io.jslirp.sys.Native.scratch;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static io.jslirp.sys.Native.syscall;
 
-import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandle;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
@@ -22,20 +19,12 @@ public final class Namespaces {
 
     public static final int CLONE_NEWNET = 0x40000000, CLONE_NEWUSER = 0x10000000;
 
-    private static final MethodHandle SETNS =
-            downcall("setns", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
-    private static final MethodHandle UNSHARE =
-            downcall("unshare", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final long SETNS = nr(308, 268), UNSHARE = nr(272, 97);
 
     /** Moves the calling thread into the namespace open as fd; throws {@link SysException}. */
     public static void setns(int fd, int nstype) {
         MemorySegment err = scratch().errno;
-        int r;
-        try {
-            r = (int) SETNS.invokeExact(err, fd, nstype);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        int r = (int) syscall(SETNS, err, fd, nstype);
         if (r < 0) {
             throw new SysException("setns fd " + fd, errno(err));
         }
@@ -44,12 +33,7 @@ public final class Namespaces {
     /** Gives the calling thread new namespaces (CLONE_NEWNET: this thread only); throws {@link SysException}. */
     public static void unshare(int flags) {
         MemorySegment err = scratch().errno;
-        int r;
-        try {
-            r = (int) UNSHARE.invokeExact(err, flags);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        int r = (int) syscall(UNSHARE, err, flags);
         if (r < 0) {
             throw new SysException("unshare 0x" + Integer.toHexString(flags), errno(err));
         }

@@ -1,5 +1,8 @@
 package io.jslirp.sys;
 
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -8,15 +11,13 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.Objects;
-import java.util.function.Supplier;
 
 /**
- * Shared FFM plumbing: the linker, downcall construction with errno capture, and per-thread scratch
- * memory so that data-path calls allocate nothing.
+ * Shared FFM plumbing: the linker, system calls with errno capture, and per-thread scratch memory
+ * so that data-path calls allocate nothing.
  */
 final class Native {
     private Native() {}
@@ -45,41 +46,86 @@ final class Native {
             CAPTURE_LAYOUT.varHandle(MemoryLayout.PathElement.groupElement("errno"));
     private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
 
-    /** Downcall whose first parameter is the errno capture segment; linked on its first call. */
-    static MethodHandle downcall(String name, FunctionDescriptor fd, Linker.Option... extra) {
-        Linker.Option[] options = new Linker.Option[extra.length + 1];
-        options[0] = CAPTURE_ERRNO;
-        System.arraycopy(extra, 0, options, 1, extra.length);
-        MethodType type = fd.toMethodType().insertParameterTypes(0, MemorySegment.class);
-        return lazily(name, type, () -> LINKER.downcallHandle(find(name), fd, options));
-    }
+    /**
+     * Every system call goes through libc's syscall(2), its number then its arguments each as a
+     * long: one downcall serves them all, where the JDK spins a stub of its own, for milliseconds
+     * at start-up, for each C function signature. On the ABIs jslirp runs on (x86-64 System V,
+     * AArch64 Linux) an int or pointer argument goes in the register a long would, the kernel
+     * ignores the arguments a call does not take, and its result comes back as a long (an int one
+     * sign-extended).
+     */
+    private static final MethodHandle SYSCALL = LINKER.downcallHandle(find("syscall"),
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+            CAPTURE_ERRNO, Linker.Option.firstVariadicArg(1));
 
     /**
-     * A handle of the given type that links its downcall on its first call and then calls it
-     * directly. Linking a downcall takes milliseconds, and most are not needed to start up (a
-     * {@code jslirp run -- true} uses a third of them). The handle is a call site's invoker: once
-     * linked, its target is the downcall itself, which the JIT compiles in as a constant, so the
-     * data path pays nothing for the indirection.
+     * As {@link #SYSCALL} with the second argument a buffer that may be on the heap: a critical
+     * call, which holds up the GC for its duration. Linked when first used: jslirp's own buffers
+     * are native.
      */
-    private static MethodHandle lazily(String name, MethodType type, Supplier<MethodHandle> linker) {
-        return new LazyDowncall(name, type, linker).invoker();
+    private static final class Heap {
+        static final MethodHandle SYSCALL = LINKER.downcallHandle(find("syscall"),
+                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+                CAPTURE_ERRNO, Linker.Option.firstVariadicArg(1), Linker.Option.critical(true));
     }
 
-    // ioctl(fd, unsigned long request, ...) is variadic; the argument pointer is the variadic one.
-    private static final MethodHandle IOCTL = downcall("ioctl",
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG,
-                    ValueLayout.JAVA_LONG),
-            Linker.Option.firstVariadicArg(2));
+    /** A system call's number: x86_64 on x86-64, else aarch64. */
+    static long nr(int x86_64, int aarch64) {
+        return X86_64 ? x86_64 : aarch64;
+    }
+
+    static long syscall(long nr, MemorySegment err) {
+        return syscall(nr, err, 0, 0, 0, 0, 0, 0);
+    }
+
+    static long syscall(long nr, MemorySegment err, long a) {
+        return syscall(nr, err, a, 0, 0, 0, 0, 0);
+    }
+
+    static long syscall(long nr, MemorySegment err, long a, long b) {
+        return syscall(nr, err, a, b, 0, 0, 0, 0);
+    }
+
+    static long syscall(long nr, MemorySegment err, long a, long b, long c) {
+        return syscall(nr, err, a, b, c, 0, 0, 0);
+    }
+
+    static long syscall(long nr, MemorySegment err, long a, long b, long c, long d) {
+        return syscall(nr, err, a, b, c, d, 0, 0);
+    }
+
+    static long syscall(long nr, MemorySegment err, long a, long b, long c, long d, long e) {
+        return syscall(nr, err, a, b, c, d, e, 0);
+    }
+
+    /** System call nr: its result, or -1 with errno in err. */
+    static long syscall(long nr, MemorySegment err, long a, long b, long c, long d, long e, long f) {
+        try {
+            return (long) SYSCALL.invokeExact(err, nr, a, b, c, d, e, f);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static long syscall(long nr, MemorySegment err, long a, MemorySegment buf, long c) {
+        return syscall(nr, err, a, buf, c, 0, 0, 0);
+    }
+
+    /** System call nr on a buffer (native or heap): its result, or -1 with errno in err. */
+    static long syscall(long nr, MemorySegment err, long a, MemorySegment buf, long c, long d, long e, long f) {
+        try {
+            return (long) Heap.SYSCALL.invokeExact(err, nr, a, buf, c, d, e, f);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static final long IOCTL = nr(16, 29);
 
     /** ioctl with a pointer argument (a raw address); the result or -errno. */
     static int ioctl(int fd, long request, long argAddress) {
         MemorySegment err = scratch().errno;
-        int r;
-        try {
-            r = (int) IOCTL.invokeExact(err, fd, request, argAddress);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        int r = (int) syscall(IOCTL, err, fd, request, argAddress);
         return r < 0 ? -errno(err) : r;
     }
 
@@ -99,11 +145,6 @@ final class Native {
         sa.set(NET_LONG, offset + 8, hi);
         sa.set(NET_LONG, offset + 16, lo);
         sa.set(ValueLayout.JAVA_INT_UNALIGNED, offset + 24, 0);          // scope id
-    }
-
-    /** Downcall for a call that cannot fail (getpid) or whose failure is not reported via errno. */
-    static MethodHandle downcallNoErrno(String name, FunctionDescriptor fd) {
-        return lazily(name, fd.toMethodType(), () -> LINKER.downcallHandle(find(name), fd));
     }
 
     static MemorySegment find(String name) {

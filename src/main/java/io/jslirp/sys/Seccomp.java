@@ -1,18 +1,15 @@
 package io.jslirp.sys;
 
-import static io.jslirp.sys.Native.downcall;
 import static io.jslirp.sys.Native.errno;
-import static io.jslirp.sys.Native.rethrow;
+import static io.jslirp.sys.Native.syscall;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandle;
 
 /**
  * slirp4netns's --enable-seccomp for a JVM: a seccomp filter, on every thread of the process
@@ -40,19 +37,13 @@ public final class Seccomp {
     /** The blocked calls: execve, execveat, ptrace, process_vm_readv, process_vm_writev, prctl, mount, umount2, setns, unshare, name_to_handle_at, open_by_handle_at. */
     private static final int[] BLOCKED_X86_64 = {59, 322, 101, 310, 311, 157, 165, 166, 308, 272, 303, 304};
     private static final int[] BLOCKED_AARCH64 = {221, 281, 117, 270, 271, 167, 40, 39, 268, 97, 264, 265};
-    private static final long SYS_SECCOMP = Native.X86_64 ? 317 : 277;
-
-    // prctl(int, ...) and syscall(long, ...) are variadic.
-    private static final MethodHandle PRCTL = downcall("prctl",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), Linker.Option.firstVariadicArg(1));
-    private static final MethodHandle SYSCALL = downcall("syscall",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), Linker.Option.firstVariadicArg(1));
+    private static final long SYS_SECCOMP = Native.nr(317, 277), SYS_PRCTL = Native.nr(157, 167);
 
     /** Installs the filter on every thread; throws {@link SysException} when the kernel refuses it. */
     public static void install() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment err = arena.allocate(Linker.Option.captureStateLayout());
-            int r = (int) PRCTL.invokeExact(err, PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L);
+            int r = (int) syscall(SYS_PRCTL, err, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
             if (r < 0) throw new SysException("prctl PR_SET_NO_NEW_PRIVS", errno(err));
             int[] program = program(Native.X86_64);
             MemorySegment filter = arena.allocate(program.length * 2L * Integer.BYTES, 8);
@@ -66,12 +57,9 @@ public final class Seccomp {
             MemorySegment fprog = arena.allocate(16, 8); // struct sock_fprog: unsigned short len, then a pointer
             fprog.set(JAVA_SHORT, 0, (short) (program.length / 2));
             fprog.set(JAVA_LONG, 8, filter.address());
-            long s = (long) SYSCALL.invokeExact(err, SYS_SECCOMP, (long) SECCOMP_SET_MODE_FILTER, (long) SECCOMP_FILTER_FLAG_TSYNC,
-                    fprog.address());
+            long s = syscall(SYS_SECCOMP, err, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, fprog.address());
             if (s < 0) throw new SysException("seccomp SECCOMP_SET_MODE_FILTER", errno(err));
             if (s > 0) throw new SysException("seccomp TSYNC: thread " + s + " could not take the filter", Errno.EPERM);
-        } catch (Throwable t) {
-            throw rethrow(t);
         }
     }
 

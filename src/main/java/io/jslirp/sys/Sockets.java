@@ -4,23 +4,18 @@ import static io.jslirp.sys.Native.NET_INT;
 import static io.jslirp.sys.Native.NET_LONG;
 import static io.jslirp.sys.Native.NET_SHORT;
 import static io.jslirp.sys.Native.address;
-import static io.jslirp.sys.Native.downcall;
 import static io.jslirp.sys.Native.errno;
-import static io.jslirp.sys.Native.rethrow;
+import static io.jslirp.sys.Native.nr;
 import static io.jslirp.sys.Native.scratch;
 import static io.jslirp.sys.Native.sockaddrIn;
 import static io.jslirp.sys.Native.sockaddrIn6;
-import static java.lang.foreign.ValueLayout.ADDRESS;
+import static io.jslirp.sys.Native.syscall;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandle;
 
 /**
  * IPv4 sockets (and IPv6 ones where a flow's host peer is IPv6). Every call returns a non-negative result or {@code -errno}, never throws for an OS
@@ -46,43 +41,11 @@ public final class Sockets {
     /** struct sockaddr_un: sun_family, then a NUL-terminated path of at most 107 bytes. */
     private static final int SOCKADDR_UN_SIZE = 110, UNIX_PATH_MAX = 108;
 
-    private static final Linker.Option HEAP = Linker.Option.critical(true);
-
-    private static final MethodHandle SOCKET =
-            downcall("socket", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
-    private static final FunctionDescriptor FD_ADDR_LEN =
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT);
-    private static final MethodHandle CONNECT = downcall("connect", FD_ADDR_LEN);
-    private static final MethodHandle BIND = downcall("bind", FD_ADDR_LEN);
-    private static final MethodHandle LISTEN =
-            downcall("listen", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
-    private static final MethodHandle ACCEPT4 = downcall("accept4",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle GETSOCKNAME = downcall("getsockname",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG));
-    private static final MethodHandle GETSOCKOPT = downcall("getsockopt",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG));
-    private static final MethodHandle SETSOCKOPT = downcall("setsockopt",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle SHUTDOWN =
-            downcall("shutdown", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
-
-    private static final FunctionDescriptor XFER_RAW =
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT);
-    private static final FunctionDescriptor XFER_SEG =
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT);
-    private static final MethodHandle SEND = downcall("send", XFER_RAW);
-    private static final MethodHandle SEND_HEAP = downcall("send", XFER_SEG, HEAP);
-    private static final MethodHandle RECV = downcall("recv", XFER_RAW);
-    private static final MethodHandle RECV_HEAP = downcall("recv", XFER_SEG, HEAP);
-    private static final MethodHandle SENDTO = downcall("sendto", FunctionDescriptor.of(
-            JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle SENDTO_HEAP = downcall("sendto", FunctionDescriptor.of(
-            JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT), HEAP);
-    private static final MethodHandle RECVFROM = downcall("recvfrom", FunctionDescriptor.of(
-            JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
-    private static final MethodHandle RECVFROM_HEAP = downcall("recvfrom", FunctionDescriptor.of(
-            JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG), HEAP);
+    // System call numbers (x86-64, aarch64). Buffers and addresses are passed as raw addresses:
+    // slicing a segment per call would allocate. send and recv are sendto and recvfrom without address.
+    private static final long SOCKET = nr(41, 198), CONNECT = nr(42, 203), BIND = nr(49, 200), LISTEN = nr(50, 201),
+            ACCEPT4 = nr(288, 242), GETSOCKNAME = nr(51, 204), GETSOCKOPT = nr(55, 209), SETSOCKOPT = nr(54, 208),
+            SHUTDOWN = nr(48, 210), SENDTO = nr(44, 206), RECVFROM = nr(45, 207);
 
     /** A non-blocking TCP socket: fd or -errno. */
     public static int tcp4() {
@@ -134,12 +97,7 @@ public final class Sockets {
     public static int recvFrom(int fd, MemorySegment buf, long off, int len, MemorySegment from, int[] fromLength) {
         Native.Scratch s = scratch();
         s.len.set(JAVA_INT, 0, (int) from.byteSize());
-        long r;
-        try {
-            r = (long) RECVFROM.invokeExact(s.errno, fd, address(buf, off, len), (long) len, 0, from.address(), s.len.address());
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        long r = syscall(RECVFROM, s.errno, fd, address(buf, off, len), len, 0, from.address(), s.len.address());
         if (r < 0) return -errno(s.errno);
         fromLength[0] = s.len.get(JAVA_INT, 0);
         return (int) r;
@@ -148,23 +106,13 @@ public final class Sockets {
     /** One datagram from native memory to the address of toLength bytes in to: bytes sent or -errno. */
     public static int sendTo(int fd, MemorySegment buf, long off, int len, MemorySegment to, int toLength) {
         MemorySegment err = scratch().errno;
-        long r;
-        try {
-            r = (long) SENDTO.invokeExact(err, fd, address(buf, off, len), (long) len, MSG_NOSIGNAL, to.address(), toLength);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        long r = syscall(SENDTO, err, fd, address(buf, off, len), len, MSG_NOSIGNAL, to.address(), toLength);
         return r < 0 ? -errno(err) : (int) r;
     }
 
     private static int socket(int domain, int type, int protocol) {
         MemorySegment err = scratch().errno;
-        int r;
-        try {
-            r = (int) SOCKET.invokeExact(err, domain, type | SOCK_NONBLOCK | SOCK_CLOEXEC, protocol);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        int r = (int) syscall(SOCKET, err, domain, type | SOCK_NONBLOCK | SOCK_CLOEXEC, protocol);
         return r < 0 ? -errno(err) : r;
     }
 
@@ -201,10 +149,10 @@ public final class Sockets {
         return addrCall(BIND, fd, addr, port);
     }
 
-    private static int addrCall(MethodHandle call, int fd, int addr, int port) {
+    private static int addrCall(long nr, int fd, int addr, int port) {
         Native.Scratch s = scratch();
         sockaddrIn(s.sockaddr, 0, addr, port);
-        return sockaddrCall(call, s, fd, SOCKADDR_IN_SIZE);
+        return sockaddrCall(nr, s, fd, SOCKADDR_IN_SIZE);
     }
 
     /** Binds to the IPv6 address hi:lo (halves in network order): 0 or -errno. */
@@ -214,14 +162,9 @@ public final class Sockets {
         return sockaddrCall(BIND, s, fd, SOCKADDR_IN6_SIZE);
     }
 
-    /** call(fd, the address already in s.sockaddr, length) for connect or bind: its result, or -errno. */
-    private static int sockaddrCall(MethodHandle call, Native.Scratch s, int fd, int length) {
-        int r;
-        try {
-            r = (int) call.invokeExact(s.errno, fd, s.sockaddr.address(), length);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+    /** nr(fd, the address already in s.sockaddr, length) for connect or bind: its result, or -errno. */
+    private static int sockaddrCall(long nr, Native.Scratch s, int fd, int length) {
+        int r = (int) syscall(nr, s.errno, fd, s.sockaddr.address(), length);
         return r < 0 ? -errno(s.errno) : r;
     }
 
@@ -238,7 +181,7 @@ public final class Sockets {
         return unixCall(CONNECT, fd, path);
     }
 
-    private static int unixCall(MethodHandle call, int fd, String path) {
+    private static int unixCall(long nr, int fd, String path) {
         byte[] bytes = path.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         if (bytes.length == 0 || bytes.length >= UNIX_PATH_MAX) {
             throw new IllegalArgumentException("unix socket path must be 1 to " + (UNIX_PATH_MAX - 1) + " bytes: " + path);
@@ -248,12 +191,7 @@ public final class Sockets {
             sa.set(JAVA_SHORT, 0, (short) AF_UNIX);
             MemorySegment.copy(bytes, 0, sa, JAVA_BYTE, 2, bytes.length);
             MemorySegment err = scratch().errno;
-            int r;
-            try {
-                r = (int) call.invokeExact(err, fd, sa.address(), SOCKADDR_UN_SIZE);
-            } catch (Throwable t) {
-                throw rethrow(t);
-            }
+            int r = (int) syscall(nr, err, fd, sa.address(), SOCKADDR_UN_SIZE);
             return r < 0 ? -errno(err) : r;
         }
     }
@@ -261,12 +199,7 @@ public final class Sockets {
     /** 0 or -errno. */
     public static int listen(int fd, int backlog) {
         MemorySegment err = scratch().errno;
-        int r;
-        try {
-            r = (int) LISTEN.invokeExact(err, fd, backlog);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        int r = (int) syscall(LISTEN, err, fd, backlog);
         return r < 0 ? -errno(err) : r;
     }
 
@@ -277,13 +210,7 @@ public final class Sockets {
     public static int accept4(int fd, int[] peerAddrPort) {
         Native.Scratch s = scratch();
         s.len.set(JAVA_INT, 0, SOCKADDR_IN_SIZE);
-        int r;
-        try {
-            r = (int) ACCEPT4.invokeExact(s.errno, fd, s.sockaddr.address(), s.len.address(),
-                    SOCK_NONBLOCK | SOCK_CLOEXEC);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        int r = (int) syscall(ACCEPT4, s.errno, fd, s.sockaddr.address(), s.len.address(), SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (r < 0) {
             return -errno(s.errno);
         }
@@ -300,13 +227,7 @@ public final class Sockets {
     public static int accept6(int fd, long[] peer) {
         Native.Scratch s = scratch();
         s.len.set(JAVA_INT, 0, SOCKADDR_IN6_SIZE);
-        int r;
-        try {
-            r = (int) ACCEPT4.invokeExact(s.errno, fd, s.sockaddr.address(), s.len.address(),
-                    SOCK_NONBLOCK | SOCK_CLOEXEC);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        int r = (int) syscall(ACCEPT4, s.errno, fd, s.sockaddr.address(), s.len.address(), SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (r < 0) return -errno(s.errno);
         readSockaddr6(s.sockaddr, peer);
         return r;
@@ -316,12 +237,7 @@ public final class Sockets {
     public static int localPort(int fd) {
         Native.Scratch s = scratch();
         s.len.set(JAVA_INT, 0, SOCKADDR_IN_SIZE);
-        int r;
-        try {
-            r = (int) GETSOCKNAME.invokeExact(s.errno, fd, s.sockaddr.address(), s.len.address());
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        int r = (int) syscall(GETSOCKNAME, s.errno, fd, s.sockaddr.address(), s.len.address());
         return r < 0 ? -errno(s.errno) : Short.toUnsignedInt(s.sockaddr.get(NET_SHORT, 2));
     }
 
@@ -345,12 +261,7 @@ public final class Sockets {
     public static int getInt(int fd, int level, int option) {
         Native.Scratch s = scratch();
         s.len.set(JAVA_INT, 0, 4);
-        int r;
-        try {
-            r = (int) GETSOCKOPT.invokeExact(s.errno, fd, level, option, s.value.address(), s.len.address());
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        int r = (int) syscall(GETSOCKOPT, s.errno, fd, level, option, s.value.address(), s.len.address());
         return r < 0 ? -errno(s.errno) : s.value.get(JAVA_INT, 0);
     }
 
@@ -363,24 +274,14 @@ public final class Sockets {
     }
 
     private static int setsockopt(Native.Scratch s, int fd, int level, int option, int len) {
-        int r;
-        try {
-            r = (int) SETSOCKOPT.invokeExact(s.errno, fd, level, option, s.value.address(), len);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        int r = (int) syscall(SETSOCKOPT, s.errno, fd, level, option, s.value.address(), len);
         return r < 0 ? -errno(s.errno) : r;
     }
 
     /** 0 or -errno. */
     public static int shutdown(int fd, int how) {
         MemorySegment err = scratch().errno;
-        int r;
-        try {
-            r = (int) SHUTDOWN.invokeExact(err, fd, how);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        int r = (int) syscall(SHUTDOWN, err, fd, how);
         return r < 0 ? -errno(err) : r;
     }
 
@@ -394,32 +295,18 @@ public final class Sockets {
     /** Bytes sent or -errno; MSG_NOSIGNAL is always added, so a closed peer gives -EPIPE, not SIGPIPE. */
     public static int send(int fd, MemorySegment buf, long off, int len, int flags) {
         MemorySegment err = scratch().errno;
-        long r;
-        try {
-            if (buf.isNative()) {
-                r = (long) SEND.invokeExact(err, fd, address(buf, off, len), (long) len, flags | MSG_NOSIGNAL);
-            } else {
-                r = (long) SEND_HEAP.invokeExact(err, fd, buf.asSlice(off, len), (long) len, flags | MSG_NOSIGNAL);
-            }
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        long r = buf.isNative()
+                ? syscall(SENDTO, err, fd, address(buf, off, len), len, flags | MSG_NOSIGNAL)
+                : syscall(SENDTO, err, fd, buf.asSlice(off, len), len, flags | MSG_NOSIGNAL, 0, 0);
         return r < 0 ? -errno(err) : (int) r;
     }
 
     /** Bytes received, 0 at end of stream, or -errno. */
     public static int recv(int fd, MemorySegment buf, long off, int len, int flags) {
         MemorySegment err = scratch().errno;
-        long r;
-        try {
-            if (buf.isNative()) {
-                r = (long) RECV.invokeExact(err, fd, address(buf, off, len), (long) len, flags);
-            } else {
-                r = (long) RECV_HEAP.invokeExact(err, fd, buf.asSlice(off, len), (long) len, flags);
-            }
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        long r = buf.isNative()
+                ? syscall(RECVFROM, err, fd, address(buf, off, len), len, flags)
+                : syscall(RECVFROM, err, fd, buf.asSlice(off, len), len, flags, 0, 0);
         return r < 0 ? -errno(err) : (int) r;
     }
 
@@ -428,18 +315,9 @@ public final class Sockets {
         Native.Scratch s = scratch();
         sockaddrIn(s.sockaddr, 0, addr, port);
         long sa = s.sockaddr.address();
-        long r;
-        try {
-            if (buf.isNative()) {
-                r = (long) SENDTO.invokeExact(s.errno, fd, address(buf, off, len), (long) len,
-                        MSG_NOSIGNAL, sa, SOCKADDR_IN_SIZE);
-            } else {
-                r = (long) SENDTO_HEAP.invokeExact(s.errno, fd, buf.asSlice(off, len), (long) len,
-                        MSG_NOSIGNAL, sa, SOCKADDR_IN_SIZE);
-            }
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        long r = buf.isNative()
+                ? syscall(SENDTO, s.errno, fd, address(buf, off, len), len, MSG_NOSIGNAL, sa, SOCKADDR_IN_SIZE)
+                : syscall(SENDTO, s.errno, fd, buf.asSlice(off, len), len, MSG_NOSIGNAL, sa, SOCKADDR_IN_SIZE);
         return r < 0 ? -errno(s.errno) : (int) r;
     }
 
@@ -452,16 +330,9 @@ public final class Sockets {
         s.len.set(JAVA_INT, 0, SOCKADDR_IN_SIZE);
         long sa = s.sockaddr.address();
         long sl = s.len.address();
-        long r;
-        try {
-            if (buf.isNative()) {
-                r = (long) RECVFROM.invokeExact(s.errno, fd, address(buf, off, len), (long) len, 0, sa, sl);
-            } else {
-                r = (long) RECVFROM_HEAP.invokeExact(s.errno, fd, buf.asSlice(off, len), (long) len, 0, sa, sl);
-            }
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        long r = buf.isNative()
+                ? syscall(RECVFROM, s.errno, fd, address(buf, off, len), len, 0, sa, sl)
+                : syscall(RECVFROM, s.errno, fd, buf.asSlice(off, len), len, 0, sa, sl);
         if (r < 0) {
             return -errno(s.errno);
         }
@@ -475,13 +346,7 @@ public final class Sockets {
     public static int sendTo6(int fd, MemorySegment buf, long off, int len, long hi, long lo, int port) {
         Native.Scratch s = scratch();
         sockaddrIn6(s.sockaddr, 0, hi, lo, port);
-        long r;
-        try {
-            r = (long) SENDTO.invokeExact(s.errno, fd, address(buf, off, len), (long) len,
-                    MSG_NOSIGNAL, s.sockaddr.address(), SOCKADDR_IN6_SIZE);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        long r = syscall(SENDTO, s.errno, fd, address(buf, off, len), len, MSG_NOSIGNAL, s.sockaddr.address(), SOCKADDR_IN6_SIZE);
         return r < 0 ? -errno(s.errno) : (int) r;
     }
 
@@ -489,12 +354,7 @@ public final class Sockets {
     public static int recvFrom6(int fd, MemorySegment buf, long off, int len, long[] src) {
         Native.Scratch s = scratch();
         s.len.set(JAVA_INT, 0, SOCKADDR_IN6_SIZE);
-        long r;
-        try {
-            r = (long) RECVFROM.invokeExact(s.errno, fd, address(buf, off, len), (long) len, 0, s.sockaddr.address(), s.len.address());
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        long r = syscall(RECVFROM, s.errno, fd, address(buf, off, len), len, 0, s.sockaddr.address(), s.len.address());
         if (r < 0) return -errno(s.errno);
         readSockaddr6(s.sockaddr, src);
         return (int) r;
