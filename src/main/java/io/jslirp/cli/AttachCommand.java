@@ -78,7 +78,7 @@ final class AttachCommand implements Callable<Integer> {
         String netnsPath = netnsPath();
         refuseOwnNamespace(netnsPath);
         long mac = network.guestMac();
-        TapLink link = Namespaces.callInNetns(netnsPath, () -> GuestInterface.open(tapName));
+        TapLink link = Namespaces.callInNetns(netnsPath, () -> GuestInterface.open(tapName, false));
         Engine engine = new Engine(link, config);
         network.serve(engine);
         // Configured only now, with the forwarded ports and the API socket open: whoever waits

@@ -22,10 +22,12 @@ final class GuestInterface {
     /**
      * Creates the tap device in the calling thread's network namespace, with vnet headers and TCP
      * offloads (the guest hands over 64 KiB segments without checksums), and returns its link.
+     * A persistent device stays when the link closes, until its namespace goes.
      */
-    static TapLink open(String ifname) {
+    static TapLink open(String ifname, boolean persistent) {
         int[] fds = Tap.openQueues(ifname, TAP_QUEUES, true);
         Tap.offloadTcp(fds[0]);
+        if (persistent) Tap.persist(fds[0]);
         // The tap drops what the guest sends once this many frames wait for jslirp in a queue
         // (the tun driver's default is 500): room for a burst of handshakes from many connections,
         // but no deeper. 10,000 let a guest's UDP sender at full speed queue 14 MB, so datagrams

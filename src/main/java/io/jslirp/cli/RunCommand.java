@@ -51,7 +51,9 @@ final class RunCommand implements Callable<Integer> {
         Thread.ofPlatform().name("netns-setup").start(() -> {
             try {
                 Namespaces.unshare(Namespaces.CLONE_NEWNET);
-                TapLink link = GuestInterface.open(ifname);
+                // The namespace is the command's alone and goes with it: the device can go with
+                // the namespace, in the background, and jslirp's exit need not wait for it.
+                TapLink link = GuestInterface.open(ifname, true);
                 GuestInterface.configure(ifname, config.network(), mac);
                 Process p;
                 try {

@@ -9,7 +9,7 @@ import java.lang.foreign.MemorySegment;
 public final class Tap {
     private Tap() {}
 
-    private static final long TUNSETIFF = 0x400454caL, TUNSETOFFLOAD = 0x400454d0L;
+    private static final long TUNSETIFF = 0x400454caL, TUNSETPERSIST = 0x400454cbL, TUNSETOFFLOAD = 0x400454d0L;
     private static final short IFF_TAP = 0x0002, IFF_NO_PI = 0x1000, IFF_MULTI_QUEUE = 0x0100, IFF_VNET_HDR = 0x4000;
     /** TUNSETOFFLOAD flags: the guest may hand over partial checksums and TCP segments of up to 64 KiB. */
     private static final int TUN_F_CSUM = 0x01, TUN_F_TSO4 = 0x02, TUN_F_TSO6 = 0x04, TUN_F_TSO_ECN = 0x08;
@@ -56,6 +56,17 @@ public final class Tap {
     public static void offloadTcp(int fd) {
         int r = Native.ioctl(fd, TUNSETOFFLOAD, TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN);
         if (r < 0) throw new SysException("cannot enable offloads on the tap device", -r);
+    }
+
+    /**
+     * Lets the device of the (any) descriptor fd outlive its descriptors (TUNSETPERSIST): it goes
+     * with its network namespace instead, which the kernel tears down in the background. Closing
+     * the last descriptor of a device that does not persist waits for the device to be
+     * unregistered, some 20 ms.
+     */
+    public static void persist(int fd) {
+        int r = Native.ioctl(fd, TUNSETPERSIST, 1);
+        if (r < 0) throw new SysException("cannot make the tap device persistent", -r);
     }
 
     private static int open(String ifname, short flags) {
