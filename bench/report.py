@@ -145,10 +145,21 @@ def rr_table(R):
 def crr_table(R):
     res = {s: R.best("cps", {"family": "crr", "stack": s}) for s in R.stacks}
     values = {k: (r["cps"] if r else None) for k, r in res.items()}
+    tck = float(R.meta.get("clk_tck", 100))
+
+    def per_connection(r, part):
+        """CPU µs per connection of the run r: the stack process's or the whole machine's."""
+        ticks = r and r.get("cpu", {}).get(part)
+        return ticks / tck * 1e6 / r["connections"] if ticks is not None and r["connections"] else None
+
+    machine = {s: per_connection(r, "machine") for s, r in res.items()}
     rows = [[s, fmt(values[s], "%.0f")] + ratio_cells(values, s) + [res[s]["errors"] if res[s] else "n/a"]
+            + ["n/a (kernel)" if s == "veth" else fmt(per_connection(res[s], "stack"), "%.0f"),
+               fmt(machine[s], "%.0f"), ratio(machine[s], machine.get("veth"))]
             for s in R.stacks]
-    return table(["stack", "connections/s", "vs veth", "vs best peer", "failed attempts"], rows,
-                 ["---", "---:", "---:", "---:", "---:"])
+    return table(["stack", "connections/s", "vs veth", "vs best peer", "failed attempts",
+                  "stack process CPU µs/connection ↓", "whole machine CPU µs/connection ↓", "vs veth"], rows,
+                 ["---", "---:", "---:", "---:", "---:", "---:", "---:", "---:"])
 
 
 def udp_table(R):
@@ -285,7 +296,8 @@ def report(R, png_note):
          "One transaction at a time for %s s; p50/p99 of the round trip as the client sees it." % m["SECS"]),
         ("crr", "## Connection rate (connect, 1-byte exchange, close)", crr_table,
          "%s client processes in parallel for %s s; the server closes first. Failed attempts: connects "
-         "or exchanges that failed or took over 2 s." % (m["CRR_CLIENTS"], m["SECS"])),
+         "or exchanges that failed or took over 2 s. CPU per connection: as in the CPU table, over the "
+         "run, ÷ the connections made; on a busy machine the rate follows the whole machine's figure." % (m["CRR_CLIENTS"], m["SECS"])),
         ("udp", "## UDP (iperf3 -u -b 0, %s-byte datagrams)" % m["UDP_LEN"], udp_table,
          "The sender goes as fast as it can, so datagrams are lost wherever the path cannot keep up (the "
          "receiving iperf3 too): Gbit/s received, and the share lost."),

@@ -333,14 +333,19 @@ cells_udp() {  # cells_udp STACK MTU
   done
 }
 
-# cells_tcp FAMILY STACK MTU SERVER CLIENT_ARGS...: bench/tcp_client.py against a fresh server
+# cells_tcp FAMILY STACK MTU SERVER CLIENT_ARGS...: bench/tcp_client.py against a fresh server;
+# each result gets "cpu" as iperf's do (the connection-rate table divides it by the connections)
 cells_tcp() {
-  local family=$1 stack=$2 mtu=$3 server=$4 res; shift 4
+  local family=$1 stack=$2 mtu=$3 server=$4 res s0 m0 s1 m1; shift 4
   serve "$server" || { SESSION_FAILED=1; return; }
   for _ in $(seq "$REPEAT"); do
     stack_alive || { SESSION_FAILED=1; return; }
     log "  $family"
+    s0=$(stack_ticks) m0=$(machine_ticks)
     res=$(in_ns timeout $((SECS + 30)) "$PY" "$here/tcp_client.py" "$family" "$TARGET" "$SERVER_PORT" "$@") || SESSION_FAILED=1
+    s1=$(stack_ticks) m1=$(machine_ticks)
+    if [[ $s0 == null || $s1 == null ]]; then s1=null; else s1=$((s1 - s0)); fi
+    if [[ $res == "{"*"}" ]]; then res="${res%\}}, \"cpu\": {\"stack\": $s1, \"machine\": $((m1 - m0))}}"; fi
     [[ -n $res ]] || res='{"error": "client timed out"}'
     record "{\"family\": \"$family\", \"stack\": \"$stack\", \"mtu\": $mtu, \"res\": $res}"
   done
