@@ -250,7 +250,7 @@ class DnsIT {
     }
 
     /** n distinct random addresses in 127.53.0.0/16 (all on loopback). */
-    private static List<String> loopbackAddresses(int n) {
+    static List<String> loopbackAddresses(int n) {
         ThreadLocalRandom rnd = ThreadLocalRandom.current();
         Set<String> picked = new HashSet<>();
         List<String> out = new ArrayList<>();

@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
@@ -57,24 +56,6 @@ class Ipv6IT {
                 print('type', data[0], 'xid', data[1:4] == msg[1:4], 'client_id', opts.get(1) == duid,
                       'server_id', 2 in opts, 'dns', dns, 'from', addr[0].split('%')[0], addr[1])
                 sys.exit(0)
-            print('no reply')
-            sys.exit(1)
-            """;
-
-    static final String UDP_CLIENT = """
-            import socket, sys
-            port, size = int(sys.argv[1]), int(sys.argv[2])
-            msg = bytes((i * 7 + size) % 251 for i in range(size))
-            s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
-            s.settimeout(1.0)
-            for attempt in range(5):
-                s.sendto(msg, ('fd00::2', port))
-                try:
-                    data, addr = s.recvfrom(65535)
-                except socket.timeout:
-                    continue
-                print('reply', len(data), data == msg, addr[0], addr[1], attempt)
-                sys.exit(0 if data == msg else 3)
             print('no reply')
             sys.exit(1)
             """;
@@ -207,8 +188,8 @@ class Ipv6IT {
             awaitSlaac(ns, stack);
             int port = echo.getLocalPort();
             for (int size : new int[] {1, 512, 1452}) { // 1452: a full MTU-1500 datagram (40 + 8 bytes of headers)
-                Cmd.Result r = ns.exec(Duration.ofSeconds(30), ItEnv.python(), "-c", UDP_CLIENT,
-                        Integer.toString(port), Integer.toString(size));
+                Cmd.Result r = ns.exec(Duration.ofSeconds(30), ItEnv.python(), "-c", UdpEchoIT.CLIENT,
+                        Integer.toString(port), Integer.toString(size), "fd00::2");
                 assertThat(r.exit()).as("size %d\n%s\n%s", size, r, stack.describe()).isZero();
                 assertThat(r.out()).as("size %d", size).startsWith("reply " + size + " True fd00::2 " + port + " ");
             }
@@ -248,13 +229,9 @@ class Ipv6IT {
     void dnsToFd00Colon3OverUdpAndTcpReachesTheResolverFromResolvConf() throws Exception {
         ItEnv.assumeJslirp("slirp4netns would relay fd00::3 to the machine's resolver");
         ItEnv.assumeTools("dnsmasq", "busybox", ItEnv.python());
-        ThreadLocalRandom rnd = ThreadLocalRandom.current();
-        String resolver = "127.53." + rnd.nextInt(1, 255) + "." + rnd.nextInt(1, 255);
+        String resolver = DnsIT.loopbackAddresses(1).getFirst();
         Path log = tmp.resolve("dnsmasq.log");
-        Process dnsmasq = new ProcessBuilder("dnsmasq", "--no-daemon", "--conf-file=/dev/null", "--no-resolv", "--no-hosts",
-                "--listen-address=" + resolver, "--bind-interfaces", "--port=53", "--address=/jslirp.test/192.0.2.7",
-                "--pid-file=", "--user=root", "--log-queries")
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process dnsmasq = DnsIT.startDnsmasq(List.of(), resolver, log);
         try {
             DnsIT.awaitResolver(resolver, dnsmasq, log);
             Path resolvConf = tmp.resolve("resolv.conf");
@@ -276,8 +253,7 @@ class Ipv6IT {
                         .hasSizeGreaterThanOrEqualTo(3);
             }
         } finally {
-            dnsmasq.destroy();
-            if (!dnsmasq.waitFor(5, TimeUnit.SECONDS)) dnsmasq.destroyForcibly();
+            DnsIT.stop(dnsmasq);
         }
     }
 

@@ -7,8 +7,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -197,13 +195,9 @@ class PolicyIT {
         ItEnv.assumeStack();
         ItEnv.assumeJslirp("slirp4netns would relay 10.0.2.3 to the machine's resolver");
         ItEnv.assumeTools("dnsmasq", "busybox");
-        ThreadLocalRandom rnd = ThreadLocalRandom.current();
-        String resolver = "127.53." + rnd.nextInt(1, 255) + "." + rnd.nextInt(1, 255);
+        String resolver = DnsIT.loopbackAddresses(1).getFirst();
         Path log = tmp.resolve("dnsmasq.log");
-        Process dnsmasq = new ProcessBuilder("dnsmasq", "--no-daemon", "--conf-file=/dev/null", "--no-resolv", "--no-hosts",
-                "--listen-address=" + resolver, "--bind-interfaces", "--port=53", "--address=/jslirp.test/192.0.2.7",
-                "--pid-file=", "--user=root", "--log-queries")
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process dnsmasq = DnsIT.startDnsmasq(List.of(), resolver, log);
         try {
             DnsIT.awaitResolver(resolver, dnsmasq, log);
             Path resolvConf = tmp.resolve("resolv.conf");
@@ -216,8 +210,7 @@ class PolicyIT {
                 assertThat(r.out()).containsPattern("Address:\\s+192\\.0\\.2\\.7");
             }
         } finally {
-            dnsmasq.destroy();
-            if (!dnsmasq.waitFor(5, TimeUnit.SECONDS)) dnsmasq.destroyForcibly();
+            DnsIT.stop(dnsmasq);
         }
     }
 

@@ -18,14 +18,16 @@ import org.junit.jupiter.api.Timeout;
  * has to fragment (reassembly in the stack, fragmentation on the way back).
  */
 class UdpEchoIT {
+    /** PORT SIZE [GATEWAY]: one datagram of SIZE bytes to GATEWAY (default 10.0.2.2, or fd00::2), retried until echoed. */
     static final String CLIENT = """
-            import socket, sys, hashlib
+            import socket, sys
             port, size = int(sys.argv[1]), int(sys.argv[2])
+            gateway = sys.argv[3] if len(sys.argv) > 3 else '10.0.2.2'
             msg = bytes((i * 7 + size) % 251 for i in range(size))
-            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s = socket.socket(socket.AF_INET6 if ':' in gateway else socket.AF_INET, socket.SOCK_DGRAM)
             s.settimeout(1.0)
             for attempt in range(5):
-                s.sendto(msg, ('10.0.2.2', port))
+                s.sendto(msg, (gateway, port))
                 try:
                     data, addr = s.recvfrom(65535)
                 except socket.timeout:

@@ -6,8 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,13 +40,9 @@ class VmIT {
         Vm.assumeAvailable();
         ItEnv.assumeTools("dnsmasq");
         Vm.image();
-        ThreadLocalRandom rnd = ThreadLocalRandom.current();
-        String resolver = "127.53." + rnd.nextInt(1, 255) + "." + rnd.nextInt(1, 255);
+        String resolver = DnsIT.loopbackAddresses(1).getFirst();
         Path dnsLog = tmp.resolve("dnsmasq.log");
-        Process dnsmasq = new ProcessBuilder("dnsmasq", "--no-daemon", "--conf-file=/dev/null", "--no-resolv", "--no-hosts",
-                "--listen-address=" + resolver, "--bind-interfaces", "--port=53", "--address=/jslirp.test/192.0.2.7",
-                "--pid-file=", "--user=root", "--log-queries")
-                .redirectErrorStream(true).redirectOutput(dnsLog.toFile()).start();
+        Process dnsmasq = DnsIT.startDnsmasq(List.of(), resolver, dnsLog);
         Path socket = tmp.resolve("jslirp.sock");
         Path resolvConf = tmp.resolve("resolv.conf");
         try (HttpBlobServer http = new HttpBlobServer()) {
@@ -89,8 +83,7 @@ class VmIT {
                 assertThat(jslirp.alive()).as(jslirp.describe()).isTrue();
             }
         } finally {
-            dnsmasq.destroy();
-            if (!dnsmasq.waitFor(5, TimeUnit.SECONDS)) dnsmasq.destroyForcibly();
+            DnsIT.stop(dnsmasq);
         }
     }
 
