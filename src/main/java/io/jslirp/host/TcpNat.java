@@ -48,9 +48,7 @@ final class TcpNat {
     private final BufferPool buffers;
     /** Forwarded host connections whose SYN toward the guest is not answered yet. */
     private final FlowTable<GuestDial> dials = new FlowTable<>(16);
-    private int nextGatewayPort = FIRST_GATEWAY_PORT;
-    /** The ports forwarded connections come from, as the guest sees them (the gateway's ephemeral range). */
-    private static final int FIRST_GATEWAY_PORT = 32768, LAST_GATEWAY_PORT = 60999;
+    private final GatewayPorts gatewayPorts = new GatewayPorts();
     private static final long FIRST_SYN_TIMEOUT_NANOS = 1_000_000_000L;
     /** How long the first SYN waits for the guest's answer to an ARP request (a guest that never sent a frame). */
     private static final long ARP_WAIT_NANOS = 20_000_000L;
@@ -167,8 +165,9 @@ final class TcpNat {
         int source = forwardSource.of(clientAddress);
         int port = clientPort;
         if (source == family.gateway() || !free(guestAddress, guestPort, source, port)) {
-            source = family.gateway();
-            port = freeGatewayPort(guestAddress, guestPort, source);
+            int gateway = family.gateway();
+            source = gateway;
+            port = gatewayPorts.take(p -> free(guestAddress, guestPort, gateway, p));
         }
         if (port < 0) {
             Log.warn("no free port left for a forwarded connection to " + family.format(guestAddress) + ":" + guestPort);
@@ -195,14 +194,6 @@ final class TcpNat {
         return flows.get(guestAddress, guestPort, source, port) == null && dials.get(guestAddress, guestPort, source, port) == null;
     }
 
-    private int freeGatewayPort(int guestAddress, int guestPort, int gateway) {
-        for (int i = 0; i <= LAST_GATEWAY_PORT - FIRST_GATEWAY_PORT; i++) {
-            int port = nextGatewayPort;
-            nextGatewayPort = port == LAST_GATEWAY_PORT ? FIRST_GATEWAY_PORT : port + 1;
-            if (free(guestAddress, guestPort, gateway, port)) return port;
-        }
-        return -1;
-    }
 
     private void sendSyn(GuestDial d) {
         long now = EventLoop.now();

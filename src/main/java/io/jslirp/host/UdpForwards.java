@@ -17,8 +17,6 @@ import java.util.function.Consumer;
  * there goes to that client from the forwarded socket. A mapping ends after the UDP idle timeout.
  */
 final class UdpForwards {
-    private static final int FIRST_GATEWAY_PORT = 32768, LAST_GATEWAY_PORT = 60999;
-
     private final EventLoop loop;
     final Family family;
     private final long idleTimeoutNanos;
@@ -28,7 +26,7 @@ final class UdpForwards {
     private final UdpNat guestFlows;
     /** Mappings by what the guest's replies carry: (guest address, guest port, source, source port). */
     private final FlowTable<Mapping> byGuestSide = new FlowTable<>(16);
-    private int nextGatewayPort = FIRST_GATEWAY_PORT;
+    private final GatewayPorts gatewayPorts = new GatewayPorts();
 
     UdpForwards(EventLoop loop, Family family, UdpNat guestFlows, ForwardSource forwardSource, long idleTimeoutNanos) {
         this.loop = loop;
@@ -74,8 +72,9 @@ final class UdpForwards {
         int source = client == 0 ? family.gateway() : forwardSource.of(client);
         int port = clientPort;
         if (source == family.gateway() || !free(guest, guestPort, source, port)) {
-            source = family.gateway();
-            port = freeGatewayPort(guest, guestPort, source);
+            int gateway = family.gateway();
+            source = gateway;
+            port = gatewayPorts.take(p -> free(guest, guestPort, gateway, p));
         }
         if (port < 0) {
             Log.warn("no free port left for a forwarded UDP client of " + socket.forward());
@@ -99,15 +98,6 @@ final class UdpForwards {
         family.sendUdp(m.source, m.sourcePort, m.guestAddress, m.guestPort, length);
         m.toGuest += length;
         m.touch();
-    }
-
-    private int freeGatewayPort(int guestAddress, int guestPort, int gateway) {
-        for (int i = 0; i <= LAST_GATEWAY_PORT - FIRST_GATEWAY_PORT; i++) {
-            int port = nextGatewayPort;
-            nextGatewayPort = port == LAST_GATEWAY_PORT ? FIRST_GATEWAY_PORT : port + 1;
-            if (free(guestAddress, guestPort, gateway, port)) return port;
-        }
-        return -1;
     }
 
     private boolean free(int guestAddress, int guestPort, int source, int port) {
