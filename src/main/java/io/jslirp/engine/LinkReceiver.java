@@ -65,7 +65,10 @@ final class LinkReceiver {
     private void onReadable(int queue) {
         if (backlogged[queue]) return; // its next batch is scheduled already
         long now = EventLoop.now();
-        if (now - lastBacklog[queue] >= BUSY_NANOS) lastInteractive = now;
+        if (now - lastBacklog[queue] >= BUSY_NANOS) {
+            lastInteractive = now;
+            loop.expectNextRequest(link.fd(queue));
+        }
         receiveBatch(queue, now);
     }
 

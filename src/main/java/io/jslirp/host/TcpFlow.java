@@ -20,6 +20,8 @@ import java.lang.foreign.MemorySegment;
  * (reading only while there is room, writing only while guest data waits).
  */
 final class TcpFlow implements Handler, TcpHostSide {
+    /** The largest write to the host socket that is taken for a request, whose answer the loop may wait for ({@link EventLoop#expectAnswer}). */
+    private static final int REQUEST_BYTES = 16 << 10;
     private final TcpNat nat;
     private final EventLoop loop;
     /** The host socket; a connection to the DNS address replaces it while it moves on to the next nameserver. */
@@ -230,6 +232,7 @@ final class TcpFlow implements Handler, TcpHostSide {
             if (n > 0) {
                 fromGuest += n;
                 conn.deliveredToHost((int) n);
+                if (n <= REQUEST_BYTES && conn.readyForHostData() && conn.fromHost().isEmpty()) loop.expectAnswer(fd);
             } else if (n != -Errno.EAGAIN) {
                 conn.hostReset();
                 return;

@@ -35,6 +35,7 @@ public final class EventLoop implements AutoCloseable {
     private long movedThisIteration;
     private boolean running;
     private boolean again;
+    private final Anticipation anticipation;
 
     public static long now() {
         return System.nanoTime();
@@ -90,6 +91,22 @@ public final class EventLoop implements AutoCloseable {
         again = true;
     }
 
+    /**
+     * Says that fd, a registered descriptor, was just sent a request whose answer is due within
+     * microseconds: ahead of bulk work, the loop polls a little for it ({@link Anticipation}).
+     */
+    public void expectAnswer(int fd) {
+        if (fd < handlers.length && handlers[fd] != null) anticipation.expectAnswer(fd, registrations[fd], now());
+    }
+
+    /**
+     * Says that fd, a registered descriptor, brought an interactive request: once the answer is
+     * out, the next request is due there ({@link Anticipation}).
+     */
+    public void expectNextRequest(int fd) {
+        if (fd < handlers.length && handlers[fd] != null) anticipation.expectNextRequest(fd, registrations[fd], now());
+    }
+
     /** Arms (or re-arms) timer to run at deadline (nanoTime), or disarms it with Long.MAX_VALUE. */
     public void schedule(Timer timer, long deadline) {
         timer.deadline = deadline;
@@ -113,7 +130,13 @@ public final class EventLoop implements AutoCloseable {
 
     /** A loop that busy-polls for up to spinNanos before sleeping while exchanges are interactive. */
     public EventLoop(long spinNanos) {
+        this(spinNanos, Anticipation.WAIT_NANOS);
+    }
+
+    /** As {@link #EventLoop(long)}, polling up to anticipationNanos for an expected answer or request ({@link Anticipation}). */
+    EventLoop(long spinNanos, long anticipationNanos) {
         this.spinNanos = spinNanos;
+        this.anticipation = new Anticipation(this, anticipationNanos);
     }
 
     /** Runs until {@link #stop()}. */
@@ -125,26 +148,36 @@ public final class EventLoop implements AutoCloseable {
             again = false;
             laterNow.addAll(later);
             later.clear();
-            for (int i = 0; i < n; i++) {
-                int fd = epoll.readyFd(i);
-                Handler h = fd < handlers.length ? handlers[fd] : null;
-                if (h != null && registrations[fd] == epoll.readyTag(i)) {
-                    try {
-                        h.onEvents(epoll.readyEvents(i));
-                    } catch (RuntimeException e) {
-                        internalError(e);
-                    }
-                }
-            }
+            for (int i = 0; i < n; i++) dispatch(epoll.readyFd(i), epoll.readyTag(i), epoll.readyEvents(i));
             if (!laterNow.isEmpty()) {
-                runAll(endOfIteration);
+                flush();
+                anticipation.serveExchanges();
                 runAll(laterNow);
                 laterNow.clear();
             }
             runTimers(now());
-            runAll(endOfIteration);
+            flush();
+            // Bulk work within the last few iterations: what is due goes first (see Anticipation).
+            if (again || shortIterations < SHORT_RUN) anticipation.serveExchanges();
+            else anticipation.clear();
             if (n > 0) shortIterations = movedThisIteration < SMALL_ITERATION_BYTES ? shortIterations + 1 : 0;
         }
+    }
+
+    /** Passes events to fd's handler, if fd is still registered as tag. */
+    void dispatch(int fd, int tag, int events) {
+        Handler h = fd < handlers.length ? handlers[fd] : null;
+        if (h == null || registrations[fd] != tag) return;
+        try {
+            h.onEvents(events);
+        } catch (RuntimeException e) {
+            internalError(e);
+        }
+    }
+
+    /** Runs the end-of-iteration work: the flush of what the handlers produced. */
+    void flush() {
+        runAll(endOfIteration);
     }
 
     /**
