@@ -21,6 +21,8 @@ import java.util.Arrays;
  *     the interactive flow waits behind a few microseconds of bulk work. Otherwise batches are
  *     large: each batch ends in a flush (a host write, an ACK that wakes the guest's sender),
  *     and fewer flushes per byte is what bulk throughput needs.
+ * <li>A queue that is not busy brought an interactive request: once it is answered, the loop
+ *     polls briefly for the next one there before the next bulk batch ({@link EventLoop#expectNextRequest}).
  * </ul>
  */
 final class LinkReceiver {
