@@ -8,10 +8,10 @@ import java.util.Arrays;
  * Anticipation, lesson 3 in a single-threaded loop: an interactive exchange running beside a bulk
  * transfer waits neither for the bulk batch after its request nor for the one after its answer.
  * A bulk batch with TSO is one 64 KiB frame in and out, tens of microseconds that cannot be split,
- * and a local peer answers a request faster than that. So, ahead of bulk work, the loop polls for
- * up to {@link #WAIT_NANOS} (by default) for what is due: the answer on a host socket that was just sent a
- * request, then the guest's next request on the link queue that the last one came in by, for up
- * to {@link #EXCHANGES} exchanges in turn.
+ * and a local peer answers a request faster than that. So, ahead of bulk work, the loop polls
+ * for up to {@link #WAIT_NANOS} (by default) for what is due: the answer on a host socket that
+ * was just sent a request, then the guest's next request on the link queue that the last one
+ * came in by, for up to {@link #EXCHANGES} exchanges in turn.
  *
  * <p>It polls rather than sleeps: on a machine whose cores are all busy (the bulk sender, its
  * reader, the loop) a thread that sleeps even 50 µs measured 100-300 µs before it ran again.
@@ -51,7 +51,10 @@ final class Anticipation {
         return expect(answers, answerTags, fd, tag, now);
     }
 
-    /** fd (registered as tag) brought an interactive request: once it is answered, the next one is due there. Returns whether the loop will poll for it. */
+    /**
+     * fd (registered as tag) brought an interactive request: once it is answered, the next one is
+     * due there. Returns whether the loop will poll for it.
+     */
     boolean expectNextRequest(int fd, int tag, long now) {
         return expect(nextRequests, requestTags, fd, tag, now);
     }
