@@ -8,7 +8,6 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -147,7 +146,7 @@ class Forward6IT {
             try (Stack.Running stack = Stack.attach(ns, options)) {
                 if (ipv6) Ipv6IT.awaitSlaac(ns, stack);
                 awaitReady();
-                Cmd.Result r = retry(() -> Cmd.run(T, ItEnv.python(), "-c", CLIENT_PROBE, "::1", Integer.toString(tcpPort),
+                Cmd.Result r = RemoteClient.retry(() -> Cmd.run(T, ItEnv.python(), "-c", CLIENT_PROBE, "::1", Integer.toString(tcpPort),
                         Integer.toString(udpPort)));
                 assertThat(r.exit()).as("%s\n%s\n%s", r, stack.describe(), Files.readString(tmp.resolve("guest_servers.log"))).isZero();
                 System.out.printf("[forward6 ipv6=%s] %s%n", ipv6, r.out().strip().replace('\n', ','));
@@ -173,15 +172,8 @@ class Forward6IT {
 
     /** Runs the probe from the client namespace ("remote") and from the host side's ::1 ("loopback"). */
     private String probeFromElsewhere(boolean preserveSource) throws Exception {
-        try (Namespace hostSide = Namespace.createWithIpv6(); Namespace client = Namespace.createWithIpv6();
-             Namespace ns = Namespace.createWithIpv6()) {
-            Cmd.Result veth = Cmd.run(T, "bash", "-c", "set -e; ip link add jslirp-s60 netns " + hostSide.pid()
-                    + " type veth peer name jslirp-s61 netns " + client.pid());
-            assertThat(veth.exit()).as("%s", veth).isZero();
-            assertThat(hostSide.bash(T, "ip addr add " + HOST_SIDE + "/64 dev jslirp-s60 nodad && ip link set jslirp-s60 up").exit()).isZero();
-            assertThat(client.bash(T, "ip addr add " + CLIENT + "/64 dev jslirp-s61 nodad && ip link set jslirp-s61 up").exit()).isZero();
-            client.allowEgress6(HOST_SIDE);
-            hostSide.allowEgress6(CLIENT);
+        try (RemoteClient peers = new RemoteClient(true, HOST_SIDE, CLIENT); Namespace ns = Namespace.createWithIpv6()) {
+            Namespace hostSide = peers.hostSide, client = peers.client;
             ns.allowEgress6(CLIENT); // the guest's answers to the preserved client address
             Process p = startGuestServers(ns);
             Stack.Options options = Stack.Options.configured().enableIpv6().extra("-t", "::/8080:80", "-u", "::/8053:53");
@@ -190,12 +182,12 @@ class Forward6IT {
                 stack.awaitConfigured(ns, options.ifname, Duration.ofSeconds(90));
                 Ipv6IT.awaitSlaac(ns, stack);
                 awaitReady();
-                Cmd.Result remote = retry(() -> client.exec(T, ItEnv.python(), "-c", CLIENT_PROBE, HOST_SIDE, "8080", "8053"));
+                Cmd.Result remote = RemoteClient.retry(() -> client.exec(T, ItEnv.python(), "-c", CLIENT_PROBE, HOST_SIDE, "8080", "8053"));
                 Cmd.Result loopback = hostSide.exec(T, ItEnv.python(), "-c", CLIENT_PROBE, "::1", "8080", "8053");
                 String log = Files.readString(tmp.resolve("guest_servers.log"));
                 assertThat(remote.exit()).as("%s\n%s\n%s", remote, stack.describe(), log).isZero();
                 assertThat(loopback.exit()).as("%s\n%s", loopback, stack.describe()).isZero();
-                String seen = prefixed("remote", remote.out()) + prefixed("loopback", loopback.out());
+                String seen = RemoteClient.prefixed("remote", remote.out()) + RemoteClient.prefixed("loopback", loopback.out());
                 System.out.printf("[preserve-source6 %s] %s%n", preserveSource, seen.strip().replace('\n', ','));
                 return seen;
             } finally {
@@ -213,22 +205,5 @@ class Forward6IT {
 
     private void awaitReady() throws IOException {
         for (int i = 0; i < 100 && !Files.readString(tmp.resolve("guest_servers.log")).contains("ready"); i++) Namespace.sleep(50);
-    }
-
-    /** Runs the probe until it succeeds (the forwards open once the tap is configured), at most 50 times. */
-    private static Cmd.Result retry(java.util.function.Supplier<Cmd.Result> probe) {
-        Cmd.Result r = null;
-        for (int i = 0; i < 50; i++) {
-            r = probe.get();
-            if (r.exit() == 0 && !r.out().isBlank()) break;
-            Namespace.sleep(100);
-        }
-        return r;
-    }
-
-    private static String prefixed(String prefix, String lines) {
-        List<String> out = new ArrayList<>();
-        for (String line : lines.strip().split("\n")) out.add(prefix + " " + line);
-        return String.join("\n", out) + "\n";
     }
 }

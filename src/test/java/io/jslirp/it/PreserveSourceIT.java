@@ -86,14 +86,8 @@ class PreserveSourceIT {
         Path servers = tmp.resolve("guest_servers.py");
         Files.writeString(servers, GUEST_SERVERS);
         Path log = tmp.resolve("guest_servers.log");
-        try (Namespace hostSide = Namespace.create(); Namespace client = Namespace.create(); Namespace ns = Namespace.create()) {
-            Cmd.Result veth = Cmd.run(T, "bash", "-c", "set -e; ip link add jslirp-src0 netns " + hostSide.pid()
-                    + " type veth peer name jslirp-src1 netns " + client.pid());
-            assertThat(veth.exit()).as("%s", veth).isZero();
-            assertThat(hostSide.bash(T, "ip addr add " + HOST_SIDE + "/24 dev jslirp-src0 && ip link set jslirp-src0 up").exit()).isZero();
-            assertThat(client.bash(T, "ip addr add " + CLIENT + "/24 dev jslirp-src1 && ip link set jslirp-src1 up").exit()).isZero();
-            client.allowEgress(HOST_SIDE);
-            hostSide.allowEgress(CLIENT);
+        try (RemoteClient peers = new RemoteClient(false, HOST_SIDE, CLIENT); Namespace ns = Namespace.create()) {
+            Namespace hostSide = peers.hostSide, client = peers.client;
             ns.allowEgress(CLIENT); // the guest's answers to the preserved client address
             Process p = new ProcessBuilder(ns.inside(List.of(ItEnv.python(), servers.toString())))
                     .redirectErrorStream(true).redirectOutput(log.toFile()).start();
@@ -102,27 +96,16 @@ class PreserveSourceIT {
             try (Stack.Running stack = Stack.start(hostSide.inside(Stack.attachCommand(options, Long.toString(ns.pid()))))) {
                 stack.awaitConfigured(ns, options.ifname, Duration.ofSeconds(90));
                 for (int i = 0; i < 100 && !Files.readString(log).contains("ready"); i++) Namespace.sleep(50);
-                Cmd.Result remote = null;
-                for (int i = 0; i < 50; i++) { // until jslirp's forwards listen (they open after the tap is configured)
-                    remote = client.exec(T, ItEnv.python(), "-c", CLIENT_PROBE, HOST_SIDE);
-                    if (remote.exit() == 0) break;
-                    Namespace.sleep(100);
-                }
+                Cmd.Result remote = RemoteClient.retry(() -> client.exec(T, ItEnv.python(), "-c", CLIENT_PROBE, HOST_SIDE));
                 Cmd.Result loopback = hostSide.exec(T, ItEnv.python(), "-c", CLIENT_PROBE, "127.0.0.1");
                 assertThat(remote.exit()).as("%s\n%s\n%s", remote, stack.describe(), Files.readString(log)).isZero();
                 assertThat(loopback.exit()).as("%s\n%s", loopback, stack.describe()).isZero();
-                String seen = prefixed("remote", remote.out()) + prefixed("loopback", loopback.out());
+                String seen = RemoteClient.prefixed("remote", remote.out()) + RemoteClient.prefixed("loopback", loopback.out());
                 System.out.printf("[preserve-source %s] %s%n", preserveSource, seen.strip().replace('\n', ','));
                 return seen;
             } finally {
                 p.destroy();
             }
         }
-    }
-
-    private static String prefixed(String prefix, String lines) {
-        StringBuilder b = new StringBuilder();
-        for (String line : lines.strip().split("\n")) b.append(prefix).append(' ').append(line).append('\n');
-        return b.toString();
     }
 }
