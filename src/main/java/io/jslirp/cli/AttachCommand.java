@@ -70,13 +70,16 @@ final class AttachCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (enableSandbox) {
-            throw new IllegalArgumentException("--enable-sandbox is not supported: a JVM loads classes from the JDK and its jar"
-                    + " as it goes, so it cannot be confined to an empty root as slirp4netns confines itself");
+        String netnsPath;
+        EngineConfig config;
+        try {
+            netnsPath = netnsPath();
+            refuseOwnNamespace(netnsPath);
+            config = checkedConfig();
+        } catch (RuntimeException e) {
+            removeLaunchersTap();
+            throw e;
         }
-        EngineConfig config = network.engineConfig();
-        String netnsPath = netnsPath();
-        refuseOwnNamespace(netnsPath);
         long mac = network.guestMac();
         TapLink link = Namespaces.callInNetns(netnsPath, () -> GuestInterface.open(tapName, false));
         Engine engine = new Engine(link, config);
@@ -95,6 +98,27 @@ final class AttachCommand implements Callable<Integer> {
         return Serving.untilStopped(engine);
     }
 
+    /** A device the launcher made for a target whose arguments are refused goes again. */
+    private void removeLaunchersTap() {
+        if (!GuestInterface.madeByLauncher(tapName)) return;
+        try {
+            Namespaces.callInNetns(netnsPath(), () -> {
+                GuestInterface.removeLaunchersTap(tapName);
+                return null;
+            });
+        } catch (Exception e) {
+            io.jslirp.util.Log.debug(e::toString);
+        }
+    }
+
+    private EngineConfig checkedConfig() {
+        if (enableSandbox) {
+            throw new IllegalArgumentException("--enable-sandbox is not supported: a JVM loads classes from the JDK and its jar"
+                    + " as it goes, so it cannot be confined to an empty root as slirp4netns confines itself");
+        }
+        return network.engineConfig();
+    }
+
     /**
      * slirp4netns's version lines, naming jslirp, for tools that run {@code slirp4netns --version}
      * (bin/slirp4netns is this command).
@@ -103,8 +127,11 @@ final class AttachCommand implements Callable<Integer> {
         @Override
         public String[] getVersion() {
             String v = Main.class.getPackage().getImplementationVersion();
+            // SLIRP_CONFIG_VERSION_MAX is what feature probes read (slirp4netns's own tests among
+            // them): 2 brings --outbound-addr and --outbound-addr6, 3 --disable-dns, all of which
+            // jslirp has.
             return new String[] {"slirp4netns version 1.2.0 (compatible: jslirp " + (v == null ? "dev" : v) + ")",
-                    "commit: none", "libslirp: none (jslirp is user-mode networking in Java)"};
+                    "commit: none", "libslirp: none (jslirp is user-mode networking in Java)", "SLIRP_CONFIG_VERSION_MAX: 3"};
         }
     }
 
@@ -131,9 +158,17 @@ final class AttachCommand implements Callable<Integer> {
      * unsharing yet) would get the tap and, with --configure, a default route in the host's
      * network: refuse.
      */
-    private static void refuseOwnNamespace(String netnsPath) throws java.io.IOException {
-        if (Files.isSameFile(Path.of(netnsPath), Path.of("/proc/self/ns/net"))) {
+    private static void refuseOwnNamespace(String netnsPath) {
+        if (sameFile(netnsPath, "/proc/self/ns/net")) {
             throw new IllegalArgumentException(netnsPath + " is jslirp's own network namespace, not a separate one");
+        }
+    }
+
+    private static boolean sameFile(String a, String b) {
+        try {
+            return Files.isSameFile(Path.of(a), Path.of(b));
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("cannot open " + a + ": " + Main.oneLine(e));
         }
     }
 }

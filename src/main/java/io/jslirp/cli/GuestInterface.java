@@ -28,6 +28,7 @@ final class GuestInterface {
         int[] fds = Tap.openQueues(ifname, TAP_QUEUES, true);
         Tap.offloadTcp(fds[0]);
         if (persistent) Tap.persist(fds[0]);
+        else if (madeByLauncher(ifname)) Tap.persist(fds[0], false); // it goes with jslirp, as slirp4netns's does
         // The tap drops what the guest sends once this many frames wait for jslirp in a queue
         // (the tun driver's default is 500): room for a burst of handshakes from many connections,
         // but no deeper. 10,000 let a guest's UDP sender at full speed queue 14 MB, so datagrams
@@ -39,6 +40,33 @@ final class GuestInterface {
             Log.debug(e::getMessage);
         }
         return new TapLink(true, fds);
+    }
+
+    /**
+     * The environment variable naming the tap device the launcher created for {@code attach}
+     * before the JVM started (scripts/attach-target.sh): persistent until jslirp has it open.
+     */
+    static final String LAUNCHER_TAP = "JSLIRP_LAUNCHER_TAP";
+
+    /** Whether the launcher created ifname (rather than finding it, e.g. made by rootlesskit). */
+    static boolean madeByLauncher(String ifname) {
+        return ifname.equals(System.getenv(LAUNCHER_TAP));
+    }
+
+    /**
+     * Removes the device the launcher created, from the calling thread's network namespace, when
+     * jslirp stops before serving it (its arguments were refused): nothing of it stays behind.
+     * Best effort.
+     */
+    static void removeLaunchersTap(String ifname) {
+        if (!madeByLauncher(ifname)) return;
+        try {
+            int[] fds = Tap.openQueues(ifname, TAP_QUEUES, true);
+            Tap.persist(fds[0], false);
+            for (int fd : fds) io.jslirp.sys.Libc.close(fd);
+        } catch (SysException e) {
+            Log.debug(e::getMessage);
+        }
     }
 
     /**

@@ -24,21 +24,31 @@ public record NetworkConfig(int network, int prefixLength, int gateway, int dns,
         return fromCidr("10.0.2.0/24", 1500, true);
     }
 
-    /** The network as slirp4netns derives it from --cidr: gateway .2, DNS .3, DHCP from .15, guest .100. */
+    /** A.B.C.D/N as slirp4netns takes it: four 1-3 digit numbers and a 1-2 digit prefix length. */
+    private static final java.util.regex.Pattern CIDR = java.util.regex.Pattern.compile("((?:[0-9]{1,3}\\.){3}[0-9]{1,3})/([0-9]{1,2})");
+
+    /**
+     * The network as slirp4netns derives it from --cidr: gateway .2, DNS .3, DHCP from .15, guest
+     * .100. Refuses what slirp4netns refuses, in its words (its test scripts match them).
+     */
     public static NetworkConfig fromCidr(String cidr, int mtu, boolean hostLoopback) {
-        int slash = cidr.indexOf('/');
-        if (slash < 0) throw new IllegalArgumentException("CIDR needs a prefix length, e.g. 10.0.2.0/24: " + cidr);
-        int address = Ipv4.parse(cidr.substring(0, slash));
-        int prefix;
+        java.util.regex.Matcher m = CIDR.matcher(cidr);
+        if (!m.matches()) throw new IllegalArgumentException("invalid CIDR: " + cidr + " (A.B.C.D/N, e.g. 10.0.2.0/24)");
+        int address;
         try {
-            prefix = Integer.parseInt(cidr.substring(slash + 1));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("bad prefix length in CIDR " + cidr);
+            address = Ipv4.parse(m.group(1));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("invalid network address: " + m.group(1));
         }
+        int prefix = Integer.parseInt(m.group(2));
         if (prefix < 1 || prefix > 25) {
-            throw new IllegalArgumentException("prefix length of CIDR " + cidr + " must be 1-25 (the network needs room for .100)");
+            throw new IllegalArgumentException("prefix length needs to be 1-25 (the network needs room for .100): " + cidr);
         }
         int network = address & Ipv4.netmask(prefix);
+        if (network != address) {
+            throw new IllegalArgumentException("CIDR needs to be a network address like 10.0.2.0/24, not like 10.0.2.100/24 (here: "
+                    + Ipv4.format(network) + "/" + prefix + ", not " + cidr + ")");
+        }
         int gateway = network + 2;
         return new NetworkConfig(network, prefix, gateway, network + 3, network + 100, network + 15, mtu,
                 VIRTUAL_MAC_PREFIX | (gateway & 0xffffffffL), hostLoopback);

@@ -65,8 +65,16 @@ public final class Tap {
      * unregistered, some 20 ms.
      */
     public static void persist(int fd) {
-        int r = Native.ioctl(fd, TUNSETPERSIST, 1);
-        if (r < 0) throw new SysException("cannot make the tap device persistent", -r);
+        persist(fd, true);
+    }
+
+    /**
+     * Sets whether the device of fd outlives its descriptors (TUNSETPERSIST). A device that no
+     * longer persists goes when its last descriptor closes.
+     */
+    public static void persist(int fd, boolean persistent) {
+        int r = Native.ioctl(fd, TUNSETPERSIST, persistent ? 1 : 0);
+        if (r < 0) throw new SysException("cannot make the tap device " + (persistent ? "persistent" : "transient"), -r);
     }
 
     private static int open(String ifname, short flags) {

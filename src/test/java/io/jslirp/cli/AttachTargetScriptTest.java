@@ -1,0 +1,75 @@
+package io.jslirp.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/**
+ * scripts/attach-target.sh, which the launcher runs before the JVM starts to find the target of
+ * {@code jslirp attach} (its user namespace, its tap device), reads the command line as picocli
+ * does: the same options take a value, and the same words are the PID|PATH and the TAPNAME.
+ */
+class AttachTargetScriptTest {
+    private static final Path SCRIPT = Path.of("scripts/attach-target.sh");
+
+    @Test
+    void theScriptKnowsEveryOptionThatTakesAValue() throws Exception {
+        CommandLine attach = Main.commandLine("attach").getSubcommands().get("attach");
+        Set<String> expected = new TreeSet<>();
+        for (CommandLine.Model.OptionSpec o : attach.getCommandSpec().options()) {
+            if (o.arity().max() > 0) expected.addAll(Arrays.asList(o.names()));
+        }
+        String listed = bash("printf '%s\\n' $attach_value_options");
+        assertThat(new TreeSet<>(listed.lines().toList())).isEqualTo(expected);
+    }
+
+    @Test
+    void findsTheTargetAndTapAsPicocliDoes() throws Exception {
+        assertThat(parse("-c", "-r", "3", "--mtu", "65520", "1234", "tap1")).isEqualTo("1234 tap1 pid -");
+        assertThat(parse("--mtu=1500", "--disable-host-loopback", "--api-socket", "/tmp/a.sock", "77")).isEqualTo("77 tap0 pid -");
+        assertThat(parse("-cr3", "-6", "4321", "tap2")).isEqualTo("4321 tap2 pid -");
+        assertThat(parse("-r3", "-e", "4", "-m", "1400", "99", "tap3")).isEqualTo("99 tap3 pid -");
+        assertThat(parse("--userns-path=/proc/5/ns/user", "--netns-type=path", "/run/netns/x", "tap0"))
+                .isEqualTo("/run/netns/x tap0 path /proc/5/ns/user");
+        assertThat(parse("--netns-type", "path", "--userns-path", "/u", "/n")).isEqualTo("/n tap0 path /u");
+        assertThat(parse("--", "55", "tap4")).isEqualTo("55 tap4 pid -");
+        assertThat(parse("-t", "8080:80", "-u", "5353:53", "--allow", "10.0.0.0/8", "66", "tap5")).isEqualTo("66 tap5 pid -");
+    }
+
+    @Test
+    void helpVersionAndIncompleteLinesHaveNoTarget() throws Exception {
+        assertThat(parse("--help")).isEqualTo("- tap0 pid -");
+        assertThat(parse("-v")).isEqualTo("- tap0 pid -");
+        assertThat(parse("1234", "tap0", "--version")).isEqualTo("- tap0 pid -");
+        assertThat(parse("-ch", "1234")).isEqualTo("- tap0 pid -");
+        assertThat(parse("1234", "--mtu")).isEqualTo("- tap0 pid -");
+        assertThat(parse("1234", "tap0", "extra")).isEqualTo("- tap0 pid -");
+    }
+
+    private static String parse(String... args) throws Exception {
+        StringBuilder quoted = new StringBuilder();
+        for (String a : args) quoted.append(" '").append(a.replace("'", "'\\''")).append('\'');
+        return bash("attach_parse attach" + quoted
+                + "; echo \"${attach_target:--} $attach_tap $attach_netns_type ${attach_userns_path:--}\"").strip();
+    }
+
+    private static String bash(String script) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("bash", "-c", "set -euo pipefail; source " + SCRIPT + "; " + script));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(out).isZero();
+        assertThat(Files.exists(SCRIPT)).isTrue();
+        return out;
+    }
+}
