@@ -9,7 +9,15 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
+import io.jslirp.host.ResolvConf;
+import io.jslirp.util.Log;
+import io.jslirp.wire.Ipv4;
+import io.jslirp.wire.Ipv6;
+
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -45,6 +53,7 @@ final class RunCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         EngineConfig config = network.engineConfig();
         long mac = network.guestMac();
+        if (config.nameservers() != null) giveTheCommandOurResolver(config);
         List<String> argv = command.isEmpty() ? List.of(System.getenv().getOrDefault("SHELL", "/bin/sh")) : command;
 
         CompletableFuture<Guest> started = new CompletableFuture<>();
@@ -80,5 +89,43 @@ final class RunCommand implements Callable<Integer> {
         engine.run();
         if (network.debug) io.jslirp.util.Log.warn("counters: " + engine.counters());
         return guest.process().waitFor();
+    }
+
+    /**
+     * The command shares the host's files, and so its /etc/resolv.conf: a nameserver on the host's
+     * loopback there (systemd-resolved's 127.0.0.53, the default on Ubuntu and Fedora) would be
+     * the namespace's own loopback for the command, where nothing answers. So, as rootlesskit's
+     * --copy-up=/etc does, the command gets a resolv.conf of its own that names the DNS address
+     * (which forwards to the host's nameservers) and keeps the host's search domains and options,
+     * bind-mounted over /etc/resolv.conf in the private mount namespace the launcher made for this
+     * run (never where a mount would change the host's view). Best effort: without it lookups
+     * work wherever the host's resolver is reachable from the namespace.
+     */
+    private static void giveTheCommandOurResolver(EngineConfig config) {
+        if (!Namespaces.ownsItsMountNamespace()) {
+            Log.debug(() -> "no mount namespace of our own: the command sees the host's /etc/resolv.conf");
+            return;
+        }
+        List<String> dns = new ArrayList<>(List.of(Ipv4.format(config.network().dns())));
+        if (config.ipv6() != null) dns.add(Ipv6.format(config.ipv6().dnsHi(), config.ipv6().dnsLo()));
+        Path file = null;
+        try {
+            List<String> host = Files.isReadable(ResolvConf.DEFAULT) ? Files.readAllLines(ResolvConf.DEFAULT) : List.of();
+            file = Files.createTempFile("jslirp-resolv", ".conf");
+            Files.writeString(file, ResolvConf.forGuest(host, dns));
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
+            Namespaces.bindMount(file.toString(), ResolvConf.DEFAULT.toString());
+        } catch (IOException | RuntimeException e) {
+            Log.warn("the command keeps the host's " + ResolvConf.DEFAULT + " (cannot give it one naming " + dns.getFirst() + ": "
+                    + Main.oneLine(e) + ")");
+        } finally {
+            if (file != null) {
+                try {
+                    Files.deleteIfExists(file); // the mount keeps what it shows
+                } catch (IOException ignored) {
+                    // a file in /tmp
+                }
+            }
+        }
     }
 }

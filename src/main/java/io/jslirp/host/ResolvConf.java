@@ -13,6 +13,21 @@ public final class ResolvConf {
     private ResolvConf() {}
 
     /**
+     * The resolv.conf a guest that shares the host's files sees (jslirp run's command): the host's
+     * file with its nameservers replaced by the virtual network's DNS addresses, its search
+     * domains, options and comments kept.
+     */
+    public static String forGuest(List<String> hostLines, List<String> dnsAddresses) {
+        StringBuilder b = new StringBuilder("# jslirp: the DNS address of the virtual network, which forwards to the host's nameservers\n");
+        for (String a : dnsAddresses) b.append("nameserver ").append(a).append('\n');
+        for (String line : hostLines) {
+            String[] words = line.trim().split("\\s+");
+            if (!words[0].equals("nameserver")) b.append(line).append('\n');
+        }
+        return b.toString();
+    }
+
+    /**
      * Every "nameserver" of the file, IPv4 and IPv6, in its order; lines that do not parse are
      * skipped, and a file that cannot be read names none.
      */

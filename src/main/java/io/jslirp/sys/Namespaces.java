@@ -19,7 +19,10 @@ public final class Namespaces {
 
     public static final int CLONE_NEWNET = 0x40000000, CLONE_NEWUSER = 0x10000000;
 
-    private static final long SETNS = nr(308, 268), UNSHARE = nr(272, 97);
+    private static final long SETNS = nr(308, 268), UNSHARE = nr(272, 97), MOUNT = nr(165, 40);
+    private static final long MS_BIND = 4096;
+    /** ioctl on a namespace's descriptor: a descriptor of the user namespace that owns it. */
+    private static final long NS_GET_USERNS = 0xb701;
 
     /** Moves the calling thread into the namespace open as fd; throws {@link SysException}. */
     public static void setns(int fd, int nstype) {
@@ -37,6 +40,44 @@ public final class Namespaces {
         if (r < 0) {
             throw new SysException("unshare 0x" + Integer.toHexString(flags), errno(err));
         }
+    }
+
+    /**
+     * Whether this process's mount namespace belongs to its own user namespace: made with it (as
+     * the launcher's {@code unshare --user --mount} does), so that a mount here changes nothing
+     * outside. The host's mount namespace belongs to the host's user namespace.
+     */
+    public static boolean ownsItsMountNamespace() {
+        int mnt;
+        try {
+            mnt = Libc.open("/proc/self/ns/mnt", Libc.O_RDONLY | Libc.O_CLOEXEC);
+        } catch (SysException e) {
+            return false;
+        }
+        try {
+            int owner = Native.ioctl(mnt, NS_GET_USERNS, 0);
+            if (owner < 0) return false;
+            try {
+                return java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc/self/fd/" + owner))
+                        .equals(java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc/self/ns/user")));
+            } catch (java.io.IOException e) {
+                return false;
+            } finally {
+                Libc.close(owner);
+            }
+        } finally {
+            Libc.close(mnt);
+        }
+    }
+
+    /** Bind-mounts the file or directory source over target (mount --bind); throws {@link SysException}. */
+    public static void bindMount(String source, String target) {
+        MemorySegment err = scratch().errno;
+        int r;
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            r = (int) syscall(MOUNT, err, arena.allocateFrom(source).address(), arena.allocateFrom(target).address(), 0, MS_BIND, 0);
+        }
+        if (r < 0) throw new SysException("mount --bind " + source + " " + target, errno(err));
     }
 
     /**
