@@ -2,6 +2,7 @@ package io.jslirp.cli;
 
 import io.jslirp.link.TapLink;
 import io.jslirp.stack.NetworkConfig;
+import io.jslirp.sys.Errno;
 import io.jslirp.sys.InterfaceConfig;
 import io.jslirp.sys.SysException;
 import io.jslirp.util.Log;
@@ -25,7 +26,16 @@ final class GuestInterface {
      * A persistent device stays when the link closes, until its namespace goes.
      */
     static TapLink open(String ifname, boolean persistent) {
-        int[] fds = Tap.openQueues(ifname, TAP_QUEUES, true);
+        int[] fds;
+        try {
+            fds = Tap.openQueues(ifname, TAP_QUEUES, true);
+        } catch (Tap.TunUnusable e) {
+            throw new IllegalStateException(tunUnusable(e, tunMode()), e);
+        } catch (SysException e) {
+            if (e.errno() != Errno.EPERM) throw e;
+            throw new IllegalStateException(e.getMessage() + ": jslirp needs CAP_NET_ADMIN over the network namespace;"
+                    + " run it as root or as the user whose user namespace owns the network namespace", e);
+        }
         Tap.offloadTcp(fds[0]);
         if (persistent) Tap.persist(fds[0]);
         else if (madeByLauncher(ifname)) Tap.persist(fds[0], false); // it goes with jslirp, as slirp4netns's does
@@ -40,6 +50,32 @@ final class GuestInterface {
             Log.debug(e::getMessage);
         }
         return new TapLink(true, fds);
+    }
+
+    /**
+     * The one line that says why /dev/net/tun cannot be used and how to fix it; mode is the
+     * device's permissions (e.g. "rw-------") or null when it cannot be read.
+     */
+    static String tunUnusable(Tap.TunUnusable e, String mode) {
+        String why = e.getMessage();
+        if (e.errno() == Errno.ENOENT || e.errno() == Errno.ENODEV) {
+            return why + ": the kernel's tun driver is missing (modprobe tun, as root)";
+        }
+        if (e.errno() == Errno.EACCES || e.errno() == Errno.EPERM) {
+            return why + ": " + Tap.CLONE_DEVICE + (mode == null ? "" : " is mode " + mode + ", so")
+                    + " this user may not open it; most distributions let everyone: chmod 0666 " + Tap.CLONE_DEVICE
+                    + " (as root; a udev rule KERNEL==\"tun\", MODE=\"0666\" keeps it)";
+        }
+        return why;
+    }
+
+    private static String tunMode() {
+        try {
+            return java.nio.file.attribute.PosixFilePermissions.toString(java.nio.file.Files.getPosixFilePermissions(
+                    java.nio.file.Path.of(Tap.CLONE_DEVICE)));
+        } catch (java.io.IOException | RuntimeException e) {
+            return null;
+        }
     }
 
     /**
@@ -64,7 +100,7 @@ final class GuestInterface {
             int[] fds = Tap.openQueues(ifname, TAP_QUEUES, true);
             Tap.persist(fds[0], false);
             for (int fd : fds) io.jslirp.sys.Libc.close(fd);
-        } catch (SysException e) {
+        } catch (RuntimeException e) {
             Log.debug(e::getMessage);
         }
     }

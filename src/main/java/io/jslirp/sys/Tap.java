@@ -13,13 +13,16 @@ public final class Tap {
     private static final short IFF_TAP = 0x0002, IFF_NO_PI = 0x1000, IFF_MULTI_QUEUE = 0x0100, IFF_VNET_HDR = 0x4000;
     /** TUNSETOFFLOAD flags: the guest may hand over partial checksums and TCP segments of up to 64 KiB. */
     private static final int TUN_F_CSUM = 0x01, TUN_F_TSO4 = 0x02, TUN_F_TSO6 = 0x04, TUN_F_TSO_ECN = 0x08;
+    /** The clone device every tap is opened through. */
+    public static final String CLONE_DEVICE = "/dev/net/tun";
     /** Size of the struct virtio_net_hdr before each frame on a tap opened with {@link #openQueues}'s vnetHeader. */
     public static final int VNET_HEADER_LENGTH = 10;
 
     /**
      * Opens /dev/net/tun as the tap device ifname (IFF_TAP | IFF_NO_PI; created if missing),
      * non-blocking and close-on-exec, in the calling thread's network namespace. Throws
-     * {@link SysException}, e.g. "cannot create tap device tap0: Operation not permitted (EPERM)".
+     * {@link TunUnusable} when /dev/net/tun cannot be opened, else {@link SysException}, e.g.
+     * "cannot create tap device tap0: Operation not permitted (EPERM)".
      */
     public static int open(String ifname) {
         return open(ifname, (short) 0);
@@ -39,9 +42,9 @@ public final class Tap {
         for (int i = 0; i < queues; i++) {
             try {
                 fds[i] = open(ifname, (short) (IFF_MULTI_QUEUE | extra));
-            } catch (SysException e) {
+            } catch (RuntimeException e) {
                 for (int j = 0; j < i; j++) Libc.close(fds[j]);
-                if (i == 0 && e.errno() == Errno.EINVAL) return new int[] {open(ifname, extra)};
+                if (i == 0 && e instanceof SysException s && s.errno() == Errno.EINVAL) return new int[] {open(ifname, extra)};
                 throw e;
             }
         }
@@ -77,12 +80,28 @@ public final class Tap {
         if (r < 0) throw new SysException("cannot make the tap device " + (persistent ? "persistent" : "transient"), -r);
     }
 
+    /** /dev/net/tun itself could not be opened (missing, or not usable by this user). */
+    public static final class TunUnusable extends RuntimeException {
+        @java.io.Serial
+        private static final long serialVersionUID = 1L;
+        private final int errno;
+
+        public TunUnusable(String ifname, int errno) {
+            super("cannot create tap device " + ifname + ": open " + CLONE_DEVICE + ": " + Errno.describe(errno));
+            this.errno = errno;
+        }
+
+        public int errno() {
+            return errno;
+        }
+    }
+
     private static int open(String ifname, short flags) {
         int fd;
         try {
-            fd = Libc.open("/dev/net/tun", Libc.O_RDWR | Libc.O_NONBLOCK | Libc.O_CLOEXEC);
+            fd = Libc.open(CLONE_DEVICE, Libc.O_RDWR | Libc.O_NONBLOCK | Libc.O_CLOEXEC);
         } catch (SysException e) {
-            throw new SysException("cannot create tap device " + ifname + ": open /dev/net/tun", e.errno());
+            throw new TunUnusable(ifname, e.errno());
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment ifr = Ifreq.allocate(arena, ifname);
