@@ -59,7 +59,7 @@ final class RunCommand implements Callable<Integer> {
         CompletableFuture<Guest> started = new CompletableFuture<>();
         Thread.ofPlatform().name("netns-setup").start(() -> {
             try {
-                Namespaces.unshare(Namespaces.CLONE_NEWNET);
+                unshareNetwork();
                 // The namespace is the command's alone and goes with it: the device can go with
                 // the namespace, in the background, and jslirp's exit need not wait for it.
                 TapLink link = GuestInterface.open(ifname, true);
@@ -89,6 +89,25 @@ final class RunCommand implements Callable<Integer> {
         engine.run();
         if (network.debug) io.jslirp.util.Log.warn("counters: " + engine.counters());
         return guest.process().waitFor();
+    }
+
+    /** Gives this thread a new network namespace; an EPERM says what restricts the user namespace, where it can tell. */
+    private static void unshareNetwork() {
+        try {
+            Namespaces.unshare(Namespaces.CLONE_NEWNET);
+        } catch (io.jslirp.sys.SysException e) {
+            Path restrict = Path.of("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
+            String v = "";
+            try {
+                if (Files.isReadable(restrict)) v = Files.readString(restrict).strip();
+            } catch (IOException ignored) {
+                // no hint then
+            }
+            if (e.errno() != io.jslirp.sys.Errno.EPERM || !v.equals("1")) throw e;
+            throw new IllegalStateException("cannot make a network namespace: " + e.getMessage() + ": AppArmor restricts user"
+                    + " namespaces here (sysctl kernel.apparmor_restrict_unprivileged_userns=1) to programs with a profile that allows"
+                    + " them; give " + ProcessHandle.current().info().command().orElse("java") + " one, or set the sysctl to 0", e);
+        }
     }
 
     /**
