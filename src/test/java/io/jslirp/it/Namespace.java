@@ -40,20 +40,36 @@ public final class Namespace implements AutoCloseable {
         return create(false);
     }
 
+    /**
+     * As {@link #create()}, in a user namespace of its own too ({@code unshare --user
+     * --map-root-user --net}), as rootless callers make them: slirp4netns joins the holder's user
+     * namespace before its network namespace.
+     */
+    public static Namespace createInOwnUserNamespace() {
+        return create(false, List.of("--user", "--map-root-user"));
+    }
+
     /** A new namespace with IPv6 on, with the egress guard for both. */
     public static Namespace createWithIpv6() {
         return create(true);
     }
 
     private static Namespace create(boolean ipv6) {
+        return create(ipv6, List.of());
+    }
+
+    private static Namespace create(boolean ipv6, List<String> unshareOptions) {
+        List<String> cmd = new ArrayList<>(List.of("unshare"));
+        cmd.addAll(unshareOptions);
+        cmd.addAll(List.of("--net", "--", "sleep", "infinity"));
         Process p;
         try {
-            p = new ProcessBuilder("unshare", "--net", "--", "sleep", "infinity")
+            p = new ProcessBuilder(cmd)
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                     .redirectError(ProcessBuilder.Redirect.DISCARD)
                     .start();
         } catch (IOException e) {
-            throw new IllegalStateException("cannot start unshare", e);
+            throw new IllegalStateException("cannot start " + cmd, e);
         }
         Namespace ns = new Namespace(p);
         try {
@@ -151,6 +167,11 @@ public final class Namespace implements AutoCloseable {
     /** PID of the process holding the namespace (what {@code attach PID} takes). */
     public long pid() {
         return pid;
+    }
+
+    /** {@code /proc/PID/ns/user}. */
+    public String userNamespacePath() {
+        return "/proc/" + pid + "/ns/user";
     }
 
     /** {@code /proc/PID/ns/net}. */
