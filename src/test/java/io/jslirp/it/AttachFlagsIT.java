@@ -140,50 +140,47 @@ class AttachFlagsIT {
     @Timeout(120)
     void userNamespacePathForARootlessNamespace() {
         ItEnv.assumeStack();
-        ItEnv.assumeTools("unshare");
         // A rootless-style holder: its own user namespace owns its network namespace.
-        Stack.Running holder = Stack.start(List.of("unshare", "--user", "--map-root-user", "--net", "--", "sleep", "infinity"));
-        try {
-            long pid = holder.pid();
-            awaitOwnUserns(pid);
-            try (Stack.Running stack = Stack.start(Stack.attachCommand(
-                    Stack.Options.configured().extra("--userns-path=/proc/" + pid + "/ns/user"), Long.toString(pid)))) {
-                long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-                String[] enter = {"nsenter", "--user=/proc/" + pid + "/ns/user", "--net=/proc/" + pid + "/ns/net", "--"};
-                while (System.nanoTime() < deadline) {
-                    Cmd.Result a = Cmd.run(T, concat(enter, "ip", "-o", "-4", "addr", "show", "tap0"));
-                    if (a.out().contains("10.0.2.100/")) break;
-                    assertThat(stack.alive()).as(stack.describe()).isTrue();
-                    Namespace.sleep(100);
-                }
-                Cmd.Result ping = Cmd.run(T, concat(enter, "ping", "-c", "1", "-W", "5", Namespace.GATEWAY));
-                assertThat(ping.exit()).as("%s\n%s", ping, stack.describe()).isZero();
-            }
-        } finally {
-            holder.close();
+        try (Namespace ns = Namespace.createInOwnUserNamespace();
+             Stack.Running stack = Stack.attach(ns, Stack.Options.configured().extra("--netns-type=path",
+                     "--userns-path=" + ns.userNamespacePath()), ns.netnsPath())) {
+            Cmd.Result ping = ns.exec(T, "ping", "-c", "1", "-W", "5", Namespace.GATEWAY);
+            assertThat(ping.exit()).as("%s\n%s", ping, stack.describe()).isZero();
         }
     }
 
-    private static void awaitOwnUserns(long pid) {
-        try {
-            Path self = Path.of("/proc/self/ns/user");
-            Path other = Path.of("/proc/" + pid + "/ns/user");
-            for (int i = 0; i < 200; i++) {
-                if (Files.exists(other) && !Files.isSameFile(self, other)
-                        && Files.readString(Path.of("/proc/" + pid + "/comm")).strip().equals("sleep")) {
-                    return;
-                }
-                Namespace.sleep(20);
+    /** --cidr moves every virtual host: slirp4netns's offsets .2 (gateway), .3 (DNS), .100 (--configure). */
+    @Test
+    @Timeout(120)
+    void cidrMovesTheVirtualHosts() {
+        ItEnv.assumeStack();
+        try (Namespace ns = Namespace.create();
+             Stack.Running stack = Stack.start(Stack.attachCommand(Stack.Options.configured().cidr("10.0.135.128/25"),
+                     Long.toString(ns.pid())))) {
+            ns.allowEgress("10.0.135.130");
+            ns.allowEgress("10.0.135.131");
+            for (int i = 0; i < 450 && !ns.exec(T, "ip", "-o", "-4", "addr", "show", "tap0").out().contains("10.0.135.228/25"); i++) {
+                assertThat(stack.alive()).as(stack.describe()).isTrue();
+                Namespace.sleep(200);
             }
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            assertThat(ns.exec(T, "ip", "-o", "-4", "addr", "show", "tap0").out()).as(stack.describe()).contains("inet 10.0.135.228/25");
+            assertThat(ns.exec(T, "ip", "-4", "route", "show", "default").out()).contains("via 10.0.135.130");
+            for (String host : List.of("10.0.135.130", "10.0.135.131")) {
+                assertThat(ns.exec(T, "ping", "-c", "1", "-W", "5", host).exit()).as("%s\n%s", host, stack.describe()).isZero();
+            }
         }
-        throw new AssertionError("unshare --user --net did not start");
     }
 
-    private static List<String> concat(String[] head, String... tail) {
-        List<String> l = new java.util.ArrayList<>(List.of(head));
-        l.addAll(List.of(tail));
-        return l;
+    /** Feature probes (slirp4netns's own test scripts among them) read SLIRP_CONFIG_VERSION_MAX from -v. */
+    @Test
+    @Timeout(60)
+    void versionNamesTheConfigVersionOfTheFeatures() {
+        ItEnv.assumeStack();
+        ItEnv.assumeJslirp("jslirp's bin/slirp4netns");
+        Cmd.Result v = Cmd.run(T, ItEnv.home().resolve("bin/slirp4netns").toString(), "-v");
+        assertThat(v.exit()).as("%s", v).isZero();
+        assertThat(v.out()).startsWith("slirp4netns version ").containsPattern("(?m)^SLIRP_CONFIG_VERSION_MAX: 3$");
+        Cmd.Result help = Cmd.run(T, ItEnv.home().resolve("bin/slirp4netns").toString(), "--help");
+        assertThat(help.out()).as("what version 3 stands for").contains("--outbound-addr").contains("--outbound-addr6").contains("--disable-dns");
     }
 }

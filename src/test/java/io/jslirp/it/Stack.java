@@ -184,7 +184,12 @@ public final class Stack {
 
     /** Starts the selected stack on the namespace and waits until the tap is there (configured, if asked). */
     public static Running attach(Namespace ns, Options o) {
-        Running r = start(attachCommand(o, Long.toString(ns.pid())));
+        return attach(ns, o, Long.toString(ns.pid()));
+    }
+
+    /** As {@link #attach(Namespace, Options)}, naming the namespace by target (a PID, or a path with --netns-type=path). */
+    public static Running attach(Namespace ns, Options o, String target) {
+        Running r = start(attachCommand(o, target));
         try {
             if (o.configure) r.awaitConfigured(ns, o.ifname, Duration.ofSeconds(90));
             else r.awaitLink(ns, o.ifname, Duration.ofSeconds(90));
