@@ -83,21 +83,30 @@ public final class Namespace implements AutoCloseable {
     }
 
     private void awaitOwnNetns() {
+        awaitOwnNetns(holder);
+    }
+
+    /**
+     * Waits until {@code holder} (an {@code unshare ... --net sleep infinity}, whoever runs it) is
+     * in a network namespace other than ours and has exec'd sleep.
+     */
+    static void awaitOwnNetns(Process holder) {
         String host = link("/proc/self/ns/net");
+        long pid = holder.pid();
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         while (System.nanoTime() < deadline) {
             if (!holder.isAlive()) throw new IllegalStateException("unshare --net exited with " + holder.exitValue());
             String mine = link("/proc/" + pid + "/ns/net");
             if (mine != null && !mine.equals(host)) {
                 // unshare has switched namespaces; also wait for the exec of sleep
-                if (comm().equals("sleep")) return;
+                if (comm(pid).equals("sleep")) return;
             }
             sleep(10);
         }
         throw new IllegalStateException("unshare --net (pid " + pid + ") did not enter a new network namespace in time");
     }
 
-    private String comm() {
+    private static String comm(long pid) {
         try {
             return Files.readString(Path.of("/proc/" + pid + "/comm")).strip();
         } catch (IOException e) {
@@ -118,32 +127,40 @@ public final class Namespace implements AutoCloseable {
         int off = ipv6 ? 0 : 1;
         require(exec(Duration.ofSeconds(10), "sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=" + off,
                 "net.ipv6.conf.default.disable_ipv6=" + off));
-        if (ItEnv.which("nft") != null) {
-            String ipv6Rules = !ipv6 ? "" : """
-                        ip6 daddr { fd00::2, fd00::3 } accept
-                        ip6 daddr { fe80::/10, ff02::/16 } meta l4proto ipv6-icmp accept
-                        ip6 daddr ff02::1:2 udp dport 547 accept
-                    """;
-            String rules = """
-                    table inet jslirp_it_guard {
-                      chain out {
-                        type filter hook output priority 0; policy drop;
-                        oif "lo" accept
-                        ip daddr { 10.0.2.2, 10.0.2.3 } accept
-                        ip daddr 255.255.255.255 udp dport 67 accept
-                    %s  }
-                    }
-                    """.formatted(ipv6Rules);
-            Path f = null;
-            try {
-                f = Files.createTempFile("jslirp-it-guard", ".nft");
-                Files.writeString(f, rules);
-                require(exec(Duration.ofSeconds(10), "nft", "-f", f.toString()));
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            } finally {
-                Cmd.deleteQuietly(f);
-            }
+        guardEgress(netnsPath(), ipv6);
+    }
+
+    /**
+     * Installs the egress guard (see the class comment) in the network namespace at {@code netns},
+     * one of the test's making (also one an ordinary user made: root may configure it); without
+     * nft, nothing.
+     */
+    static void guardEgress(String netns, boolean ipv6) {
+        if (ItEnv.which("nft") == null) return;
+        String ipv6Rules = !ipv6 ? "" : """
+                    ip6 daddr { fd00::2, fd00::3 } accept
+                    ip6 daddr { fe80::/10, ff02::/16 } meta l4proto ipv6-icmp accept
+                    ip6 daddr ff02::1:2 udp dport 547 accept
+                """;
+        String rules = """
+                table inet jslirp_it_guard {
+                  chain out {
+                    type filter hook output priority 0; policy drop;
+                    oif "lo" accept
+                    ip daddr { 10.0.2.2, 10.0.2.3 } accept
+                    ip daddr 255.255.255.255 udp dport 67 accept
+                %s  }
+                }
+                """.formatted(ipv6Rules);
+        Path f = null;
+        try {
+            f = Files.createTempFile("jslirp-it-guard", ".nft");
+            Files.writeString(f, rules);
+            require(Cmd.run(Duration.ofSeconds(10), "nsenter", "--net=" + netns, "--", "nft", "-f", f.toString()));
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        } finally {
+            Cmd.deleteQuietly(f);
         }
     }
 

@@ -11,10 +11,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -238,6 +240,15 @@ public final class Vm {
      * Running#close} kills QEMU (if still running) and removes the run's files.
      */
     public static Running start(List<String> netdev, String script) {
+        return start(netdev, script, null);
+    }
+
+    /**
+     * As {@link #start(List, String)}, with QEMU's command line run through {@code launcher} (e.g.
+     * {@link TestUser#command(List)}: QEMU as an ordinary user). The run's directory, holding a copy
+     * of the kernel then, is readable by everyone.
+     */
+    public static Running start(List<String> netdev, String script, UnaryOperator<List<String>> launcher) {
         Image img = image();
         Path dir = null;
         List<String> cmd = new ArrayList<>();
@@ -245,12 +256,20 @@ public final class Vm {
             dir = Files.createTempDirectory("jslirp-vm");
             Path initrd = dir.resolve("initrd");
             writeInitrd(img.initramfs(), script, initrd);
+            Path kernel = img.kernel();
+            if (launcher != null) {
+                kernel = Files.copy(kernel, dir.resolve("vmlinuz"));
+                for (Path p : List.of(dir, kernel, initrd)) {
+                    Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(p == dir ? "rwxr-xr-x" : "rw-r--r--"));
+                }
+            }
             Path console = dir.resolve("console.txt");
             Path err = dir.resolve("qemu-stderr.txt");
             cmd.addAll(List.of(QEMU, "-accel", "tcg", "-m", "256", "-smp", "1", "-nographic", "-no-reboot", "-no-user-config",
-                    "-kernel", img.kernel().toString(), "-initrd", initrd.toString(),
+                    "-kernel", kernel.toString(), "-initrd", initrd.toString(),
                     "-append", "console=ttyS0 quiet panic=-1 ipv6.disable=1"));
             cmd.addAll(netdev);
+            if (launcher != null) cmd = new ArrayList<>(launcher.apply(cmd));
             long t0 = System.nanoTime();
             Process qemu = new ProcessBuilder(cmd)
                     .redirectOutput(console.toFile())

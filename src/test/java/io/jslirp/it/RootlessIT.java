@@ -1,0 +1,189 @@
+package io.jslirp.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * jslirp's entry points as an ordinary user runs them ({@link TestUser}: an unprivileged user with
+ * subordinate ids and its own copy of jslirp): {@code attach} to a namespace the user made, with
+ * the API socket's clients {@code status} and {@code forward add}; {@code run}; {@code qemu} with
+ * QEMU as the user too; and, where the user may not open /dev/net/tun (mode 0600, as on these
+ * machines), {@code run} and {@code attach} failing with one line that says so.
+ */
+class RootlessIT {
+    private static final Duration T = Duration.ofSeconds(60);
+    private static TestUser user;
+
+    @BeforeAll
+    static void createUser() {
+        ItEnv.assumeJslirp("the user runs jslirp's own entry points");
+        ItEnv.assumeTools("curl", "sha256sum");
+        user = TestUser.create();
+    }
+
+    @AfterAll
+    static void removeUser() {
+        if (user != null) user.close();
+    }
+
+    @AfterEach
+    void killTheUsersProcesses() {
+        if (user != null) user.killProcesses();
+    }
+
+    /**
+     * The user's own namespace ({@code unshare --user --map-root-user --net}) served by {@code
+     * jslirp attach --configure --api-socket} started by the user: curl in the namespace gets 1 MiB
+     * from the host's 127.0.0.1 through 10.0.2.2 intact; the user's {@code jslirp status} reads the
+     * connection in the counters, {@code jslirp forward add} opens a forward that serves a web
+     * server in the namespace to the host.
+     */
+    @Test
+    @Timeout(120)
+    void attachServesTheUsersNamespaceAndItsApiSocket() throws Exception {
+        ItEnv.assumeTools("busybox");
+        String api = user.runtimeDir().resolve("api.sock").toString();
+        Process holder = user.start(user.work().resolve("holder.log"),
+                List.of("unshare", "--user", "--map-root-user", "--net", "sleep", "infinity"));
+        Namespace.awaitOwnNetns(holder);
+        String netns = "/proc/" + holder.pid() + "/ns/net";
+        Namespace.guardEgress(netns, false);
+        List<String> inside = List.of("nsenter", "--preserve-credentials", "-U", "-n", "-t", Long.toString(holder.pid()), "--");
+        try (HttpBlobServer http = new HttpBlobServer();
+             Stack.Running jslirp = user.startStack(List.of(user.jslirp(), "attach", "--configure", "--api-socket", api,
+                     Long.toString(holder.pid()), "tap0"))) {
+            await(jslirp, "tap0 configured", () -> Cmd.run(T, "nsenter", "--net=" + netns, "ip", "-o", "-4", "addr", "show", "dev", "tap0")
+                    .out().contains("inet 10.0.2.100/24"));
+            ApiClient.await(Path.of(api), jslirp, T);
+            assertThat(Files.getOwner(Path.of(api)).getName()).as("the API socket is the user's jslirp's").isEqualTo(user.name());
+
+            Cmd.Result fetched = user.bash(T, shellJoin(inside) + " curl -sS --max-time 30 '" + http.guestUrl("/blob?seed=16&size=" + Blob.MIB)
+                    + "' | sha256sum");
+            assertThat(fetched.exit()).as("%s\n%s", fetched, jslirp.describe()).isZero();
+            assertThat(fetched.out()).startsWith(Blob.sha256(16, Blob.MIB) + " ");
+
+            Cmd.Result status = user.run(T, user.jslirp(), "status", "--api-socket", api);
+            assertThat(status.exit()).as("%s", status).isZero();
+            Matcher tcp = Pattern.compile("(?m)^tcp_connections\\s+(\\d+)$").matcher(status.out());
+            assertThat(tcp.find()).as("%s", status).isTrue();
+            assertThat(Long.parseLong(tcp.group(1))).as("the curl's connection, counted: %s", status).isGreaterThanOrEqualTo(1);
+
+            int port = ApiSocketIT.freePort();
+            Cmd.Result add = user.run(T, user.jslirp(), "forward", "add", "--api-socket", api, port + ":80");
+            assertThat(add.exit()).as("%s", add).isZero();
+            assertThat(add.out()).isEqualTo("{\"return\":{\"id\":1}}\n");
+            Path www = Files.createDirectories(user.work().resolve("www"));
+            String page = "forwarded by the user's jslirp " + System.nanoTime();
+            Files.writeString(www.resolve("index.html"), page);
+            Cmd.Result httpd = user.run(T, concat(inside, List.of("busybox", "httpd", "-p", "80", "-h", www.toString())));
+            assertThat(httpd.exit()).as("%s", httpd).isZero();
+            Cmd.Result got = fetchFromHost("http://127.0.0.1:" + port + "/", jslirp::alive);
+            assertThat(got.exit()).as("%s\n%s", got, jslirp.describe()).isZero();
+            assertThat(got.out()).isEqualTo(page);
+        }
+    }
+
+    /** {@code jslirp run -- curl} as the user: the command's namespace reaches the host's 127.0.0.1 through 10.0.2.2. */
+    @Test
+    @Timeout(120)
+    void runGivesTheUsersCommandANetwork() throws Exception {
+        try (HttpBlobServer http = new HttpBlobServer()) {
+            Cmd.Result r = user.run(T, user.jslirp(), "run", "--", "curl", "-sS", "--max-time", "30", http.guestUrl("/small"));
+            assertThat(r.exit()).as("%s", r).isZero();
+            assertThat(r.out()).isEqualTo(HttpBlobServer.SMALL_BODY);
+        }
+    }
+
+    /**
+     * {@code jslirp qemu --socket} as the user, and QEMU (TCG) as the user too: the VM gets
+     * 10.0.2.15 by DHCP and 4 MiB from the host's 127.0.0.1 intact.
+     */
+    @Test
+    @Timeout(300) // may build the VM image
+    void qemuServesAVmOfTheUsers() throws Exception {
+        Vm.assumeAvailable();
+        Vm.image();
+        Path socket = user.runtimeDir().resolve("qemu.sock");
+        try (HttpBlobServer http = new HttpBlobServer();
+             Stack.Running jslirp = user.startStack(List.of(user.jslirp(), "qemu", "--socket", socket.toString()))) {
+            Vm.awaitSocket(socket, T, jslirp);
+            assertThat(Files.getOwner(socket).getName()).isEqualTo(user.name());
+            try (Vm.Running vm = Vm.start(Vm.streamNetdev(socket), """
+                    udhcpc -i eth0 -n -q -t 5 -T 1 || exit 1
+                    echo "ADDR $(ip -4 -o addr show dev eth0 | awk '{print $4}')"
+                    wget -q -O /tmp/blob '%s' || exit 2
+                    echo "SHA256 $(sha256sum /tmp/blob | cut -d' ' -f1)"
+                    """.formatted(http.guestUrl("/blob?seed=17&size=" + 4 * Blob.MIB)), user::command)) {
+                Vm.Result r = vm.finish(Vm.BOOT_TIMEOUT, Duration.ofSeconds(90));
+                assertThat(r.ok()).as("%s\n%s", r, jslirp.describe()).isTrue();
+                assertThat(r.lines("ADDR ")).containsExactly("ADDR 10.0.2.15/24");
+                assertThat(r.lines("SHA256 ")).containsExactly("SHA256 " + Blob.sha256(17, 4 * Blob.MIB));
+            }
+        }
+    }
+
+    /**
+     * /dev/net/tun at mode 0600 (as on these machines): {@code run -- true} and {@code attach PID
+     * tap0} by the user fail at once with one line on stderr that names /dev/net/tun.
+     */
+    @Test
+    @Timeout(120)
+    void withoutAccessToDevNetTunRunAndAttachSayWhyOnOneLine() {
+        Cmd.Result run = user.run(T, TestUser.Tun.ROOT_ONLY, List.of(user.jslirp(), "run", "--", "true"));
+        assertOneLineAboutTun(run);
+
+        Process holder = user.start(user.work().resolve("holder.log"),
+                List.of("unshare", "--user", "--map-root-user", "--net", "sleep", "infinity"));
+        Namespace.awaitOwnNetns(holder);
+        Cmd.Result attach = user.run(T, TestUser.Tun.ROOT_ONLY, List.of(user.jslirp(), "attach", Long.toString(holder.pid()), "tap0"));
+        assertOneLineAboutTun(attach);
+        assertThat(holder.isAlive()).as("the namespace stays the user's").isTrue();
+    }
+
+    private static void assertOneLineAboutTun(Cmd.Result r) {
+        assertThat(r.timedOut()).as("%s", r).isFalse();
+        assertThat(r.exit()).as("%s", r).isNotZero();
+        assertThat(r.err().lines().toList()).as("%s", r).hasSize(1);
+        assertThat(r.err()).as("%s", r).contains("/dev/net/tun");
+    }
+
+    /** GETs {@code url} on the host with curl until it answers (a server coming up behind a forward), while {@code alive}. */
+    static Cmd.Result fetchFromHost(String url, BooleanSupplier alive) {
+        Cmd.Result r = null;
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        do {
+            if (r != null) Namespace.sleep(200);
+            r = Cmd.run(Duration.ofSeconds(10), "curl", "-sS", "--max-time", "5", url);
+        } while (r.exit() != 0 && alive.getAsBoolean() && System.nanoTime() < deadline);
+        return r;
+    }
+
+    private static void await(Stack.Running stack, String what, BooleanSupplier ready) {
+        long deadline = System.nanoTime() + T.toNanos();
+        while (!ready.getAsBoolean()) {
+            if (!stack.alive()) throw new AssertionError("jslirp exited before " + what + ":\n" + stack.describe());
+            if (System.nanoTime() > deadline) throw new AssertionError("timed out waiting for " + what + ":\n" + stack.describe());
+            Namespace.sleep(50);
+        }
+    }
+
+    private static String shellJoin(List<String> words) {
+        return String.join(" ", words.stream().map(w -> "'" + w.replace("'", "'\\''") + "'").toList());
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        return java.util.stream.Stream.concat(a.stream(), b.stream()).toList();
+    }
+}
