@@ -77,25 +77,15 @@ class HostileFramesIT {
             def send_ip6(proto, payload):
                 raw.send(gw + me + b'\\x86\\xdd' + struct.pack('!IHBB16s16s', 6 << 28, len(payload), proto, 64, ME6, GW6) + payload)
 
-            def frames6_from_gateway(seconds, want):
-                # IPv6 packets from fd00::2 to the guest within `seconds` for which want(ip_packet) holds
+            def frames_from_gateway(seconds, want, v6=False):
+                # IPv4 (or with v6 IPv6) packets jslirp sent to the guest from the gateway within `seconds` for which want(ip_packet) holds
+                ethertype, source, gateway = (b'\\x86\\xdd', slice(22, 38), GW6) if v6 else (b'\\x08\\x00', slice(26, 30), GW)
                 found, end = [], time.time() + seconds
                 while time.time() < end:
                     r, _, _ = select.select([raw], [], [], max(0, end - time.time()))
                     if not r: break
                     f, addr = raw.recvfrom(70000)
-                    if addr[2] == socket.PACKET_OUTGOING or f[12:14] != b'\\x86\\xdd' or f[22:38] != GW6: continue
-                    if want(f[14:]): found.append(f[14:])
-                return found
-
-            def frames_from_gateway(seconds, want):
-                # IPv4 frames jslirp sent to the guest within `seconds` for which want(ip_packet) holds
-                found, end = [], time.time() + seconds
-                while time.time() < end:
-                    r, _, _ = select.select([raw], [], [], max(0, end - time.time()))
-                    if not r: break
-                    f, addr = raw.recvfrom(70000)
-                    if addr[2] == socket.PACKET_OUTGOING or f[12:14] != b'\\x08\\x00' or f[26:30] != GW: continue
+                    if addr[2] == socket.PACKET_OUTGOING or f[12:14] != ethertype or f[source] != gateway: continue
                     if want(f[14:]): found.append(f[14:])
                 return found
             """;
@@ -123,11 +113,11 @@ class HostileFramesIT {
                     send_ip6(17, u)  # checksum 0: "none", allowed over IPv4, not over IPv6
                     m = struct.pack('!BBHHH', 128, 0, 0, 0x4242, i) + b'bad icmpv6 checksum' * 4
                     send_ip6(58, m[:2] + struct.pack('!H', l6sum(58, m, True)) + m[4:])
-                replies = frames6_from_gateway(1.0, answer)
+                replies = frames_from_gateway(1.0, answer, v6=True)
                 # the control: the same echo request with its checksum right is answered
                 m = struct.pack('!BBHHH', 128, 0, 0, 0x4242, n) + b'good icmpv6 checksum'
                 send_ip6(58, m[:2] + struct.pack('!H', l6sum(58, m)) + m[4:])
-                control = frames6_from_gateway(1.0, answer)
+                control = frames_from_gateway(1.0, answer, v6=True)
                 print('sent %d answered %d control %d' % (4 * n, len(replies), len(control)))
             elif mode == 'options':
                 loops = [b'\\x02\\x00\\x00\\x00', b'\\x02\\x01\\x00\\x00', b'\\x01\\x01\\x02\\x08\\x05\\xb4\\x00\\x00',
