@@ -54,8 +54,8 @@ public final class DestinationRules {
             }
             String address = slash >= 0 ? text.substring(0, slash) : text;
             if (!ipv6) return ipv4(Ipv4.parse(address), prefix);
-            // only hex digits, colons and dots: no zone, and nothing the JDK would look up as a host name
-            if (!address.chars().allMatch(c -> "0123456789abcdefABCDEF:.".indexOf(c) >= 0)) {
+            // only hex digits, colons and dots, not first a dot: no zone, and nothing the JDK would look up as a host name
+            if (address.startsWith(".") || !address.chars().allMatch(c -> "0123456789abcdefABCDEF:.".indexOf(c) >= 0)) {
                 throw new IllegalArgumentException("not an IPv6 address: " + address);
             }
             long[] a = Ipv6.parse(address);

@@ -99,6 +99,7 @@ class OutboundPolicyTest {
         assertThatThrownBy(() -> Network.parse("2001:db8:::1/64")).hasMessageContaining("IPv6");
         assertThatThrownBy(() -> Network.parse("fe80::1%eth0")).as("no zone").hasMessageContaining("IPv6");
         assertThatThrownBy(() -> Network.parse("ip6-localhost:/128")).as("never a host name").hasMessageContaining("IPv6");
+        assertThatThrownBy(() -> Network.parse(".::1")).as("nor what the JDK would take for one").hasMessageContaining("IPv6");
     }
 
     /** One match for both versions: prefixes of every length, at the bits around each boundary. */
