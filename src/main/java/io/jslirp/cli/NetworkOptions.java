@@ -28,7 +28,7 @@ final class NetworkOptions {
     @Option(names = "--cidr", paramLabel = "CIDR", description = "virtual network (default: ${DEFAULT-VALUE}); gateway .2, DNS .3, DHCP from .15, guest .100", defaultValue = "10.0.2.0/24")
     String cidr;
 
-    @Option(names = "--disable-host-loopback", description = "do not map the gateway address to the host's 127.0.0.1")
+    @Option(names = "--disable-host-loopback", description = "do not map the gateway address to the host's 127.0.0.1 (nor fd00::2 to ::1): the guest gets network unreachable")
     boolean disableHostLoopback;
 
     @Option(names = {"-6", "--enable-ipv6"}, description = "IPv6 too: prefix fd00::/64 by Router Advertisement (SLAAC), gateway fd00::2 (the host's ::1), DNS fd00::3")
@@ -84,11 +84,11 @@ final class NetworkOptions {
     String outboundAddress6;
 
     @Option(names = "--allow", paramLabel = "CIDR",
-            description = "let the guest reach only host destinations in CIDR (and other --allow networks); repeatable")
+            description = "let the guest reach only host destinations in CIDR (and other --allow networks), IPv4 A.B.C.D/N or IPv6 ADDR/N; repeatable")
     List<String> allow = new ArrayList<>();
 
     @Option(names = "--deny", paramLabel = "CIDR",
-            description = "refuse the guest's flows to host destinations in CIDR, even if allowed; repeatable")
+            description = "refuse the guest's flows to host destinations in CIDR (IPv4 or IPv6), even if allowed; repeatable")
     List<String> deny = new ArrayList<>();
 
     @Option(names = "--debug", description = "log each flow's life, one line per event")

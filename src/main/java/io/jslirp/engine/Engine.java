@@ -68,7 +68,7 @@ public final class Engine {
     private Ipv6Transport startIpv6(EngineConfig config, FrameSink sink) {
         Stack6 stack6 = new Stack6(config.ipv6(), sink, stack.counters());
         Ipv6Transport t = new Ipv6Transport(loop, stack6, config.nameservers(), config.tcp6(), config.udpIdleNanos(), config.limits(),
-                config.preserveSource(), config.outboundAddress6());
+                config.preserveSource(), config.outboundAddress6(), config.rules());
         stack6.setTransport(t);
         stack.setIpv6(stack6);
         new RouterAdvertisements(loop, stack6);

@@ -23,7 +23,10 @@ interface Family {
     /** See {@link io.jslirp.stack.Stack#resolveGuestMac}. */
     boolean resolveGuestMac(int guest);
 
-    /** The host address a guest flow to destination goes to, or {@link OutboundPolicy#UNREACHABLE}. */
+    /**
+     * The host address a guest flow to destination goes to, or {@link OutboundPolicy#UNREACHABLE},
+     * or a refusal ({@link OutboundPolicy#refusalCode} names its answer).
+     */
     int target(int destination);
 
     /** A non-blocking host socket for a target of this family: fd or -errno. */

@@ -16,11 +16,11 @@ final class Ipv6Family implements Family {
     /** Handles held for the life of the family. */
     private final int gateway, dns;
 
-    /** outboundAddress: what outbound sockets are bound to (--outbound-addr6), or null. */
-    Ipv6Family(Stack6 stack, HostAddress6 outboundAddress) {
+    /** outboundAddress: what outbound sockets are bound to (--outbound-addr6), or null; rules: --allow and --deny. */
+    Ipv6Family(Stack6 stack, HostAddress6 outboundAddress, DestinationRules rules) {
         this.stack = stack;
         this.addresses = stack.addresses();
-        this.policy = new OutboundPolicy6(stack.network(), addresses, outboundAddress);
+        this.policy = new OutboundPolicy6(stack.network(), addresses, outboundAddress, rules);
         this.gateway = addresses.acquire(stack.network().gatewayHi(), stack.network().gatewayLo());
         this.dns = addresses.acquire(stack.network().dnsHi(), stack.network().dnsLo());
     }

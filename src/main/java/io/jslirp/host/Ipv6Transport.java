@@ -6,6 +6,9 @@ import io.jslirp.stack.Stack6;
 import io.jslirp.stack.Transport;
 import io.jslirp.tcp.TcpConfig;
 import io.jslirp.util.AddressBook;
+import io.jslirp.wire.Bytes;
+import io.jslirp.wire.Icmpv6;
+import io.jslirp.wire.Ipv6;
 
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -25,16 +28,20 @@ public final class Ipv6Transport implements Transport {
     private final DnsForwarder dns;
     private final Counters counters;
     private final Stack6 stack;
+    private final Family family;
 
     /**
      * @param nameservers    where queries to the DNS address go; null disables it (--disable-dns)
      * @param preserveSource whether forwarded clients reach the guest from their own addresses (--preserve-source)
      * @param outboundAddress what outbound sockets are bound to (--outbound-addr6), or null
+     * @param rules          the host destinations the guest may reach (--allow, --deny), as for IPv4
      */
     public Ipv6Transport(EventLoop loop, Stack6 stack, List<Nameserver> nameservers, TcpConfig tcpConfig,
-                         long idleTimeoutNanos, Limits limits, boolean preserveSource, HostAddress6 outboundAddress) {
+                         long idleTimeoutNanos, Limits limits, boolean preserveSource, HostAddress6 outboundAddress,
+                         DestinationRules rules) {
         this.stack = stack;
-        Ipv6Family family = new Ipv6Family(stack, outboundAddress);
+        Ipv6Family family = new Ipv6Family(stack, outboundAddress, rules);
+        this.family = family;
         this.dns = nameservers == null ? null : new DnsForwarder(loop, family, nameservers);
         ForwardSource forwardSource = new Ipv6ForwardSource(stack.network(), stack.addresses(), family.gateway(), preserveSource);
         this.tcp = new TcpNat(loop, family, dns, forwardSource, tcpConfig, limits);
@@ -89,10 +96,20 @@ public final class Ipv6Transport implements Transport {
         else udp.datagram(frame, offset, length, source, sourcePort, destination, destinationPort);
     }
 
-    /** Echo to hosts beyond the router is not relayed over IPv6 (IPv4's goes through ping sockets). */
+    /**
+     * Echo to hosts beyond the router is not relayed over IPv6 (IPv4's goes through ping sockets),
+     * but one the policy refuses is answered as IPv4's is, so the guest learns why.
+     */
     @Override
     public void icmpEcho(MemorySegment frame, long offset, int length, int source, int destination) {
-        counters.unsupported++;
+        int refusal = OutboundPolicy.refusalCode(family.target(destination));
+        if (refusal < 0) {
+            counters.unsupported++;
+            return;
+        }
+        counters.policyRefused++;
+        long echoHead = ((long) Icmpv6.ECHO_REQUEST << 56) | (Bytes.u32(frame, offset + 4) & 0xffffffffL); // identifier, sequence
+        family.sendUnreachable(refusal, Ipv6.PROTO_ICMPV6, source, destination, echoHead);
     }
 
     /** A snapshot of every open TCP connection and UDP flow, from the loop's thread only. */

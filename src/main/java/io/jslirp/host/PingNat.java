@@ -70,9 +70,10 @@ final class PingNat {
             counters.unsupported++;
             return null;
         }
-        if (target == OutboundPolicy.PROHIBITED) {
+        int refusal = OutboundPolicy.refusalCode(target);
+        if (refusal >= 0) {
             counters.policyRefused++;
-            stack.sendUnreachable(Icmpv4.CODE_ADMIN_PROHIBITED, Ipv4.PROTO_ICMP, src, dst, echoHead(head));
+            stack.sendUnreachable(refusal, Ipv4.PROTO_ICMP, src, dst, echoHead(head));
             return null;
         }
         int fd = Sockets.ping4();

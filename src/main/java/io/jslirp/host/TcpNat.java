@@ -13,7 +13,6 @@ import io.jslirp.tcp.TcpOutput;
 import io.jslirp.util.BufferPool;
 import io.jslirp.util.FlowTable;
 import io.jslirp.util.Log;
-import io.jslirp.wire.Icmpv4;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Tcp;
 import io.jslirp.wire.TcpOptions;
@@ -110,10 +109,11 @@ final class TcpNat {
             Resets.answer(f, off, len, src, dst, output);
             return;
         }
-        if (target == OutboundPolicy.PROHIBITED) {
+        int refusal = OutboundPolicy.refusalCode(target);
+        if (refusal >= 0) {
             counters.policyRefused++;
             long tcpHead = ((long) srcPort << 48) | ((long) dstPort << 32) | (Tcp.seq(f, off) & 0xffffffffL);
-            family.sendUnreachable(Icmpv4.CODE_ADMIN_PROHIBITED, Ipv4.PROTO_TCP, src, dst, tcpHead);
+            family.sendUnreachable(refusal, Ipv4.PROTO_TCP, src, dst, tcpHead);
             return;
         }
         LimitWarning limit = flows.size() >= limits.tcpConnections() ? connectionLimit

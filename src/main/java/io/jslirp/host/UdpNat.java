@@ -63,9 +63,10 @@ final class UdpNat {
                 counters.unsupported++;
                 return;
             }
-            if (target == OutboundPolicy.PROHIBITED) {
+            int refusal = OutboundPolicy.refusalCode(target);
+            if (refusal >= 0) {
                 counters.policyRefused++;
-                family.sendUnreachable(Icmpv4.CODE_ADMIN_PROHIBITED, Ipv4.PROTO_UDP, src, dst, udpHead(srcPort, dstPort, len));
+                family.sendUnreachable(refusal, Ipv4.PROTO_UDP, src, dst, udpHead(srcPort, dstPort, len));
                 return;
             }
             LimitWarning limit = flows.size() >= limits.udpFlows() ? flowLimit : null;

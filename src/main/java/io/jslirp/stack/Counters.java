@@ -8,7 +8,7 @@ public final class Counters {
     public long framesOut;
     /** Frames dropped because they were truncated or inconsistent. */
     public long malformed;
-    /** Frames dropped because an IPv4 header, TCP, UDP or ICMP checksum was wrong. */
+    /** Frames dropped because an IPv4 header, TCP, UDP, ICMP or ICMPv6 checksum was wrong (over IPv4 or IPv6). */
     public long badChecksum;
     /** Well-formed frames of a kind the stack does not handle (yet), dropped. */
     public long unsupported;

@@ -127,7 +127,7 @@ public final class Stack implements TcpOutput {
             case Ethernet.TYPE_ARP -> arp(f, Ethernet.HEADER_LENGTH, payload, source);
             case Ethernet.TYPE_IPV4 -> ipv4(f, Ethernet.HEADER_LENGTH, payload, source, checksumTrusted);
             case Ethernet.TYPE_IPV6 -> {
-                if (ipv6 != null) ipv6.receive(f, Ethernet.HEADER_LENGTH, payload, source);
+                if (ipv6 != null) ipv6.receive(f, Ethernet.HEADER_LENGTH, payload, source, checksumTrusted);
                 else counters.unsupported++;
             }
             default -> counters.unsupported++;
@@ -197,18 +197,13 @@ public final class Stack implements TcpOutput {
         switch (protocol) {
             case Ipv4.PROTO_TCP -> {
                 if (Tcp.check(f, l4, l4Len) != null) counters.malformed++;
-                else if (!checksumTrusted && !checksumValid(f, l4, l4Len, Ipv4.PROTO_TCP, src, dst)) counters.badChecksum++;
+                else if (!checksumTrusted && !Checksum.valid4(f, l4, l4Len, Ipv4.PROTO_TCP, src, dst)) counters.badChecksum++;
                 else transport.tcp(f, l4, l4Len, src, dst);
             }
             case Ipv4.PROTO_UDP -> udp(f, l4, l4Len, src, dst, checksumTrusted);
             case Ipv4.PROTO_ICMP -> icmp(f, l4, l4Len, src, dst);
             default -> counters.unsupported++;
         }
-    }
-
-    /** Whether the TCP or UDP checksum of len bytes at off, with the pseudo-header, sums right. */
-    private static boolean checksumValid(MemorySegment f, long off, int len, int protocol, int src, int dst) {
-        return Checksum.finish(Checksum.sum(f, off, len, Checksum.pseudoHeader4(src, dst, protocol, len))) == 0;
     }
 
     private void udp(MemorySegment f, long off, int len, int src, int dst, boolean checksumTrusted) {
@@ -218,7 +213,7 @@ public final class Stack implements TcpOutput {
         }
         int udpLen = Udp.length(f, off);
         // A zero checksum means the sender computed none (allowed for UDP over IPv4).
-        if (!checksumTrusted && Bytes.u16(f, off + 6) != 0 && !checksumValid(f, off, udpLen, Ipv4.PROTO_UDP, src, dst)) {
+        if (!checksumTrusted && Bytes.u16(f, off + 6) != 0 && !Checksum.valid4(f, off, udpLen, Ipv4.PROTO_UDP, src, dst)) {
             counters.badChecksum++;
             return;
         }

@@ -4,6 +4,7 @@ import io.jslirp.tcp.TcpOutput;
 import io.jslirp.util.RingBuffer;
 import io.jslirp.util.AddressBook;
 import io.jslirp.wire.Bytes;
+import io.jslirp.wire.Checksum;
 import io.jslirp.wire.Dhcpv6;
 import io.jslirp.wire.Ethernet;
 import io.jslirp.wire.Icmpv4;
@@ -89,8 +90,12 @@ public final class Stack6 implements TcpOutput {
         guestAddress = addresses.acquire(hi, lo);
     }
 
-    /** Takes an IPv6 packet of len bytes at off of a frame from sourceMac. Never throws for bad input. */
-    void receive(MemorySegment f, long off, int len, long sourceMac) {
+    /**
+     * Takes an IPv6 packet of len bytes at off of a frame from sourceMac; its TCP or UDP checksum
+     * is checked unless checksumTrusted, as in {@link Stack#receive(MemorySegment, int, boolean)}
+     * (ICMPv6's always is). Never throws for bad input: counts and drops it.
+     */
+    void receive(MemorySegment f, long off, int len, long sourceMac, boolean checksumTrusted) {
         if (Ipv6.check(f, off, len) != null) {
             counters.malformed++;
             return;
@@ -107,15 +112,19 @@ public final class Stack6 implements TcpOutput {
         int l4Len = Ipv6.payloadLength(f, off);
         switch (Ipv6.nextHeader(f, off)) {
             case Ipv6.PROTO_ICMPV6 -> icmp(f, l4, l4Len, Ipv6.hopLimit(f, off), srcHi, srcLo, dstHi, dstLo);
-            case Ipv6.PROTO_UDP -> udp(f, l4, l4Len, srcHi, srcLo, dstHi, dstLo);
-            case Ipv6.PROTO_TCP -> tcp(f, l4, l4Len, srcHi, srcLo, dstHi, dstLo);
+            case Ipv6.PROTO_UDP -> udp(f, l4, l4Len, srcHi, srcLo, dstHi, dstLo, checksumTrusted);
+            case Ipv6.PROTO_TCP -> tcp(f, l4, l4Len, srcHi, srcLo, dstHi, dstLo, checksumTrusted);
             default -> counters.unsupported++; // extension headers (fragments, hop-by-hop) are not taken
         }
     }
 
-    private void tcp(MemorySegment f, long off, int len, long srcHi, long srcLo, long dstHi, long dstLo) {
+    private void tcp(MemorySegment f, long off, int len, long srcHi, long srcLo, long dstHi, long dstLo, boolean checksumTrusted) {
         if (Tcp.check(f, off, len) != null || (srcHi | srcLo) == 0 || Ipv6.isMulticast(dstHi)) {
             counters.malformed++;
+            return;
+        }
+        if (!checksumTrusted && !Checksum.valid6(f, off, len, Ipv6.PROTO_TCP, srcHi, srcLo, dstHi, dstLo)) {
+            counters.badChecksum++;
             return;
         }
         int src = addresses.acquire(srcHi, srcLo), dst = addresses.acquire(dstHi, dstLo);
@@ -124,12 +133,19 @@ public final class Stack6 implements TcpOutput {
         addresses.release(dst);
     }
 
-    private void udp(MemorySegment f, long off, int len, long srcHi, long srcLo, long dstHi, long dstLo) {
+    private void udp(MemorySegment f, long off, int len, long srcHi, long srcLo, long dstHi, long dstLo, boolean checksumTrusted) {
         if (Udp.check(f, off, len) != null) {
             counters.malformed++;
             return;
         }
-        int payloadLen = Udp.length(f, off) - Udp.HEADER_LENGTH;
+        int udpLen = Udp.length(f, off);
+        // Unlike IPv4's, an IPv6 UDP checksum is mandatory: zero is not "none" but wrong (RFC 8200 section 8.1).
+        if (!checksumTrusted && (Bytes.u16(f, off + 6) == 0
+                || !Checksum.valid6(f, off, udpLen, Ipv6.PROTO_UDP, srcHi, srcLo, dstHi, dstLo))) {
+            counters.badChecksum++;
+            return;
+        }
+        int payloadLen = udpLen - Udp.HEADER_LENGTH;
         int srcPort = Udp.sourcePort(f, off), dstPort = Udp.destinationPort(f, off);
         if (dstPort == Dhcpv6.SERVER_PORT) {
             dhcp(f, off + Udp.HEADER_LENGTH, payloadLen, srcHi, srcLo, srcPort);
@@ -168,8 +184,12 @@ public final class Stack6 implements TcpOutput {
     }
 
     private void icmp(MemorySegment f, long off, int len, int hopLimit, long srcHi, long srcLo, long dstHi, long dstLo) {
-        if (len < Icmpv6.HEADER_LENGTH || !Icmpv6.checksumValid(f, off, len, srcHi, srcLo, dstHi, dstLo)) {
+        if (len < Icmpv6.HEADER_LENGTH) {
             counters.malformed++;
+            return;
+        }
+        if (!Icmpv6.checksumValid(f, off, len, srcHi, srcLo, dstHi, dstLo)) {
+            counters.badChecksum++;
             return;
         }
         switch (Icmpv6.type(f, off)) {

@@ -51,6 +51,16 @@ public final class Checksum {
         return fold(acc);
     }
 
+    /** Whether len bytes at off (a TCP or UDP message, its checksum field included) sum right with the IPv4 pseudo-header. */
+    public static boolean valid4(MemorySegment s, long off, int len, int protocol, int src, int dst) {
+        return finish(sum(s, off, len, pseudoHeader4(src, dst, protocol, len))) == 0;
+    }
+
+    /** Whether len bytes at off (a TCP, UDP or ICMPv6 message, its checksum field included) sum right with the IPv6 pseudo-header. */
+    public static boolean valid6(MemorySegment s, long off, int len, int protocol, long srcHi, long srcLo, long dstHi, long dstLo) {
+        return finish(sum(s, off, len, pseudoHeader6(srcHi, srcLo, dstHi, dstLo, protocol, len))) == 0;
+    }
+
     /** Partial sum of the IPv6 pseudo-header (RFC 8200 section 8.1) used by TCP, UDP and ICMPv6. */
     public static int pseudoHeader6(long srcHi, long srcLo, long dstHi, long dstLo, int protocol, int l4Length) {
         long acc = (srcHi >>> 32) + (srcHi & 0xffffffffL) + (srcLo >>> 32) + (srcLo & 0xffffffffL)

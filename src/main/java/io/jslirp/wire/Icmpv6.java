@@ -29,8 +29,7 @@ public final class Icmpv6 {
 
     /** Whether the message of len bytes, sent from src to dst, has a correct checksum. */
     public static boolean checksumValid(MemorySegment s, long off, int len, long srcHi, long srcLo, long dstHi, long dstLo) {
-        int pseudo = Checksum.pseudoHeader6(srcHi, srcLo, dstHi, dstLo, Ipv6.PROTO_ICMPV6, len);
-        return Checksum.finish(Checksum.sum(s, off, len, pseudo)) == 0;
+        return Checksum.valid6(s, off, len, Ipv6.PROTO_ICMPV6, srcHi, srcLo, dstHi, dstLo);
     }
 
     /** Computes the checksum of the message of len bytes sent from src to dst. */

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Timeout;
  * Issue 8: hostile frames written into tap0 with an AF_PACKET socket, each kind checked against
  * the counter it must move (MalformedFramesIT covers truncated and inconsistent headers): wrong
  * checksums, TCP option lists that never end, fragments that never complete or overlap, and blind
- * RST/SYN injection into an established connection (RFC 5961). All frames go to the gateway.
+ * RST/SYN injection into an established connection (RFC 5961). All frames go to the gateway
+ * (10.0.2.2, or fd00::2 for the IPv6 checksums).
  */
 class HostileFramesIT {
     /** Helpers shared by the modes; argv: mode, gateway MAC, tap MAC, then the mode's own. */
@@ -62,14 +63,29 @@ class HostileFramesIT {
 
             def send_ip(packet): raw.send(gw + me + b'\\x08\\x00' + packet)
 
-            def frames_from_gateway(seconds, want):
-                # IPv4 frames jslirp sent to the guest within `seconds` for which want(ip_packet) holds
+            def ip6_setup():
+                # the guest's own (SLAAC) address, found without sending anything
+                global ME6, GW6
+                own = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+                own.connect(('fd00::2', 9))
+                ME6, GW6 = socket.inet_pton(socket.AF_INET6, own.getsockname()[0]), socket.inet_pton(socket.AF_INET6, 'fd00::2')
+
+            def l6sum(proto, seg, bad=False):
+                c = csum(ME6 + GW6 + struct.pack('!IxxxB', len(seg), proto) + seg)
+                return (c ^ 0x5a5a) if bad else (c or 0xffff)
+
+            def send_ip6(proto, payload):
+                raw.send(gw + me + b'\\x86\\xdd' + struct.pack('!IHBB16s16s', 6 << 28, len(payload), proto, 64, ME6, GW6) + payload)
+
+            def frames_from_gateway(seconds, want, v6=False):
+                # IPv4 (or with v6 IPv6) packets jslirp sent to the guest from the gateway within `seconds` for which want(ip_packet) holds
+                ethertype, source, gateway = (b'\\x86\\xdd', slice(22, 38), GW6) if v6 else (b'\\x08\\x00', slice(26, 30), GW)
                 found, end = [], time.time() + seconds
                 while time.time() < end:
                     r, _, _ = select.select([raw], [], [], max(0, end - time.time()))
                     if not r: break
                     f, addr = raw.recvfrom(70000)
-                    if addr[2] == socket.PACKET_OUTGOING or f[12:14] != b'\\x08\\x00' or f[26:30] != GW: continue
+                    if addr[2] == socket.PACKET_OUTGOING or f[12:14] != ethertype or f[source] != gateway: continue
                     if want(f[14:]): found.append(f[14:])
                 return found
             """;
@@ -84,6 +100,25 @@ class HostileFramesIT {
                     send_ip(ip(1, icmp_echo(0x4242, i, b'bad icmp checksum' * 4, bad=True)))
                 replies = frames_from_gateway(1.0, lambda p: p[9] in (1, 6))
                 print('sent %d answered %d' % (4 * n, len(replies)))
+            elif mode == 'checksums6':
+                ip6_setup()
+                n = int(sys.argv[4])
+                # what the gateway would answer: TCP (a RST or SYN-ACK), ICMPv6 echo reply or destination unreachable
+                answer = lambda p: p[6] == 6 or (p[6] == 58 and p[40] in (1, 129))
+                for i in range(n):
+                    t = struct.pack('!HHIIBBHHH', 42000 + i, 9, random.getrandbits(32), 0, 5 << 4, 0x02, 64240, 0, 0)
+                    send_ip6(6, t[:16] + struct.pack('!H', l6sum(6, t, True)) + t[18:])
+                    u = struct.pack('!HHHH', 43000 + i, 9, 8 + 16, 0) + b'bad udp checksum'
+                    send_ip6(17, u[:6] + struct.pack('!H', l6sum(17, u, True)) + u[8:])
+                    send_ip6(17, u)  # checksum 0: "none", allowed over IPv4, not over IPv6
+                    m = struct.pack('!BBHHH', 128, 0, 0, 0x4242, i) + b'bad icmpv6 checksum' * 4
+                    send_ip6(58, m[:2] + struct.pack('!H', l6sum(58, m, True)) + m[4:])
+                replies = frames_from_gateway(1.0, answer, v6=True)
+                # the control: the same echo request with its checksum right is answered
+                m = struct.pack('!BBHHH', 128, 0, 0, 0x4242, n) + b'good icmpv6 checksum'
+                send_ip6(58, m[:2] + struct.pack('!H', l6sum(58, m)) + m[4:])
+                control = frames_from_gateway(1.0, answer, v6=True)
+                print('sent %d answered %d control %d' % (4 * n, len(replies), len(control)))
             elif mode == 'options':
                 loops = [b'\\x02\\x00\\x00\\x00', b'\\x02\\x01\\x00\\x00', b'\\x01\\x01\\x02\\x08\\x05\\xb4\\x00\\x00',
                          b'\\x08\\x0c' + b'\\0' * 6, b'\\x01\\x01\\x01\\x04', b'\\xfe\\x00' * 4]
@@ -151,10 +186,16 @@ class HostileFramesIT {
 
     /** Attaches jslirp, runs the injector in mode, checks jslirp is alive and still serves a curl, stops it. */
     private static Run inject(String mode, String... args) throws Exception {
+        return inject(false, mode, args);
+    }
+
+    /** As {@link #inject(String, String...)}; with ipv6, the namespace and the stack have IPv6 too, and the guest its SLAAC address. */
+    private static Run inject(boolean ipv6, String mode, String... args) throws Exception {
         try (HttpBlobServer http = new HttpBlobServer();
-             Namespace ns = Namespace.create();
-             Stack.Running stack = Stack.attach(ns, Stack.Options.configured())) {
+             Namespace ns = ipv6 ? Namespace.createWithIpv6() : Namespace.create();
+             Stack.Running stack = Stack.attach(ns, ipv6 ? Stack.Options.configured().enableIpv6() : Stack.Options.configured())) {
             Duration t = Duration.ofSeconds(30);
+            if (ipv6) Ipv6IT.awaitSlaac(ns, stack);
             assertThat(ns.exec(t, "ping", "-c", "1", "-W", "2", Namespace.GATEWAY).exit()).isZero();
             String gwMac = FloodIT.match(ns.exec(t, "ip", "neigh", "show", Namespace.GATEWAY, "dev", "tap0").out(), "lladdr ([0-9a-f:]{17})");
             String myMac = FloodIT.match(ns.exec(t, "ip", "-o", "link", "show", "dev", "tap0").out(), "link/ether ([0-9a-f:]{17})");
@@ -178,6 +219,17 @@ class HostileFramesIT {
         Run run = inject("checksums", "50");
         assertThat(run.injector().out()).contains("sent 200 answered 0");
         assertThat(run.counters().get("bad_checksum")).as("IPv4 header, TCP, UDP and ICMP, 50 each").isEqualTo(200);
+        assertThat(run.counters().get("udp_flows")).as("no datagram reached the host").isZero();
+        assertThat(run.counters().get("tcp_connections")).as("only the curl afterwards").isEqualTo(1);
+    }
+
+    @Test
+    @Timeout(90)
+    void wrongIpv6ChecksumsAreDroppedAndCounted() throws Exception {
+        Run run = inject(true, "checksums6", "50");
+        assertThat(run.injector().out()).contains("sent 200 answered 0 control 1");
+        assertThat(run.counters().get("bad_checksum")).as("TCP, UDP, UDP without a checksum and ICMPv6, 50 each").isEqualTo(200);
+        assertThat(run.counters().get("malformed")).isZero();
         assertThat(run.counters().get("udp_flows")).as("no datagram reached the host").isZero();
         assertThat(run.counters().get("tcp_connections")).as("only the curl afterwards").isEqualTo(1);
     }

@@ -139,7 +139,73 @@ class Stack6Test {
         Bytes.u8(corrupt, 54 + 23, 9); // the target changes after the checksum
         stack.receive(corrupt, (int) corrupt.byteSize());
         assertThat(sent).hasSize(1); // only the intact solicitation in between
-        assertThat(counters.malformed).isEqualTo(2);
+        assertThat(counters.malformed).as("the hop limit").isEqualTo(1);
+        assertThat(counters.badChecksum).as("as ICMPv4's").isEqualTo(1);
+    }
+
+    private MemorySegment tcpSyn(long[] dst) {
+        MemorySegment tcp = frame(Ipv6.PROTO_TCP, 64, GUEST, dst, 20);
+        Tcp.write(tcp, 54, 40000, 80, 1, 0, Tcp.SYN, 65535, 20);
+        Tcp.fillChecksum6(tcp, 54, 20, GUEST[0], GUEST[1], dst[0], dst[1]);
+        return tcp;
+    }
+
+    private MemorySegment udp(long[] dst, int dstPort) {
+        MemorySegment udp = frame(Ipv6.PROTO_UDP, 64, GUEST, dst, 8 + 3);
+        Udp.write6(udp, 54, 5353, dstPort, 3, GUEST[0], GUEST[1], dst[0], dst[1]);
+        return udp;
+    }
+
+    /** Flips bits of the 16-bit checksum field at off (the transport header's), so it no longer sums right. */
+    private static MemorySegment corrupted(MemorySegment f, long off) {
+        Bytes.u16(f, off, Bytes.u16(f, off) ^ 0x5a5a);
+        return f;
+    }
+
+    @Test
+    void wrongTcpAndUdpChecksumsAreCountedAndGoNoFurther() {
+        MemorySegment tcp = corrupted(tcpSyn(GATEWAY), 54 + 16);
+        MemorySegment udp = corrupted(udp(DNS, 53), 54 + 6);
+        MemorySegment zero = udp(Ipv6.parse("2001:db8::1"), 9);
+        Bytes.u16(zero, 54 + 6, 0); // "no checksum", which IPv4 allows and IPv6 does not
+        long[] servers = {Dhcpv6.SERVERS_HI, Dhcpv6.SERVERS_LO};
+        MemorySegment dhcp = frame(Ipv6.PROTO_UDP, 1, GUEST_LL, servers, 8 + 4);
+        Bytes.u32(dhcp, 62, (Dhcpv6.INFORMATION_REQUEST << 24) | 1);
+        Udp.write6(dhcp, 54, Dhcpv6.CLIENT_PORT, Dhcpv6.SERVER_PORT, 4, GUEST_LL[0], GUEST_LL[1], servers[0], servers[1]);
+        corrupted(dhcp, 54 + 6);
+        for (MemorySegment f : List.of(tcp, udp, zero, dhcp)) stack.receive(f, (int) f.byteSize());
+        assertThat(counters.badChecksum).isEqualTo(4);
+        assertThat(counters.malformed).isZero();
+        assertThat(transport).isEmpty();
+        assertThat(sent).as("no DHCPv6 reply").isEmpty();
+    }
+
+    /** A tap's vnet header says the guest's kernel left the checksum to the device: then it holds only the pseudo-header sum. */
+    @Test
+    void checksumsTheLinkVouchesForAreNotChecked() {
+        MemorySegment tcp = corrupted(tcpSyn(GATEWAY), 54 + 16);
+        MemorySegment zero = udp(DNS, 53);
+        Bytes.u16(zero, 54 + 6, 0);
+        stack.receive(tcp, (int) tcp.byteSize(), true);
+        stack.receive(zero, (int) zero.byteSize(), true);
+        assertThat(transport).containsExactly("tcp fd00::1:2:3:4 -> fd00::2 20", "udp fd00::1:2:3:4:5353 -> fd00::3:53 3");
+        assertThat(counters.badChecksum).isZero();
+
+        MemorySegment echo = frame(Ipv6.PROTO_ICMPV6, 64, GUEST, GATEWAY, 8);
+        Bytes.u8(echo, 54, Icmpv6.ECHO_REQUEST);
+        Icmpv6.fillChecksum(echo, 54, 8, GUEST[0], GUEST[1], GATEWAY[0], GATEWAY[1]);
+        stack.receive(corrupted(echo, 54 + 2), (int) echo.byteSize(), true);
+        assertThat(counters.badChecksum).as("ICMPv6 is always checked, as ICMPv4 is").isOne();
+        assertThat(sent).isEmpty();
+    }
+
+    @Test
+    void aTcpChecksumCoversThePseudoHeader() {
+        MemorySegment tcp = tcpSyn(GATEWAY);
+        Ipv6.address(tcp, 14 + 24, DNS[0], DNS[1]); // sent to another address than it was summed for
+        stack.receive(tcp, (int) tcp.byteSize());
+        assertThat(counters.badChecksum).isOne();
+        assertThat(transport).isEmpty();
     }
 
     @Test

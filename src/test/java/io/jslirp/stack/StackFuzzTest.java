@@ -6,9 +6,13 @@ import io.jslirp.wire.Arp;
 import io.jslirp.wire.Bytes;
 import io.jslirp.wire.Checksum;
 import io.jslirp.wire.Dhcp;
+import io.jslirp.wire.Dhcpv6;
 import io.jslirp.wire.Ethernet;
 import io.jslirp.wire.Icmpv4;
+import io.jslirp.wire.Icmpv6;
 import io.jslirp.wire.Ipv4;
+import io.jslirp.wire.Ipv6;
+import io.jslirp.wire.Ndp;
 import io.jslirp.wire.Tcp;
 import io.jslirp.wire.Udp;
 import java.lang.foreign.Arena;
@@ -17,11 +21,14 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * Mutated guest frames into the stack: valid ARP, ping, DHCP, UDP, TCP and fragment frames with
- * bytes flipped, fields overwritten, lengths cut or grown, and plain random bytes. Whatever
- * arrives, nothing throws, every frame is counted, what reaches the transport lies inside the
- * frame it came in, and every frame the stack sends is well formed (IPv4 header and ICMP/UDP
- * checksums valid).
+ * Mutated guest frames into the stack, IPv6 on: valid ARP, ping, DHCP, UDP, TCP and fragment
+ * frames, and over IPv6 echo, Neighbor and Router Solicitations, DHCPv6, UDP and TCP, with bytes
+ * flipped, fields overwritten, lengths cut or grown, and plain random bytes; some arrive as if the
+ * tap's vnet header vouched for their checksums. Whatever arrives, nothing throws, every frame is
+ * counted and dropped at most once, a frame left intact is never taken for a bad checksum, what
+ * reaches the transport lies inside the frame it came in, IPv6 addresses are held only for the
+ * call, and every frame the stack sends is well formed (IPv4 and IPv6 headers, ICMP, ICMPv6 and
+ * UDP checksums valid).
  *
  * <p>The quick run feeds {@code jslirp.fuzz.seeds} × 1,000 frames (default 300 seeds) from seed
  * {@code jslirp.fuzz.base}; {@code scripts/fuzz.sh} runs many more. A failure names its seed.
@@ -31,11 +38,17 @@ class StackFuzzTest {
     private static final int GUEST = Ipv4.parse("10.0.2.100");
     private static final int GATEWAY = Ipv4.parse("10.0.2.2");
     private static final int DNS = Ipv4.parse("10.0.2.3");
+    private static final long ROUTER_MAC = 0x5255_0a00_0202L;
+    private static final long[] GUEST6 = Ipv6.parse("fd00::1:2:3:4"), GUEST6_LL = Ipv6.parse("fe80::1:2:3:4");
+    private static final long[] GATEWAY6 = Ipv6.parse("fd00::2"), DNS6 = Ipv6.parse("fd00::3"), ROUTER_LL = Ipv6.parse("fe80::2");
+    private static final long[] UNSPECIFIED = {0, 0}, ALL_ROUTERS = Ipv6.parse("ff02::2"), SOLICITED_NODE = Ipv6.parse("ff02::1:ff00:2");
     private static final int FRAMES = 1000;
 
     private final Arena arena = Arena.ofAuto();
     private final MemorySegment frame = arena.allocate(Ethernet.HEADER_LENGTH + 65536 + 64);
-    private long sent, transportCalls;
+    private long sent, sent6, transportCalls;
+    /** Whether the frame {@link #template} just built carries checksums of its own (a fragment's are the whole datagram's). */
+    private boolean checksummed;
 
     @Test
     void mutatedFramesAreCountedAndAnsweredOnlyWithWellFormedFrames() {
@@ -50,20 +63,25 @@ class StackFuzzTest {
                         + " -Djslirp.fuzz.seeds=1): " + e.getMessage(), e);
             }
         }
-        System.out.printf("stack fuzz: %d frames in, %d counted malformed, %d frames out, %d handed to the transport%n",
-                (long) seeds * FRAMES, malformed, sent, transportCalls);
+        System.out.printf("stack fuzz: %d frames in, %d counted malformed, %d frames out (%d IPv6), %d handed to the transport%n",
+                (long) seeds * FRAMES, malformed, sent, sent6, transportCalls);
         assertThat(sent).as("the stack answered some frames").isPositive();
+        assertThat(sent6).as("the IPv6 router answered some frames").isPositive();
         assertThat(transportCalls).as("some frames reached the transport").isPositive();
     }
 
     private long run(SplittableRandom rnd) {
         Counters counters = new Counters();
-        Stack stack = new Stack(NetworkConfig.defaults(), (f, length) -> {
+        FrameSink sink = (f, length) -> {
             checkSent(f, length);
             sent++;
+            if (Ethernet.type(f, 0) == Ethernet.TYPE_IPV6) sent6++;
             return true;
-        }, counters);
-        stack.setTransport(new Transport() {
+        };
+        Stack stack = new Stack(NetworkConfig.defaults(), sink, counters);
+        Stack6 stack6 = new Stack6(Ipv6Network.defaults(NetworkConfig.defaults()), sink, counters);
+        stack.setIpv6(stack6);
+        Transport transport = new Transport() {
             @Override
             public void tcp(MemorySegment f, long offset, int length, int source, int destination) {
                 inside(f, offset, length);
@@ -78,13 +96,23 @@ class StackFuzzTest {
             public void icmpEcho(MemorySegment f, long offset, int length, int source, int destination) {
                 inside(f, offset, length);
             }
-        });
+        };
+        stack.setTransport(transport);
+        stack6.setTransport(transport);
+        long callsBefore = transportCalls;
         for (int i = 0; i < FRAMES; i++) {
-            int length = template(rnd);
-            length = mutate(rnd, length);
-            stack.receive(frame, length);
+            int length = rnd.nextInt(3) == 0 ? template6(rnd) : template(rnd);
+            boolean intact = checksummed;
+            int mutated = mutate(rnd, length);
+            intact &= mutated == length && unchanged;
+            long badBefore = counters.badChecksum;
+            stack.receive(frame, mutated, rnd.nextInt(4) == 0);
+            if (intact) assertThat(counters.badChecksum).as("an intact frame's checksums are right").isEqualTo(badBefore);
         }
         assertThat(counters.framesIn).isEqualTo(FRAMES);
+        assertThat(counters.malformed + counters.badChecksum + counters.unsupported + (transportCalls - callsBefore))
+                .as("each frame dropped or handed on at most once").isLessThanOrEqualTo(FRAMES);
+        assertThat(stack6.addresses().size()).as("IPv6 addresses held past the call: at most the guest's").isLessThanOrEqualTo(1);
         return counters.malformed;
     }
 
@@ -97,6 +125,7 @@ class StackFuzzTest {
     /** A valid frame of a random kind in {@link #frame}; returns its length. */
     private int template(SplittableRandom rnd) {
         frame.asSlice(0, 2048).fill((byte) 0);
+        checksummed = true;
         int src = rnd.nextInt(8) == 0 ? rnd.nextInt() : GUEST;
         int dst = switch (rnd.nextInt(3)) {
             case 0 -> GATEWAY;
@@ -154,6 +183,7 @@ class StackFuzzTest {
                 // A fragment: random offset, more-fragments flag, id from a small set so some complete.
                 int len = 8 * (1 + rnd.nextInt(180));
                 int field = (rnd.nextBoolean() ? Ipv4.MORE_FRAGMENTS : 0) | rnd.nextInt(rnd.nextBoolean() ? 8 : 8192);
+                checksummed = false;
                 return ipv4(rnd.nextBoolean() ? Ipv4.PROTO_ICMP : Ipv4.PROTO_UDP, src, dst, len, field);
             }
         }
@@ -164,10 +194,88 @@ class StackFuzzTest {
         return Ethernet.HEADER_LENGTH + Ipv4.MIN_HEADER_LENGTH + l4Length;
     }
 
+    /** A valid IPv6 frame of a random kind in {@link #frame}; returns its length. */
+    private int template6(SplittableRandom rnd) {
+        frame.asSlice(0, 2048).fill((byte) 0);
+        checksummed = true;
+        long[] src = rnd.nextInt(8) == 0 ? new long[] {rnd.nextLong(), rnd.nextLong()} : rnd.nextInt(4) == 0 ? GUEST6_LL : GUEST6;
+        long[] dst = switch (rnd.nextInt(3)) {
+            case 0 -> GATEWAY6;
+            case 1 -> DNS6;
+            default -> rnd.nextInt(4) == 0 ? new long[] {rnd.nextLong(), rnd.nextLong()} : GATEWAY6;
+        };
+        Ethernet.write(frame, 0, ROUTER_MAC, GUEST_MAC, Ethernet.TYPE_IPV6);
+        long l4 = Ethernet.HEADER_LENGTH + Ipv6.HEADER_LENGTH;
+        switch (rnd.nextInt(6)) {
+            case 0 -> {
+                int len = Icmpv6.HEADER_LENGTH + rnd.nextInt(1400);
+                Bytes.u8(frame, l4, Icmpv6.ECHO_REQUEST);
+                Bytes.u32(frame, l4 + 4, rnd.nextInt());
+                return icmpv6(rnd.nextBoolean() ? 64 : 255, src, dst, len);
+            }
+            case 1 -> {
+                long[][] targets = {GATEWAY6, DNS6, ROUTER_LL, GUEST6};
+                long[] target = targets[rnd.nextInt(targets.length)];
+                Ndp.writeNeighborSolicitation(frame, l4, target[0], target[1], GUEST_MAC);
+                return icmpv6(255, rnd.nextInt(4) == 0 ? UNSPECIFIED : src, SOLICITED_NODE, Ndp.NEIGHBOR_LENGTH + 8);
+            }
+            case 2 -> {
+                Bytes.u8(frame, l4, Ndp.ROUTER_SOLICITATION);
+                Bytes.u8(frame, l4 + 8, Ndp.OPT_SOURCE_LINK_ADDRESS);
+                Bytes.u8(frame, l4 + 9, 1);
+                Bytes.mac(frame, l4 + 10, GUEST_MAC);
+                return icmpv6(255, rnd.nextBoolean() ? UNSPECIFIED : GUEST6_LL, ALL_ROUTERS, Ndp.ROUTER_SOLICITATION_LENGTH + 8);
+            }
+            case 3 -> {
+                long d = l4 + Udp.HEADER_LENGTH;
+                int idLength = rnd.nextInt(4) == 0 ? 0 : 4 + rnd.nextInt(20);
+                Bytes.u32(frame, d, ((rnd.nextInt(4) == 0 ? Dhcpv6.SOLICIT : Dhcpv6.INFORMATION_REQUEST) << 24) | rnd.nextInt(1 << 24));
+                if (idLength > 0) {
+                    Bytes.u16(frame, d + 4, Dhcpv6.OPT_CLIENT_ID);
+                    Bytes.u16(frame, d + 6, idLength);
+                }
+                int len = Dhcpv6.HEADER_LENGTH + (idLength > 0 ? Dhcpv6.OPTION_HEADER_LENGTH + idLength : 0);
+                long[] servers = {Dhcpv6.SERVERS_HI, Dhcpv6.SERVERS_LO};
+                Udp.write6(frame, l4, Dhcpv6.CLIENT_PORT, Dhcpv6.SERVER_PORT, len, GUEST6_LL[0], GUEST6_LL[1], servers[0], servers[1]);
+                return ipv6(Ipv6.PROTO_UDP, 1, GUEST6_LL, servers, Udp.HEADER_LENGTH + len);
+            }
+            case 4 -> {
+                int len = rnd.nextInt(1400);
+                Udp.write6(frame, l4, 1024 + rnd.nextInt(60000), rnd.nextBoolean() ? 53 : rnd.nextInt(0x10000), len,
+                        src[0], src[1], dst[0], dst[1]);
+                return ipv6(Ipv6.PROTO_UDP, 64, src, dst, Udp.HEADER_LENGTH + len);
+            }
+            default -> {
+                int hdr = Tcp.MIN_HEADER_LENGTH + 4 * rnd.nextInt(11);
+                int len = hdr + rnd.nextInt(1400);
+                Tcp.write(frame, l4, 1024 + rnd.nextInt(60000), rnd.nextInt(0x10000), rnd.nextInt(), rnd.nextInt(),
+                        rnd.nextInt(0x40), rnd.nextInt(0x10000), hdr);
+                for (long o = l4 + Tcp.MIN_HEADER_LENGTH; o < l4 + hdr; o++) Bytes.u8(frame, o, rnd.nextInt(6));
+                Tcp.fillChecksum6(frame, l4, len, src[0], src[1], dst[0], dst[1]);
+                return ipv6(Ipv6.PROTO_TCP, 64, src, dst, len);
+            }
+        }
+    }
+
+    private int icmpv6(int hopLimit, long[] src, long[] dst, int length) {
+        Icmpv6.fillChecksum(frame, Ethernet.HEADER_LENGTH + Ipv6.HEADER_LENGTH, length, src[0], src[1], dst[0], dst[1]);
+        return ipv6(Ipv6.PROTO_ICMPV6, hopLimit, src, dst, length);
+    }
+
+    private int ipv6(int nextHeader, int hopLimit, long[] src, long[] dst, int l4Length) {
+        Ipv6.write(frame, Ethernet.HEADER_LENGTH, l4Length, nextHeader, hopLimit, src[0], src[1], dst[0], dst[1]);
+        return Ethernet.HEADER_LENGTH + Ipv6.HEADER_LENGTH + l4Length;
+    }
+
+    /** Whether the latest {@link #mutate} left the bytes as they were (it may still have changed the length). */
+    private boolean unchanged;
+
     /** Flips bytes, overwrites 16-bit fields in the headers, or changes the length; returns the new length. */
     private int mutate(SplittableRandom rnd, int length) {
+        unchanged = false;
         switch (rnd.nextInt(8)) {
             case 0 -> {
+                unchanged = true;
                 return length; // left valid
             }
             case 1 -> {
@@ -195,9 +303,13 @@ class StackFuzzTest {
     private static void checkSent(MemorySegment f, int length) {
         assertThat(length).isBetween(Ethernet.HEADER_LENGTH, Ethernet.HEADER_LENGTH + 65535);
         int type = Ethernet.type(f, 0);
-        assertThat(type).isIn(Ethernet.TYPE_ARP, Ethernet.TYPE_IPV4);
+        assertThat(type).isIn(Ethernet.TYPE_ARP, Ethernet.TYPE_IPV4, Ethernet.TYPE_IPV6);
         if (type == Ethernet.TYPE_ARP) {
             assertThat(Arp.valid(f, Ethernet.HEADER_LENGTH, length - Ethernet.HEADER_LENGTH)).isTrue();
+            return;
+        }
+        if (type == Ethernet.TYPE_IPV6) {
+            checkSent6(f, length);
             return;
         }
         long ip = Ethernet.HEADER_LENGTH;
@@ -217,6 +329,22 @@ class StackFuzzTest {
                 }
             }
             default -> { }
+        }
+    }
+
+    private static void checkSent6(MemorySegment f, int length) {
+        long ip = Ethernet.HEADER_LENGTH, l4 = ip + Ipv6.HEADER_LENGTH;
+        assertThat(Ipv6.check(f, ip, length - Ethernet.HEADER_LENGTH)).as("IPv6 header sent").isNull();
+        int l4Length = Ipv6.payloadLength(f, ip);
+        assertThat(l4Length).isEqualTo(length - Ethernet.HEADER_LENGTH - Ipv6.HEADER_LENGTH);
+        long sHi = Ipv6.sourceHi(f, ip), sLo = Ipv6.sourceLo(f, ip), dHi = Ipv6.destinationHi(f, ip), dLo = Ipv6.destinationLo(f, ip);
+        switch (Ipv6.nextHeader(f, ip)) {
+            case Ipv6.PROTO_ICMPV6 -> assertThat(Icmpv6.checksumValid(f, l4, l4Length, sHi, sLo, dHi, dLo)).as("ICMPv6 checksum").isTrue();
+            case Ipv6.PROTO_UDP -> {
+                assertThat(Udp.length(f, l4)).isEqualTo(l4Length);
+                assertThat(Checksum.valid6(f, l4, l4Length, Ipv6.PROTO_UDP, sHi, sLo, dHi, dLo)).as("UDP checksum").isTrue();
+            }
+            default -> throw new AssertionError("the router sends only ICMPv6 and DHCPv6 itself: " + Ipv6.nextHeader(f, ip));
         }
     }
 }
