@@ -12,8 +12,8 @@ import java.util.List;
  *
  * <p>Both IP versions are held and checked alike, as 128-bit addresses: an IPv4 network is its
  * IPv4-mapped form ({@code 192.0.2.0/24} is {@code ::ffff:192.0.2.0/120}), so there is one match
- * for both and a rule means the same whichever version the guest uses. An IPv6 network that
- * covers {@code ::ffff:0:0/96} ({@code ::/0} does) therefore covers IPv4 too.
+ * for both. A network covers destinations of the version it was written in only: {@code ::/0} is
+ * every IPv6 destination and no IPv4 one.
  */
 public final class DestinationRules {
     public static final DestinationRules NONE = new DestinationRules(List.of(), List.of());
@@ -22,8 +22,8 @@ public final class DestinationRules {
     /** What an IPv4 prefix length adds up to in its mapped form. */
     private static final int V4_MAPPED_PREFIX = 96;
 
-    /** A network: the first prefixLength bits (0-128) of hi:lo, the rest zero. */
-    public record Network(long hi, long lo, int prefixLength) {
+    /** A network: the first prefixLength bits (0-128) of hi:lo, the rest zero; IPv4's in its mapped form. */
+    public record Network(long hi, long lo, int prefixLength, boolean ipv4) {
         public Network {
             if (prefixLength < 0 || prefixLength > 128) throw new IllegalArgumentException("prefix length " + prefixLength);
             hi &= mask(prefixLength);
@@ -32,7 +32,7 @@ public final class DestinationRules {
 
         /** An IPv4 network (address in host order, prefix length 0-32), in its IPv4-mapped form. */
         public static Network ipv4(int address, int prefixLength) {
-            return new Network(0, mapped(address), V4_MAPPED_PREFIX + prefixLength);
+            return new Network(0, mapped(address), V4_MAPPED_PREFIX + prefixLength, true);
         }
 
         /**
@@ -59,11 +59,11 @@ public final class DestinationRules {
                 throw new IllegalArgumentException("not an IPv6 address: " + address);
             }
             long[] a = Ipv6.parse(address);
-            return new Network(a[0], a[1], prefix);
+            return new Network(a[0], a[1], prefix, false);
         }
 
         boolean contains(long hi, long lo) {
-            return (hi & mask(prefixLength)) == this.hi && (lo & mask(prefixLength - 64)) == this.lo;
+            return isIpv4(hi, lo) == ipv4 && (hi & mask(prefixLength)) == this.hi && (lo & mask(prefixLength - 64)) == this.lo;
         }
 
         /** The first bits of 64 (bits ≤ 0: none, ≥ 64: all) set. */
@@ -74,7 +74,7 @@ public final class DestinationRules {
         /** IPv4 networks as they were written, A.B.C.D/N. */
         @Override
         public String toString() {
-            if (hi == 0 && (lo & -1L << 32) == V4_MAPPED && prefixLength >= V4_MAPPED_PREFIX) {
+            if (ipv4) {
                 return Ipv4.format((int) lo) + "/" + (prefixLength - V4_MAPPED_PREFIX);
             }
             return Ipv6.format(hi, lo) + "/" + prefixLength;
@@ -99,6 +99,11 @@ public final class DestinationRules {
         if (allowed.length == 0) return true;
         for (Network n : allowed) if (n.contains(hi, lo)) return true;
         return false;
+    }
+
+    /** Whether hi:lo is an IPv4 address in its mapped form. */
+    private static boolean isIpv4(long hi, long lo) {
+        return hi == 0 && (lo & -1L << 32) == V4_MAPPED;
     }
 
     /** The low half of ::ffff:address. */

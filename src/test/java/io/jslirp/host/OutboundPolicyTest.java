@@ -86,7 +86,8 @@ class OutboundPolicyTest {
         assertThat(Network.parse("192.0.2.77/24")).isEqualTo(Network.ipv4(ip("192.0.2.0"), 24));
         assertThat(Network.parse("192.0.2.77/24")).hasToString("192.0.2.0/24");
         assertThat(Network.parse("192.0.2.77")).isEqualTo(Network.ipv4(ip("192.0.2.77"), 32));
-        assertThat(Network.parse("192.0.2.77")).as("IPv4-mapped").isEqualTo(Network.parse("::ffff:192.0.2.77/128"));
+        assertThat(Network.parse("192.0.2.77")).as("IPv4-mapped, but IPv4's").isNotEqualTo(Network.parse("::ffff:192.0.2.77/128"))
+                .isEqualTo(Network.ipv4(0xc000024d, 32));
         assertThat(Network.parse("2001:db8::77/32")).hasToString("2001:db8::/32");
         assertThat(Network.parse("2001:db8::77")).hasToString("2001:db8::77/128");
         assertThat(Network.parse("::1")).hasToString("::1/128");
@@ -132,7 +133,15 @@ class OutboundPolicyTest {
         assertThat(v6Only.permits(inside[0], inside[1])).isTrue();
         assertThat(v6Only.permits(outside[0], outside[1])).isFalse();
         DestinationRules denyAll6 = rules(List.of(), List.of("::/0"));
-        assertThat(denyAll6.permits(ip("192.0.2.1"))).as("::/0 holds ::ffff:0:0/96").isFalse();
+        assertThat(denyAll6.permits(ip("192.0.2.1"))).as("::/0 is every IPv6 destination, no IPv4 one").isTrue();
+        assertThat(denyAll6.permits(inside[0], inside[1])).isFalse();
+        DestinationRules allowAll6 = rules(List.of("::/0"), List.of());
+        assertThat(allowAll6.permits(ip("192.0.2.1"))).as("an IPv6 network does not allow IPv4").isFalse();
+        assertThat(allowAll6.permits(inside[0], inside[1])).isTrue();
+        long[] mapped = Ipv6.parse("::ffff:192.0.2.1");
+        assertThat(rules(List.of("::ffff:192.0.2.0/120"), List.of()).permits(ip("192.0.2.1")))
+                .as("written as IPv6, a network is IPv6's, even an IPv4-mapped one").isFalse();
+        assertThat(rules(List.of("192.0.2.0/24"), List.of()).permits(mapped[0], mapped[1])).as("the mapped form is IPv4's").isTrue();
         DestinationRules denyGlobal6 = rules(List.of(), List.of("2000::/3"));
         assertThat(denyGlobal6.permits(ip("192.0.2.1"))).isTrue();
         assertThat(denyGlobal6.permits(inside[0], inside[1])).isFalse();
