@@ -9,6 +9,9 @@
 #   callers like them, run `ip link set tap0 up` right after starting it); the JVM attaches to it
 #   later. JSLIRP_LAUNCHER_TAP names a device made here: the JVM then lets it go when it exits (or
 #   removes it when its arguments are refused), as slirp4netns's device goes with slirp4netns.
+#   Not with --configure or --api-socket: a caller that asks for those waits for the device and
+#   then takes it as configured, or talks to the socket at once (slirp4netns's scripts do), so the
+#   device must appear with them, when the JVM has them ready.
 #
 # Only bash builtins and one nsenter on the way: no subshell, no fork before the tap exists.
 # Anything unusual (no target, a bad argument, no `ip`) is left to the JVM, which says what is wrong.
@@ -22,9 +25,10 @@ attach_value_options=" -m --mtu --cidr --macaddress --resolv-conf -t --tcp-forwa
 attach_value_options=${attach_value_options//$'\n'/ }
 
 # Reads `attach ARGS...` as picocli will: sets attach_target (empty for --help, --version or an
-# incomplete command line), attach_tap, attach_netns_type and attach_userns_path.
+# incomplete command line), attach_tap, attach_netns_type, attach_userns_path, and attach_configure
+# and attach_api (1 with --configure, --api-socket).
 attach_parse() {
-  attach_target="" attach_tap=tap0 attach_netns_type=pid attach_userns_path=""
+  attach_target="" attach_tap=tap0 attach_netns_type=pid attach_userns_path="" attach_configure=0 attach_api=0
   local positional=0 only_positional=0 a name
   local -a args=("${@:2}")
   local i=0 n=${#args[@]}
@@ -60,6 +64,7 @@ attach_parse() {
         j=$((j + 1))
         case $c in
           h|v|V) attach_target=""; return 0 ;;
+          c) attach_configure=1 ;;
         esac
         if [[ "$attach_value_options" == *" -$c "* ]]; then
           name=-$c
@@ -77,6 +82,8 @@ attach_parse() {
     case $name in
       --netns-type) attach_netns_type=$value ;;
       --userns-path) attach_userns_path=$value ;;
+      --configure) attach_configure=1 ;;
+      -a|--api-socket) attach_api=1 ;;
     esac
   done
   (( positional <= 2 )) || attach_target=""
@@ -106,6 +113,7 @@ attach_prepare() {
     attach_userns=$userns
   fi
 
+  (( attach_configure == 0 && attach_api == 0 )) || return 0
   # Never the launcher's own network namespace (the JVM refuses such a target with one line).
   [[ -e "$netns" && ! "$netns" -ef /proc/self/ns/net ]] || return 0
   [[ "$tap" =~ ^[A-Za-z0-9_.:-]{1,15}$ ]] || return 0

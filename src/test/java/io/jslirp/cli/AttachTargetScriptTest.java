@@ -35,32 +35,35 @@ class AttachTargetScriptTest {
 
     @Test
     void findsTheTargetAndTapAsPicocliDoes() throws Exception {
-        assertThat(parse("-c", "-r", "3", "--mtu", "65520", "1234", "tap1")).isEqualTo("1234 tap1 pid -");
-        assertThat(parse("--mtu=1500", "--disable-host-loopback", "--api-socket", "/tmp/a.sock", "77")).isEqualTo("77 tap0 pid -");
-        assertThat(parse("-cr3", "-6", "4321", "tap2")).isEqualTo("4321 tap2 pid -");
-        assertThat(parse("-r3", "-e", "4", "-m", "1400", "99", "tap3")).isEqualTo("99 tap3 pid -");
+        assertThat(parse("-c", "-r", "3", "--mtu", "65520", "1234", "tap1")).isEqualTo("1234 tap1 pid - c1 a0");
+        assertThat(parse("--mtu=1500", "--disable-host-loopback", "--api-socket", "/tmp/a.sock", "77")).isEqualTo("77 tap0 pid - c0 a1");
+        assertThat(parse("-cr3", "-6", "4321", "tap2")).isEqualTo("4321 tap2 pid - c1 a0");
+        assertThat(parse("-r3", "-e", "4", "-m", "1400", "99", "tap3")).isEqualTo("99 tap3 pid - c0 a0");
         assertThat(parse("--userns-path=/proc/5/ns/user", "--netns-type=path", "/run/netns/x", "tap0"))
-                .isEqualTo("/run/netns/x tap0 path /proc/5/ns/user");
-        assertThat(parse("--netns-type", "path", "--userns-path", "/u", "/n")).isEqualTo("/n tap0 path /u");
-        assertThat(parse("--", "55", "tap4")).isEqualTo("55 tap4 pid -");
-        assertThat(parse("-t", "8080:80", "-u", "5353:53", "--allow", "10.0.0.0/8", "66", "tap5")).isEqualTo("66 tap5 pid -");
+                .isEqualTo("/run/netns/x tap0 path /proc/5/ns/user c0 a0");
+        assertThat(parse("--netns-type", "path", "--userns-path", "/u", "/n")).isEqualTo("/n tap0 path /u c0 a0");
+        assertThat(parse("--", "55", "tap4")).isEqualTo("55 tap4 pid - c0 a0");
+        assertThat(parse("-t", "8080:80", "-u", "5353:53", "--allow", "10.0.0.0/8", "66", "tap5")).isEqualTo("66 tap5 pid - c0 a0");
+        assertThat(parse("--configure", "-a/tmp/s", "66")).isEqualTo("66 tap0 pid - c1 a1");
+        assertThat(parse("-6c", "--api-socket=/tmp/s", "66")).isEqualTo("66 tap0 pid - c1 a1");
     }
 
     @Test
     void helpVersionAndIncompleteLinesHaveNoTarget() throws Exception {
-        assertThat(parse("--help")).isEqualTo("- tap0 pid -");
-        assertThat(parse("-v")).isEqualTo("- tap0 pid -");
-        assertThat(parse("1234", "tap0", "--version")).isEqualTo("- tap0 pid -");
-        assertThat(parse("-ch", "1234")).isEqualTo("- tap0 pid -");
-        assertThat(parse("1234", "--mtu")).isEqualTo("- tap0 pid -");
-        assertThat(parse("1234", "tap0", "extra")).isEqualTo("- tap0 pid -");
+        assertThat(parse("--help")).isEqualTo("- tap0 pid - c0 a0");
+        assertThat(parse("-v")).isEqualTo("- tap0 pid - c0 a0");
+        assertThat(parse("1234", "tap0", "--version")).isEqualTo("- tap0 pid - c0 a0");
+        assertThat(parse("-ch", "1234")).isEqualTo("- tap0 pid - c1 a0");
+        assertThat(parse("1234", "--mtu")).isEqualTo("- tap0 pid - c0 a0");
+        assertThat(parse("1234", "tap0", "extra")).isEqualTo("- tap0 pid - c0 a0");
     }
 
     private static String parse(String... args) throws Exception {
         StringBuilder quoted = new StringBuilder();
         for (String a : args) quoted.append(" '").append(a.replace("'", "'\\''")).append('\'');
         return bash("attach_parse attach" + quoted
-                + "; echo \"${attach_target:--} $attach_tap $attach_netns_type ${attach_userns_path:--}\"").strip();
+                + "; echo \"${attach_target:--} $attach_tap $attach_netns_type ${attach_userns_path:--}"
+                + " c$attach_configure a$attach_api\"").strip();
     }
 
     private static String bash(String script) throws Exception {

@@ -34,7 +34,7 @@ class LauncherIT {
         Path started = tmp.resolve("started");
         Path install = install(fakeJdk(started));
         try (Namespace ns = Namespace.createInOwnUserNamespace()) {
-            Stack.Running launcher = Stack.start(List.of(install.resolve("bin/slirp4netns").toString(), "-c", Long.toString(ns.pid()), "tap7"));
+            Stack.Running launcher = Stack.start(List.of(install.resolve("bin/slirp4netns").toString(), "-r", "3", Long.toString(ns.pid()), "tap7"));
             try {
                 awaitFile(started, launcher);
                 assertThat(ns.exec(T, "ip", "-d", "link", "show", "tap7").out()).as("made before the JVM started")
@@ -48,22 +48,59 @@ class LauncherIT {
         }
     }
 
+    /**
+     * With --configure or an API socket the device appears when jslirp has configured it, or serves
+     * the socket: a caller that waits for the device then takes it as configured, or talks to the
+     * socket at once (slirp4netns's scripts do both).
+     */
+    @Test
+    @Timeout(120)
+    void withConfigureOrAnApiSocketTheDeviceComesWithTheJvm() throws Exception {
+        ItEnv.assumeRootAndTun();
+        ItEnv.assumeJslirp("the launcher is jslirp's");
+        Path started = tmp.resolve("started");
+        Path install = install(fakeJdk(started));
+        try (Namespace ns = Namespace.createInOwnUserNamespace()) {
+            for (List<String> options : List.of(List.of("-c"), List.of("--api-socket", tmp.resolve("api.sock").toString()))) {
+                Files.deleteIfExists(started);
+                List<String> cmd = new ArrayList<>(List.of(install.resolve("bin/slirp4netns").toString()));
+                cmd.addAll(options);
+                cmd.addAll(List.of(Long.toString(ns.pid()), "tap8"));
+                Stack.Running launcher = Stack.start(cmd);
+                try {
+                    awaitFile(started, launcher);
+                    assertThat(ns.exec(T, "ip", "link", "show", "tap8").exit()).as("no device before the JVM, with %s", options).isNotZero();
+                } finally {
+                    launcher.stop();
+                }
+            }
+        }
+    }
+
     @Test
     @Timeout(120)
     void theLaunchersTapGoesWithJslirpAndACallersTapStays() throws Exception {
         ItEnv.assumeStack();
         ItEnv.assumeJslirp("the launcher is jslirp's");
         try (Namespace ns = Namespace.createInOwnUserNamespace()) {
-            Stack.Options o = Stack.Options.configured();
-            try (Stack.Running stack = Stack.attach(ns, o)) {
-                assertThat(ns.exec(T, "ping", "-c", "1", "-W", "5", Namespace.GATEWAY).exit()).as(stack.describe()).isZero();
+            // As slirp4netns's dhcp script: no --configure, the caller brings the device up itself.
+            try (Stack.Running stack = Stack.attach(ns, Stack.Options.unconfigured())) {
+                // The launcher's device, persistent until the JVM has it open and lets it go with itself.
+                for (int i = 0; i < 300 && !ns.exec(T, "ip", "-d", "link", "show", "tap0").out().contains("persist off"); i++) {
+                    assertThat(stack.alive()).as(stack.describe()).isTrue();
+                    Namespace.sleep(100);
+                }
                 assertThat(ns.exec(T, "ip", "-d", "link", "show", "tap0").out()).contains("persist off");
+                for (String step : List.of("ip addr add 10.0.2.100/24 dev tap0", "ip link set tap0 up", "ip route add default via 10.0.2.2")) {
+                    assertThat(ns.exec(T, step.split(" ")).exit()).as(step).isZero();
+                }
+                assertThat(ns.exec(T, "ping", "-c", "1", "-W", "5", Namespace.GATEWAY).exit()).as(stack.describe()).isZero();
             }
             assertThat(ns.exec(T, "ip", "link", "show", "tap0").exit()).as("the device went with jslirp").isNotZero();
 
             // A caller's device (rootlesskit makes its own) is the caller's: it stays.
             assertThat(ns.exec(T, "ip", "tuntap", "add", "name", "tap0", "mode", "tap").exit()).isZero();
-            try (Stack.Running stack = Stack.attach(ns, o)) {
+            try (Stack.Running stack = Stack.attach(ns, Stack.Options.configured())) {
                 assertThat(ns.exec(T, "ping", "-c", "1", "-W", "5", Namespace.GATEWAY).exit()).as(stack.describe()).isZero();
             }
             assertThat(ns.exec(T, "ip", "link", "show", "tap0").exit()).as("the caller's device stays").isZero();
@@ -82,7 +119,8 @@ class LauncherIT {
                     List.of("--cidr", "foo", "invalid CIDR: foo"),
                     List.of("--cidr", "10.0.2.100/24", "CIDR needs to be a network address like 10.0.2.0/24, not like 10.0.2.100/24"),
                     List.of("--cidr", "10.0.2.100/26", "prefix length needs to be 1-25"))) {
-                List<String> cmd = new ArrayList<>(List.of(ItEnv.home().resolve("bin/slirp4netns").toString(), "-c"));
+                // Without --configure, so that the launcher makes the device and jslirp has to remove it.
+                List<String> cmd = new ArrayList<>(List.of(ItEnv.home().resolve("bin/slirp4netns").toString()));
                 cmd.addAll(bad.subList(0, 2));
                 cmd.addAll(List.of(pid, "tap11"));
                 Cmd.Result r = Cmd.run(Duration.ofSeconds(60), cmd);
