@@ -130,8 +130,11 @@ final class RunCommand implements Callable<Integer> {
         Path file = null;
         try {
             List<String> host = Files.isReadable(ResolvConf.DEFAULT) ? Files.readAllLines(ResolvConf.DEFAULT) : List.of();
-            file = Files.createTempFile("jslirp-resolv", ".conf");
-            Files.writeString(file, ResolvConf.forGuest(host, dns));
+            // Named after this process, not by Files.createTempFile, whose SecureRandom costs a start-up
+            // tens of milliseconds; created new (never an existing file of that name), then read by all.
+            file = Path.of(System.getProperty("java.io.tmpdir"), "jslirp-resolv-" + ProcessHandle.current().pid() + ".conf");
+            Files.writeString(file, ResolvConf.forGuest(host, dns), java.nio.file.StandardOpenOption.CREATE_NEW,
+                    java.nio.file.StandardOpenOption.WRITE);
             Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
             Namespaces.bindMount(file.toString(), ResolvConf.DEFAULT.toString());
         } catch (IOException | RuntimeException e) {
