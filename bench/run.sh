@@ -29,8 +29,15 @@
 #               asked for): the stack process's utime+stime (/proc/PID/stat, all threads); veth has no
 #               such process, so the table also gives the whole machine's busy CPU time per GB
 #               (/proc/stat: stack, iperf3 ends and kernel together), which veth has too.
-# rr, crr and udp run at the first MTU of BENCH_MTUS, conns too; MTU does not matter for 1-byte
-# exchanges, and UDP_LEN fits every MTU.
+#   idle        what an idle instance costs: IDLE_SETTLE s after it came up, the stack process's
+#               private dirty memory (Private_Dirty of /proc/PID/smaps_rollup: what each further
+#               instance adds), its RSS and threads; then four instances side by side, each on its
+#               own namespace: the mean of their private dirty memory and their RSS together.
+#   rrload      round trips beside bulk traffic: RRLOAD_N 1-byte round trips (TCP_NODELAY) idle, then
+#               RRLOAD_N while another connection uploads at full speed (iperf3 ns→host), then
+#               while one downloads (host→ns): p50 and p99 of each, and the bulk rate meanwhile.
+# rr, crr, udp, rrload, idle and conns run at the first MTU of BENCH_MTUS; MTU does not matter for
+# 1-byte exchanges, and UDP_LEN fits every MTU.
 #
 # Rows (each stack is started afresh, on fresh namespaces, for each MTU and each concurrency size):
 #   veth        two namespaces made here, joined by a veth pair with private addresses that exist
@@ -55,7 +62,8 @@
 # Environment: BENCH_SECONDS (5: per cell), BENCH_MTUS ("1500 65520"),
 #   BENCH_STACKS ("veth slirp4netns pasta jslirp"), BENCH_TESTS ("throughput rr crr udp conns cpu"),
 #   BENCH_CONNS ("1000 10000"), BENCH_REPEAT (1: best of N runs per cell, all but conns),
-#   BENCH_PNG (bench/results/benchmark.png), JSLIRP (<repo>/jslirp).
+#   BENCH_PNG (bench/results/benchmark.png), JSLIRP (<repo>/jslirp), PASTA (pasta on PATH: another
+#   build of it, e.g. one made from passt's source; the report names its version).
 # Needs: iproute2, iperf3, nftables, slirp4netns, passt (pasta), python3; python3-matplotlib for the
 # chart (/usr/bin/python3 is used; without matplotlib the chart is skipped with a note).
 set -euo pipefail
@@ -65,11 +73,12 @@ repo=$(cd "$here/.." && pwd)
 SECS=${BENCH_SECONDS:-5}
 MTUS=${BENCH_MTUS:-"1500 65520"}
 STACKS=${BENCH_STACKS:-"veth slirp4netns pasta jslirp"}
-TESTS=${BENCH_TESTS:-"throughput rr crr udp conns cpu"}
+TESTS=${BENCH_TESTS:-"throughput rr crr udp conns cpu idle rrload"}
 CONNS=${BENCH_CONNS:-"1000 10000"}
 REPEAT=${BENCH_REPEAT:-1}
 PNG=${BENCH_PNG:-$here/results/benchmark.png}
 JSLIRP=${JSLIRP:-$repo/jslirp}
+PASTA=${PASTA:-$(command -v pasta || echo pasta)}
 PY=/usr/bin/python3; [[ -x $PY ]] || PY=python3
 BASE_MTU=${MTUS%% *}    # MTU of the rr, crr, udp and conns cells
 CRR_CLIENTS=4           # parallel connection-rate clients (2 cores: enough to keep a stack busy)
@@ -77,6 +86,9 @@ SERVER_WORKERS=2        # processes of each Python server, one per core
 CONN_BYTES=16384        # echoed on each of the concurrent connections
 CONN_TIMEOUT=60         # seconds for one concurrent-connections cell
 UDP_LEN=1400            # UDP datagram size: fits MTU 1500 with IPv4 and UDP headers
+IDLE_SETTLE=5           # seconds an instance idles before its memory is read
+IDLE_INSTANCES=4        # instances side by side in the idle cell
+RRLOAD_N=3000           # round trips per rrload cell
 tag="jsb$$"
 VETH_A=10.77.77.1 VETH_B=10.77.77.2
 
@@ -87,7 +99,7 @@ wants() { [[ " $TESTS " == *" $1 "* ]]; }
 [[ $(id -u) -eq 0 ]] || die "run as root (network namespaces, tap, veth)"
 for t in ip iperf3 nft nsenter ss timeout; do command -v "$t" >/dev/null || die "missing tool: $t"; done
 for t in $TESTS; do
-  case $t in throughput|rr|crr|udp|conns|cpu) ;; *) die "unknown test family: $t" ;; esac
+  case $t in throughput|rr|crr|udp|conns|cpu|idle|rrload) ;; *) die "unknown test family: $t" ;; esac
 done
 for s in $STACKS; do
   case $s in veth|slirp4netns|pasta|jslirp) ;; *) die "unknown stack: $s" ;; esac
@@ -217,9 +229,10 @@ up_veth() {
   NS=$a TARGET=$VETH_B SRV_NS=$b SRV_ADDR=$VETH_B STACK_PID="" ERRLOG=/dev/null
 }
 
-# up_stack STACK MTU: start a user-mode stack on a fresh namespace; fails when it does not come up
+# up_stack STACK MTU [SUFFIX]: start a user-mode stack on a fresh namespace (named with SUFFIX, for
+# several side by side); fails when it does not come up
 up_stack() {
-  local stack=$1 mtu=$2 ns="${tag}${1:0:4}" secs=30 hp
+  local stack=$1 mtu=$2 ns="${tag}${1:0:4}${3:-}" secs=30 hp
   ERRLOG="$workdir/$stack-$mtu-$(date +%s%N).log"
   mkns "$ns" 10.0.2.2
   holder "$ns" || return 1
@@ -230,8 +243,8 @@ up_stack() {
       command -v slirp4netns >/dev/null || { log "slirp4netns not installed"; return 1; }
       slirp4netns -c --mtu "$mtu" "$hp" tap0 >"$ERRLOG" 2>&1 & ;;
     pasta)
-      command -v pasta >/dev/null || { log "pasta not installed"; return 1; }
-      pasta --runas 0 -f -q --config-net -4 -I tap0 -a 10.0.2.100 -n 24 -g 10.0.2.2 --mtu "$mtu" \
+      command -v "$PASTA" >/dev/null || { log "pasta not installed"; return 1; }
+      "$PASTA" --runas 0 -f -q --config-net -4 -I tap0 -a 10.0.2.100 -n 24 -g 10.0.2.2 --mtu "$mtu" \
         -t none -u none -T none -U none --netns "$ns" >"$ERRLOG" 2>&1 & ;;
     jslirp)
       [[ -x $JSLIRP ]] || { log "jslirp launcher not found: $JSLIRP"; return 1; }
@@ -367,6 +380,69 @@ cell_conns() {
   record "{\"family\": \"conns\", \"stack\": \"$stack\", \"mtu\": $BASE_MTU, \"n\": $n, \"res\": $res, \"hwm_kb\": $hwm, \"alive\": $alive}"
 }
 
+# memory_of PID: "private_dirty_kb rss_kb threads" of a running process
+memory_of() {
+  local pd rss thr
+  pd=$(awk '/^Private_Dirty:/ { print $2 }' "/proc/$1/smaps_rollup" 2>/dev/null) || return 1
+  rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null) || return 1
+  thr=$(awk '/^Threads:/ { print $2 }' "/proc/$1/status" 2>/dev/null) || return 1
+  [[ -n $pd && -n $rss ]] || return 1
+  echo "$pd $rss $thr"
+}
+
+# cell_idle STACK: the session's instance idle, then IDLE_INSTANCES side by side, each on its own namespace
+cell_idle() {
+  local stack=$1 one i m a b pd=0 rss=0 n=0 first_pd first_rss first_thr all=()
+  [[ -n $STACK_PID ]] || return 0   # veth: no process
+  log "  idle memory: one instance, then $IDLE_INSTANCES"
+  sleep "$IDLE_SETTLE"
+  one=$(memory_of "$STACK_PID") || { SESSION_FAILED=1; return; }
+  read -r first_pd first_rss first_thr <<<"$one"
+  all=("$STACK_PID")
+  for ((i = 2; i <= IDLE_INSTANCES; i++)); do
+    up_stack "$stack" "$BASE_MTU" "$i" || { SESSION_FAILED=1; return; }
+    all+=("$STACK_PID")
+  done
+  STACK_PID=${all[0]}
+  sleep "$IDLE_SETTLE"
+  for i in "${all[@]}"; do
+    m=$(memory_of "$i") || { SESSION_FAILED=1; return; }
+    read -r a b _ <<<"$m"
+    pd=$((pd + a)) rss=$((rss + b)) n=$((n + 1))
+  done
+  record "{\"family\": \"idle\", \"stack\": \"$stack\", \"mtu\": $BASE_MTU, \"res\": {\"private_dirty_kb\": $first_pd, \"rss_kb\": $first_rss, \"threads\": $first_thr, \"instances\": $n, \"private_dirty_mean_kb\": $((pd / n)), \"rss_total_kb\": $rss}}"
+}
+
+# cells_rrload STACK: RRLOAD_N round trips idle, during an upload, during a download
+cells_rrload() {
+  local stack=$1 load echo_port iperf_port res bp gbps args
+  serve echo || { SESSION_FAILED=1; return; }
+  echo_port=$SERVER_PORT
+  serve iperf || { SESSION_FAILED=1; return; }
+  iperf_port=$SERVER_PORT
+  for load in idle upload download; do
+    stack_alive || { SESSION_FAILED=1; return; }
+    log "  round trips, $load"
+    bp="" gbps=null
+    if [[ $load != idle ]]; then
+      args=(-t $((SECS + 60)) -J); [[ $load == download ]] && args+=(-R)
+      in_ns iperf3 -c "$TARGET" -p "$iperf_port" --connect-timeout 5000 "${args[@]}" >"$workdir/bulk-$load.json" 2>/dev/null &
+      bp=$!; track "$bp"
+      sleep 2   # past slow start
+    fi
+    res=$(in_ns timeout $((SECS + 60)) "$PY" "$here/tcp_client.py" rrn "$TARGET" "$echo_port" "$RRLOAD_N") || SESSION_FAILED=1
+    if [[ -n $bp ]]; then
+      kill -INT "$bp" 2>/dev/null || true   # iperf3 still writes its summary of the time it ran
+      wait "$bp" 2>/dev/null || true
+      forget_pid "$bp"
+      gbps=$("$PY" "$here/iperf_json.py" <"$workdir/bulk-$load.json" 2>/dev/null |
+             "$PY" -c 'import json, sys; print("%.3f" % json.load(sys.stdin)["gbps"])' 2>/dev/null) || gbps=null
+    fi
+    [[ $res == "{"*"}" ]] || res='{"error": "client failed"}'
+    record "{\"family\": \"rrload\", \"stack\": \"$stack\", \"mtu\": $BASE_MTU, \"load\": \"$load\", \"bulk_gbps\": $gbps, \"res\": $res}"
+  done
+}
+
 # session STACK MTU WHAT...: bring the stack up once and run the cells WHAT (throughput udp rr crr
 # conns:N) through it; whatever fails is logged and left out of the results.
 session() {
@@ -381,12 +457,21 @@ session() {
         rr) cells_tcp rr "$stack" "$mtu" echo "$SECS" ;;
         crr) cells_tcp crr "$stack" "$mtu" once "$SECS" "$CRR_CLIENTS" ;;
         conns:*) cell_conns "$stack" "${what#conns:}" ;;
+        rrload) cells_rrload "$stack" ;;
+        idle) cell_idle "$stack" ;;
       esac
     done
   else
     SESSION_FAILED=1
   fi
   down "$stack"
+}
+
+pasta_version() {  # the first line of its --version, else the Debian package's version
+  local v
+  v=$("$PASTA" --version 2>/dev/null | head -1) || v=""
+  [[ -n $v ]] || v=$(dpkg-query -W -f '${Version}' passt 2>/dev/null || echo unknown)
+  echo "$v ($PASTA)"
 }
 
 jslirp_version() {  # the commit the launcher's checkout is at, and whether its sources differ from it
@@ -406,7 +491,7 @@ main() {
   meta load_before "$(cut -d' ' -f1-3 /proc/loadavg)"
   meta iperf3 "$(iperf3 --version 2>/dev/null | head -1 | awk '{ print $2 }')"
   command -v slirp4netns >/dev/null && meta slirp4netns "$(slirp4netns --version | awk 'NR == 1 { print $3 } /libslirp/ { print "libslirp " $2 }' | paste -sd' ')"
-  command -v pasta >/dev/null && meta pasta "$(dpkg-query -W -f '${Version}' passt 2>/dev/null || echo unknown)"
+  command -v "$PASTA" >/dev/null && meta pasta "$(pasta_version)"
   meta jslirp "$(jslirp_version)"
   if [[ " $STACKS " == *" jslirp "* && -x $JSLIRP ]]; then
     # The launcher builds the jar if needed and trains its start-up cache in the background on
@@ -418,7 +503,7 @@ main() {
       [[ -e $lock ]] && flock -w 180 "$lock" true
     done
   fi
-  for k in SECS MTUS STACKS TESTS CONNS REPEAT CRR_CLIENTS CONN_BYTES CONN_TIMEOUT UDP_LEN; do meta "$k" "${!k}"; done
+  for k in SECS MTUS STACKS TESTS CONNS REPEAT CRR_CLIENTS CONN_BYTES CONN_TIMEOUT UDP_LEN IDLE_SETTLE IDLE_INSTANCES RRLOAD_N; do meta "$k" "${!k}"; done
   meta clk_tck "$(getconf CLK_TCK)"
 
   for mtu in $MTUS; do
@@ -426,11 +511,14 @@ main() {
       what=()
       { wants throughput || wants cpu; } && what+=(throughput)
       if [[ $mtu == "$BASE_MTU" ]]; then
-        for f in rr crr udp; do wants "$f" && what+=("$f"); done
+        for f in rr crr udp rrload; do wants "$f" && what+=("$f"); done
       fi
       ((${#what[@]})) && session "$stack" "$mtu" "${what[@]}"
     done
   done
+  if wants idle; then
+    for stack in $STACKS; do [[ $stack == veth ]] || session "$stack" "$BASE_MTU" idle; done
+  fi
   if wants conns; then
     for n in $CONNS; do
       for stack in $STACKS; do session "$stack" "$BASE_MTU" "conns:$n"; done

@@ -3,6 +3,8 @@
     tcp_client.py rr    HOST PORT SECONDS
         One connection with TCP_NODELAY to an echo server, 1-byte ping-pong for SECONDS, one
         transaction at a time: {"tps", "p50_us", "p99_us", "transactions"}.
+    tcp_client.py rrn   HOST PORT N
+        As rr, for N round trips (after the same warm-up): {"tps", "p50_us", "p99_us", "transactions"}.
     tcp_client.py crr   HOST PORT SECONDS PROCESSES
         PROCESSES clients in parallel, each in a loop for SECONDS: connect, send 1 byte, read it
         back, read the server's close, close ("once" server). Only connections finished in time
@@ -35,7 +37,8 @@ def emit(obj, summary, ok=True):
         sys.exit(1)
 
 
-def rr(host, port, secs):
+def rr(host, port, secs, count=None):
+    """Round trips for secs seconds, or count of them when count is given."""
     s = socket.create_connection((host, port), timeout=5)
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     one = b"x"
@@ -46,8 +49,8 @@ def rr(host, port, secs):
     lat = []
     clock = time.perf_counter
     start = t = clock()
-    end = start + secs
-    while t < end:
+    end = start + secs if count is None else float("inf")
+    while t < end and (count is None or len(lat) < count):
         s.send(one)
         if s.recv(1) != one:
             raise ConnectionError("echo server closed")
@@ -238,7 +241,7 @@ def main():
     mode, host, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
     args = [float(a) if "." in a else int(a) for a in sys.argv[4:]]
     try:
-        {"rr": rr, "crr": crr, "conns": conns}[mode](host, port, *args)
+        {"rr": rr, "rrn": lambda h, p, n: rr(h, p, None, n), "crr": crr, "conns": conns}[mode](host, port, *args)
     except Exception as e:
         emit({"error": repr(e)}, "failed: %r" % e, ok=False)
 
