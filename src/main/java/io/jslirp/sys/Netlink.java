@@ -1,0 +1,266 @@
+package io.jslirp.sys;
+
+import static io.jslirp.sys.Native.errno;
+import static io.jslirp.sys.Native.nr;
+import static io.jslirp.sys.Native.scratch;
+import static io.jslirp.sys.Native.syscall;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Interfaces, addresses and routes through rtnetlink, in the network namespace of the thread that
+ * opens it (a netlink socket stays bound to the namespace it was made in, so the instance may then
+ * be used from any one thread at a time). What pasta configures in its namespace, and ioctl cannot:
+ * IPv6 addresses (with IFA_F_NODAD, as pasta adds them: the address is the host's, so duplicate
+ * address detection would only delay it) and IPv6 routes. Each request waits for the kernel's
+ * answer; a refusal throws {@link SysException} naming the operation, e.g. "add address
+ * 192.0.2.2/24 to tap0: File exists (EEXIST)".
+ */
+public final class Netlink implements AutoCloseable {
+    private static final int AF_INET = 2, AF_INET6 = 10, AF_NETLINK = 16, SOCK_RAW = 3, SOCK_CLOEXEC = 0x80000,
+            NETLINK_ROUTE = 0;
+    private static final long SOCKET = nr(41, 198), BIND = nr(49, 200), SEND = nr(44, 206), RECV = nr(45, 207);
+
+    private static final short NLMSG_ERROR = 2, RTM_NEWLINK = 16, RTM_GETLINK = 18, RTM_NEWADDR = 20, RTM_NEWROUTE = 24;
+    private static final short NLM_F_REQUEST = 0x1, NLM_F_ACK = 0x4, NLM_F_EXCL = 0x200, NLM_F_CREATE = 0x400;
+    private static final short IFLA_IFNAME = 3, IFLA_MTU = 4;
+    private static final short IFA_ADDRESS = 1, IFA_LOCAL = 2, IFA_BROADCAST = 4;
+    private static final short RTA_DST = 1, RTA_OIF = 4, RTA_GATEWAY = 5, RTA_PRIORITY = 6;
+    private static final int IFF_UP = 0x1, IFA_F_NODAD = 0x02;
+    private static final int RT_TABLE_MAIN = 254, RTPROT_BOOT = 3, RT_SCOPE_UNIVERSE = 0, RT_SCOPE_LINK = 253, RTN_UNICAST = 1;
+
+    /** struct nlmsghdr: u32 length, u16 type, u16 flags, u32 sequence, u32 port ID. */
+    private static final int NLMSG_HDRLEN = 16;
+    /** struct ifinfomsg is 16 bytes (its index at 4), ifaddrmsg 8, rtmsg 12. */
+    private static final int IFINFOMSG = 16, IFADDRMSG = 8, RTMSG = 12;
+    /** Requests are small; answers to them (an acknowledgement, one link) fit easily. */
+    private static final int REQUEST = 512, ANSWER = 32768;
+
+    /** An interface of this namespace: its index and the name it was looked up by (for messages). */
+    public record Link(int index, String name) {}
+
+    /**
+     * A route: to destination/prefixLength (the network's address; 0.0.0.0/0 or ::/0 for the
+     * default), via gateway or, when it is null, on-link, with a metric (0: the kernel's default,
+     * 1024 for IPv6).
+     */
+    public record Route(InetAddress destination, int prefixLength, InetAddress gateway, int metric) {
+        public Route {
+            int bits = destination.getAddress().length * 8;
+            if (prefixLength < 0 || prefixLength > bits) {
+                throw new IllegalArgumentException("prefix length " + prefixLength + " out of range for " + destination.getHostAddress());
+            }
+            if (gateway != null && gateway.getClass() != destination.getClass()) {
+                throw new IllegalArgumentException("gateway " + gateway.getHostAddress() + " is not of the destination's IP version");
+            }
+            if (metric < 0) throw new IllegalArgumentException("negative metric " + metric);
+        }
+
+        /** The default route of gateway's IP version, via gateway. */
+        public static Route defaultVia(InetAddress gateway) {
+            return new Route(any(gateway), 0, gateway, 0);
+        }
+
+        /** How ip route writes it: "default via 192.0.2.1", "203.0.113.0/24". */
+        @Override
+        public String toString() {
+            String to = prefixLength == 0 ? "default" : destination.getHostAddress() + "/" + prefixLength;
+            return gateway == null ? to : to + " via " + gateway.getHostAddress();
+        }
+
+        private static InetAddress any(InetAddress like) {
+            try {
+                return InetAddress.getByAddress(new byte[like.getAddress().length]);
+            } catch (java.net.UnknownHostException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    private final int fd;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment request = arena.allocate(REQUEST, 8);
+    private final MemorySegment answer = arena.allocate(ANSWER, 8);
+    private int sequence;
+    private int length;
+
+    private Netlink(int fd) {
+        this.fd = fd;
+    }
+
+    /** A NETLINK_ROUTE socket in the calling thread's network namespace; throws {@link SysException}. */
+    public static Netlink open() {
+        MemorySegment err = scratch().errno;
+        int fd = (int) syscall(SOCKET, err, AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+        if (fd < 0) throw new SysException("open rtnetlink socket", errno(err));
+        Netlink nl = new Netlink(fd);
+        // struct sockaddr_nl: family, padding, port ID 0 (the kernel picks one), no groups.
+        MemorySegment sa = nl.request;
+        sa.fill((byte) 0);
+        sa.set(JAVA_SHORT_UNALIGNED, 0, (short) AF_NETLINK);
+        if (syscall(BIND, err, fd, sa.address(), 12) < 0) {
+            int e = errno(err);
+            nl.close();
+            throw new SysException("bind rtnetlink socket", e);
+        }
+        return nl;
+    }
+
+    /** The interface called name; throws {@link SysException} ("find interface eth9: No such device (ENODEV)"). */
+    public Link link(String name) {
+        byte[] bytes = name.getBytes(StandardCharsets.US_ASCII);
+        if (bytes.length == 0 || bytes.length > 15) throw new IllegalArgumentException("bad interface name (1 to 15 characters): " + name);
+        begin(RTM_GETLINK, NLM_F_REQUEST);
+        length += IFINFOMSG;
+        byte[] cString = java.util.Arrays.copyOf(bytes, bytes.length + 1);
+        attribute(IFLA_IFNAME, cString);
+        MemorySegment reply = exchange("find interface " + name);
+        return new Link(reply.get(JAVA_INT_UNALIGNED, NLMSG_HDRLEN + 4), name);
+    }
+
+    /** Sets IFF_UP on the link, as ip link set up does. */
+    public void setUp(Link link) {
+        linkRequest(link, IFF_UP, IFF_UP);
+        exchange("bring up " + link.name());
+    }
+
+    /** Sets the link's MTU. */
+    public void setMtu(Link link, int mtu) {
+        linkRequest(link, 0, 0);
+        attributeInt(IFLA_MTU, mtu);
+        exchange("set MTU " + mtu + " on " + link.name());
+    }
+
+    /**
+     * Adds an address with its prefix length to the link: for IPv4 with the broadcast address of
+     * its network (as ip's "brd +"; none for /31 and /32), for IPv6 without duplicate address
+     * detection (IFA_F_NODAD). The kernel adds the route to the prefix itself.
+     */
+    public void addAddress(Link link, InetAddress address, int prefixLength) {
+        byte[] a = address.getAddress();
+        if (prefixLength < 0 || prefixLength > a.length * 8) {
+            throw new IllegalArgumentException("prefix length " + prefixLength + " out of range for " + address.getHostAddress());
+        }
+        boolean v6 = address instanceof Inet6Address;
+        begin(RTM_NEWADDR, (short) (NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL));
+        int msg = length;
+        request.set(JAVA_BYTE, msg, (byte) (v6 ? AF_INET6 : AF_INET));
+        request.set(JAVA_BYTE, msg + 1, (byte) prefixLength);
+        request.set(JAVA_BYTE, msg + 2, (byte) (v6 ? IFA_F_NODAD : 0));
+        request.set(JAVA_BYTE, msg + 3, (byte) RT_SCOPE_UNIVERSE);
+        request.set(JAVA_INT_UNALIGNED, msg + 4, link.index());
+        length += IFADDRMSG;
+        if (!v6) attribute(IFA_LOCAL, a);
+        attribute(IFA_ADDRESS, a);
+        if (!v6 && prefixLength <= 30) attribute(IFA_BROADCAST, broadcast(a, prefixLength));
+        exchange("add address " + address.getHostAddress() + "/" + prefixLength + " to " + link.name());
+    }
+
+    /** Adds the route through the link to the main table, as ip route add does (protocol boot). */
+    public void addRoute(Link link, Route route) {
+        boolean v6 = route.destination() instanceof Inet6Address;
+        begin(RTM_NEWROUTE, (short) (NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL));
+        int msg = length;
+        request.set(JAVA_BYTE, msg, (byte) (v6 ? AF_INET6 : AF_INET));
+        request.set(JAVA_BYTE, msg + 1, (byte) route.prefixLength());
+        request.set(JAVA_BYTE, msg + 4, (byte) RT_TABLE_MAIN);
+        request.set(JAVA_BYTE, msg + 5, (byte) RTPROT_BOOT);
+        // A route without a gateway reaches its destination on the link itself (IPv6 has no scopes for routes).
+        request.set(JAVA_BYTE, msg + 6, (byte) (route.gateway() == null && !v6 ? RT_SCOPE_LINK : RT_SCOPE_UNIVERSE));
+        request.set(JAVA_BYTE, msg + 7, (byte) RTN_UNICAST);
+        length += RTMSG;
+        if (route.prefixLength() > 0) attribute(RTA_DST, route.destination().getAddress());
+        if (route.gateway() != null) attribute(RTA_GATEWAY, route.gateway().getAddress());
+        attributeInt(RTA_OIF, link.index());
+        if (route.metric() > 0) attributeInt(RTA_PRIORITY, route.metric());
+        exchange("add route " + route + " dev " + link.name());
+    }
+
+    private void linkRequest(Link link, int flags, int change) {
+        begin(RTM_NEWLINK, (short) (NLM_F_REQUEST | NLM_F_ACK));
+        int msg = length;
+        request.asSlice(msg, IFINFOMSG).fill((byte) 0);
+        request.set(JAVA_INT_UNALIGNED, msg + 4, link.index());
+        request.set(JAVA_INT_UNALIGNED, msg + 8, flags);
+        request.set(JAVA_INT_UNALIGNED, msg + 12, change);
+        length += IFINFOMSG;
+    }
+
+    private static byte[] broadcast(byte[] a, int prefixLength) {
+        int v = ((a[0] & 0xff) << 24) | ((a[1] & 0xff) << 16) | ((a[2] & 0xff) << 8) | (a[3] & 0xff);
+        int b = v | (prefixLength == 0 ? -1 : -1 >>> prefixLength);
+        return new byte[] {(byte) (b >>> 24), (byte) (b >>> 16), (byte) (b >>> 8), (byte) b};
+    }
+
+    /** Starts a request: a zeroed buffer and its header, the message's own bytes to follow. */
+    private void begin(short type, short flags) {
+        request.fill((byte) 0);
+        request.set(JAVA_SHORT_UNALIGNED, 4, type);
+        request.set(JAVA_SHORT_UNALIGNED, 6, flags);
+        request.set(JAVA_INT_UNALIGNED, 8, ++sequence);
+        length = NLMSG_HDRLEN;
+    }
+
+    /** Appends a struct rtattr (u16 length, u16 type, the value, padding to 4 bytes). */
+    private void attribute(short type, byte[] value) {
+        int attrLength = 4 + value.length;
+        request.set(JAVA_SHORT_UNALIGNED, length, (short) attrLength);
+        request.set(JAVA_SHORT_UNALIGNED, length + 2, type);
+        MemorySegment.copy(value, 0, request, JAVA_BYTE, length + 4, value.length);
+        length += (attrLength + 3) & ~3;
+    }
+
+    private void attributeInt(short type, int value) {
+        request.set(JAVA_SHORT_UNALIGNED, length, (short) 8);
+        request.set(JAVA_SHORT_UNALIGNED, length + 2, type);
+        request.set(JAVA_INT_UNALIGNED, length + 4, value);
+        length += 8;
+    }
+
+    /**
+     * Sends the request and reads until the kernel's answer to it: a message of its own (returned,
+     * as a slice of the answer buffer) or an acknowledgement (NLMSG_ERROR, error 0). A refusal
+     * throws {@link SysException}(what, errno).
+     */
+    private MemorySegment exchange(String what) {
+        request.set(JAVA_INT_UNALIGNED, 0, length);
+        MemorySegment err = scratch().errno;
+        long sent;
+        do {
+            sent = syscall(SEND, err, fd, request.address(), length, 0, 0, 0);
+        } while (sent < 0 && errno(err) == Errno.EINTR);
+        if (sent < 0) throw new SysException(what + ": send to rtnetlink", errno(err));
+        while (true) {
+            long n = syscall(RECV, err, fd, answer.address(), ANSWER, 0, 0, 0);
+            if (n < 0) {
+                if (errno(err) == Errno.EINTR) continue;
+                throw new SysException(what + ": receive from rtnetlink", errno(err));
+            }
+            for (int off = 0; off + NLMSG_HDRLEN <= n; ) {
+                int msgLength = answer.get(JAVA_INT_UNALIGNED, off);
+                if (msgLength < NLMSG_HDRLEN || off + msgLength > n) break;
+                if (answer.get(JAVA_INT_UNALIGNED, off + 8) == sequence) {
+                    if (answer.get(JAVA_SHORT_UNALIGNED, off + 4) != NLMSG_ERROR) return answer.asSlice(off, msgLength);
+                    int error = answer.get(JAVA_INT_UNALIGNED, off + NLMSG_HDRLEN);
+                    if (error < 0) throw new SysException(what, -error);
+                    return answer.asSlice(off, msgLength);
+                }
+                off += (msgLength + 3) & ~3;
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        Libc.close(fd);
+        arena.close();
+    }
+}
