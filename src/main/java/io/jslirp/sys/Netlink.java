@@ -56,10 +56,10 @@ public final class Netlink implements AutoCloseable {
         public Route {
             int bits = destination.getAddress().length * 8;
             if (prefixLength < 0 || prefixLength > bits) {
-                throw new IllegalArgumentException("prefix length " + prefixLength + " out of range for " + destination.getHostAddress());
+                throw new IllegalArgumentException("prefix length " + prefixLength + " out of range for " + format(destination));
             }
             if (gateway != null && gateway.getClass() != destination.getClass()) {
-                throw new IllegalArgumentException("gateway " + gateway.getHostAddress() + " is not of the destination's IP version");
+                throw new IllegalArgumentException("gateway " + format(gateway) + " is not of the destination's IP version");
             }
             if (metric < 0) throw new IllegalArgumentException("negative metric " + metric);
         }
@@ -69,11 +69,11 @@ public final class Netlink implements AutoCloseable {
             return new Route(any(gateway), 0, gateway, 0);
         }
 
-        /** How ip route writes it: "default via 192.0.2.1", "203.0.113.0/24". */
+        /** How ip route writes it: "default via 192.0.2.1", "203.0.113.0/24", "2001:db8::/32 via fd00::1". */
         @Override
         public String toString() {
-            String to = prefixLength == 0 ? "default" : destination.getHostAddress() + "/" + prefixLength;
-            return gateway == null ? to : to + " via " + gateway.getHostAddress();
+            String to = prefixLength == 0 ? "default" : format(destination) + "/" + prefixLength;
+            return gateway == null ? to : to + " via " + format(gateway);
         }
 
         private static InetAddress any(InetAddress like) {
@@ -147,7 +147,7 @@ public final class Netlink implements AutoCloseable {
     public void addAddress(Link link, InetAddress address, int prefixLength) {
         byte[] a = address.getAddress();
         if (prefixLength < 0 || prefixLength > a.length * 8) {
-            throw new IllegalArgumentException("prefix length " + prefixLength + " out of range for " + address.getHostAddress());
+            throw new IllegalArgumentException("prefix length " + prefixLength + " out of range for " + format(address));
         }
         boolean v6 = address instanceof Inet6Address;
         begin(RTM_NEWADDR, (short) (NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL));
@@ -161,7 +161,7 @@ public final class Netlink implements AutoCloseable {
         if (!v6) attribute(IFA_LOCAL, a);
         attribute(IFA_ADDRESS, a);
         if (!v6 && prefixLength <= 30) attribute(IFA_BROADCAST, broadcast(a, prefixLength));
-        exchange("add address " + address.getHostAddress() + "/" + prefixLength + " to " + link.name());
+        exchange("add address " + format(address) + "/" + prefixLength + " to " + link.name());
     }
 
     /** Adds the route through the link to the main table, as ip route add does (protocol boot). */
@@ -182,6 +182,47 @@ public final class Netlink implements AutoCloseable {
         attributeInt(RTA_OIF, link.index());
         if (route.metric() > 0) attributeInt(RTA_PRIORITY, route.metric());
         exchange("add route " + route + " dev " + link.name());
+    }
+
+    /**
+     * An address as ip and inet_ntop write it: dotted IPv4; IPv6 in RFC 5952's form, the longest run
+     * of two or more zero groups as "::", lower case, a v4-mapped address as ::ffff:a.b.c.d and a
+     * v4-compatible one as ::a.b.c.d (InetAddress writes 2001:db8:0:0:0:0:0:1).
+     */
+    public static String format(InetAddress address) {
+        byte[] b = address.getAddress();
+        if (b.length == 4) return (b[0] & 0xff) + "." + (b[1] & 0xff) + "." + (b[2] & 0xff) + "." + (b[3] & 0xff);
+        int[] g = new int[8];
+        for (int i = 0; i < 8; i++) g[i] = ((b[2 * i] & 0xff) << 8) | (b[2 * i + 1] & 0xff);
+        if (g[0] == 0 && g[1] == 0 && g[2] == 0 && g[3] == 0 && g[4] == 0 && (g[5] == 0xffff || g[5] == 0 && g[6] != 0)) {
+            // v4-mapped and (deprecated) v4-compatible addresses end in dotted IPv4, as inet_ntop writes them
+            return (g[5] == 0 ? "::" : "::ffff:") + (b[12] & 0xff) + "." + (b[13] & 0xff) + "." + (b[14] & 0xff) + "." + (b[15] & 0xff);
+        }
+        int bestStart = -1, bestLength = 1;
+        for (int i = 0; i < 8; ) {
+            if (g[i] != 0) {
+                i++;
+                continue;
+            }
+            int j = i;
+            while (j < 8 && g[j] == 0) j++;
+            if (j - i > bestLength) {
+                bestStart = i;
+                bestLength = j - i;
+            }
+            i = j;
+        }
+        StringBuilder s = new StringBuilder();
+        for (int i = 0; i < 8; i++) {
+            if (i == bestStart) {
+                s.append("::");
+                i += bestLength - 1;
+                continue;
+            }
+            if (s.length() > 0 && s.charAt(s.length() - 1) != ':') s.append(':');
+            s.append(Integer.toHexString(g[i]));
+        }
+        return s.toString();
     }
 
     private void linkRequest(Link link, int flags, int change) {
