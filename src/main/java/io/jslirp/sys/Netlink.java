@@ -1,16 +1,10 @@
 package io.jslirp.sys;
 
-import static io.jslirp.sys.Native.errno;
-import static io.jslirp.sys.Native.nr;
-import static io.jslirp.sys.Native.scratch;
-import static io.jslirp.sys.Native.syscall;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
@@ -25,24 +19,17 @@ import java.nio.charset.StandardCharsets;
  * 192.0.2.2/24 to tap0: File exists (EEXIST)".
  */
 public final class Netlink implements AutoCloseable {
-    private static final int AF_INET = 2, AF_INET6 = 10, AF_NETLINK = 16, SOCK_RAW = 3, SOCK_CLOEXEC = 0x80000,
-            NETLINK_ROUTE = 0;
-    private static final long SOCKET = nr(41, 198), BIND = nr(49, 200), SEND = nr(44, 206), RECV = nr(45, 207);
-
-    private static final short NLMSG_ERROR = 2, RTM_NEWLINK = 16, RTM_GETLINK = 18, RTM_NEWADDR = 20, RTM_NEWROUTE = 24;
-    private static final short NLM_F_REQUEST = 0x1, NLM_F_ACK = 0x4, NLM_F_EXCL = 0x200, NLM_F_CREATE = 0x400;
+    private static final int AF_INET = 2, AF_INET6 = 10;
+    private static final short RTM_NEWLINK = 16, RTM_GETLINK = 18, RTM_NEWADDR = 20, RTM_NEWROUTE = 24;
+    private static final short NLM_F_ACK = NetlinkSocket.NLM_F_ACK, NLM_F_EXCL = 0x200, NLM_F_CREATE = 0x400;
     private static final short IFLA_IFNAME = 3, IFLA_MTU = 4;
     private static final short IFA_ADDRESS = 1, IFA_LOCAL = 2, IFA_BROADCAST = 4;
     private static final short RTA_DST = 1, RTA_OIF = 4, RTA_GATEWAY = 5, RTA_PRIORITY = 6;
     private static final int IFF_UP = 0x1, IFA_F_NODAD = 0x02;
     private static final int RT_TABLE_MAIN = 254, RTPROT_BOOT = 3, RT_SCOPE_UNIVERSE = 0, RT_SCOPE_LINK = 253, RTN_UNICAST = 1;
 
-    /** struct nlmsghdr: u32 length, u16 type, u16 flags, u32 sequence, u32 port ID. */
-    private static final int NLMSG_HDRLEN = 16;
     /** struct ifinfomsg is 16 bytes (its index at 4), ifaddrmsg 8, rtmsg 12. */
     private static final int IFINFOMSG = 16, IFADDRMSG = 8, RTMSG = 12;
-    /** Requests are small; answers to them (an acknowledgement, one link) fit easily. */
-    private static final int REQUEST = 512, ANSWER = 32768;
 
     /** An interface of this namespace: its index and the name it was looked up by (for messages). */
     public record Link(int index, String name) {}
@@ -85,45 +72,29 @@ public final class Netlink implements AutoCloseable {
         }
     }
 
-    private final int fd;
-    private final Arena arena = Arena.ofShared();
-    private final MemorySegment request = arena.allocate(REQUEST, 8);
-    private final MemorySegment answer = arena.allocate(ANSWER, 8);
-    private int sequence;
-    private int length;
+    private final NetlinkSocket socket;
+    private final MemorySegment request;
 
-    private Netlink(int fd) {
-        this.fd = fd;
+    private Netlink(NetlinkSocket socket) {
+        this.socket = socket;
+        this.request = socket.request;
     }
 
     /** A NETLINK_ROUTE socket in the calling thread's network namespace; throws {@link SysException}. */
     public static Netlink open() {
-        MemorySegment err = scratch().errno;
-        int fd = (int) syscall(SOCKET, err, AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-        if (fd < 0) throw new SysException("open rtnetlink socket", errno(err));
-        Netlink nl = new Netlink(fd);
-        // struct sockaddr_nl: family, padding, port ID 0 (the kernel picks one), no groups.
-        MemorySegment sa = nl.request;
-        sa.fill((byte) 0);
-        sa.set(JAVA_SHORT_UNALIGNED, 0, (short) AF_NETLINK);
-        if (syscall(BIND, err, fd, sa.address(), 12) < 0) {
-            int e = errno(err);
-            nl.close();
-            throw new SysException("bind rtnetlink socket", e);
-        }
-        return nl;
+        return new Netlink(new NetlinkSocket(NetlinkSocket.NETLINK_ROUTE, "open rtnetlink socket"));
     }
 
     /** The interface called name; throws {@link SysException} ("find interface eth9: No such device (ENODEV)"). */
     public Link link(String name) {
         byte[] bytes = name.getBytes(StandardCharsets.US_ASCII);
         if (bytes.length == 0 || bytes.length > 15) throw new IllegalArgumentException("bad interface name (1 to 15 characters): " + name);
-        begin(RTM_GETLINK, NLM_F_REQUEST);
-        length += IFINFOMSG;
+        socket.begin(RTM_GETLINK, (short) 0);
+        socket.length += IFINFOMSG;
         byte[] cString = java.util.Arrays.copyOf(bytes, bytes.length + 1);
         attribute(IFLA_IFNAME, cString);
-        MemorySegment reply = exchange("find interface " + name);
-        return new Link(reply.get(JAVA_INT_UNALIGNED, NLMSG_HDRLEN + 4), name);
+        int reply = exchange("find interface " + name);
+        return new Link(socket.answer.get(JAVA_INT_UNALIGNED, reply + NetlinkSocket.HEADER + 4), name);
     }
 
     /** Sets IFF_UP on the link, as ip link set up does. */
@@ -150,14 +121,14 @@ public final class Netlink implements AutoCloseable {
             throw new IllegalArgumentException("prefix length " + prefixLength + " out of range for " + format(address));
         }
         boolean v6 = address instanceof Inet6Address;
-        begin(RTM_NEWADDR, (short) (NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL));
-        int msg = length;
+        socket.begin(RTM_NEWADDR, (short) (NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL));
+        int msg = socket.length;
         request.set(JAVA_BYTE, msg, (byte) (v6 ? AF_INET6 : AF_INET));
         request.set(JAVA_BYTE, msg + 1, (byte) prefixLength);
         request.set(JAVA_BYTE, msg + 2, (byte) (v6 ? IFA_F_NODAD : 0));
         request.set(JAVA_BYTE, msg + 3, (byte) RT_SCOPE_UNIVERSE);
         request.set(JAVA_INT_UNALIGNED, msg + 4, link.index());
-        length += IFADDRMSG;
+        socket.length += IFADDRMSG;
         if (!v6) attribute(IFA_LOCAL, a);
         attribute(IFA_ADDRESS, a);
         if (!v6 && prefixLength <= 30) attribute(IFA_BROADCAST, broadcast(a, prefixLength));
@@ -167,8 +138,8 @@ public final class Netlink implements AutoCloseable {
     /** Adds the route through the link to the main table, as ip route add does (protocol boot). */
     public void addRoute(Link link, Route route) {
         boolean v6 = route.destination() instanceof Inet6Address;
-        begin(RTM_NEWROUTE, (short) (NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL));
-        int msg = length;
+        socket.begin(RTM_NEWROUTE, (short) (NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL));
+        int msg = socket.length;
         request.set(JAVA_BYTE, msg, (byte) (v6 ? AF_INET6 : AF_INET));
         request.set(JAVA_BYTE, msg + 1, (byte) route.prefixLength());
         request.set(JAVA_BYTE, msg + 4, (byte) RT_TABLE_MAIN);
@@ -176,7 +147,7 @@ public final class Netlink implements AutoCloseable {
         // A route without a gateway reaches its destination on the link itself (IPv6 has no scopes for routes).
         request.set(JAVA_BYTE, msg + 6, (byte) (route.gateway() == null && !v6 ? RT_SCOPE_LINK : RT_SCOPE_UNIVERSE));
         request.set(JAVA_BYTE, msg + 7, (byte) RTN_UNICAST);
-        length += RTMSG;
+        socket.length += RTMSG;
         if (route.prefixLength() > 0) attribute(RTA_DST, route.destination().getAddress());
         if (route.gateway() != null) attribute(RTA_GATEWAY, route.gateway().getAddress());
         attributeInt(RTA_OIF, link.index());
@@ -226,13 +197,13 @@ public final class Netlink implements AutoCloseable {
     }
 
     private void linkRequest(Link link, int flags, int change) {
-        begin(RTM_NEWLINK, (short) (NLM_F_REQUEST | NLM_F_ACK));
-        int msg = length;
+        socket.begin(RTM_NEWLINK, NLM_F_ACK);
+        int msg = socket.length;
         request.asSlice(msg, IFINFOMSG).fill((byte) 0);
         request.set(JAVA_INT_UNALIGNED, msg + 4, link.index());
         request.set(JAVA_INT_UNALIGNED, msg + 8, flags);
         request.set(JAVA_INT_UNALIGNED, msg + 12, change);
-        length += IFINFOMSG;
+        socket.length += IFINFOMSG;
     }
 
     private static byte[] broadcast(byte[] a, int prefixLength) {
@@ -241,67 +212,45 @@ public final class Netlink implements AutoCloseable {
         return new byte[] {(byte) (b >>> 24), (byte) (b >>> 16), (byte) (b >>> 8), (byte) b};
     }
 
-    /** Starts a request: a zeroed buffer and its header, the message's own bytes to follow. */
-    private void begin(short type, short flags) {
-        request.fill((byte) 0);
-        request.set(JAVA_SHORT_UNALIGNED, 4, type);
-        request.set(JAVA_SHORT_UNALIGNED, 6, flags);
-        request.set(JAVA_INT_UNALIGNED, 8, ++sequence);
-        length = NLMSG_HDRLEN;
-    }
-
     /** Appends a struct rtattr (u16 length, u16 type, the value, padding to 4 bytes). */
     private void attribute(short type, byte[] value) {
-        int attrLength = 4 + value.length;
-        request.set(JAVA_SHORT_UNALIGNED, length, (short) attrLength);
-        request.set(JAVA_SHORT_UNALIGNED, length + 2, type);
-        MemorySegment.copy(value, 0, request, JAVA_BYTE, length + 4, value.length);
-        length += (attrLength + 3) & ~3;
+        int at = socket.length, attrLength = 4 + value.length;
+        request.set(JAVA_SHORT_UNALIGNED, at, (short) attrLength);
+        request.set(JAVA_SHORT_UNALIGNED, at + 2, type);
+        MemorySegment.copy(value, 0, request, JAVA_BYTE, at + 4, value.length);
+        socket.length += (attrLength + 3) & ~3;
     }
 
     private void attributeInt(short type, int value) {
-        request.set(JAVA_SHORT_UNALIGNED, length, (short) 8);
-        request.set(JAVA_SHORT_UNALIGNED, length + 2, type);
-        request.set(JAVA_INT_UNALIGNED, length + 4, value);
-        length += 8;
+        int at = socket.length;
+        request.set(JAVA_SHORT_UNALIGNED, at, (short) 8);
+        request.set(JAVA_SHORT_UNALIGNED, at + 2, type);
+        request.set(JAVA_INT_UNALIGNED, at + 4, value);
+        socket.length += 8;
     }
 
     /**
-     * Sends the request and reads until the kernel's answer to it: a message of its own (returned,
-     * as a slice of the answer buffer) or an acknowledgement (NLMSG_ERROR, error 0). A refusal
+     * Sends the request and reads until the kernel's answer to it: a message of its own (its offset
+     * in the answer buffer is returned) or an acknowledgement (NLMSG_ERROR, error 0). A refusal
      * throws {@link SysException}(what, errno).
      */
-    private MemorySegment exchange(String what) {
-        request.set(JAVA_INT_UNALIGNED, 0, length);
-        MemorySegment err = scratch().errno;
-        long sent;
-        do {
-            sent = syscall(SEND, err, fd, request.address(), length, 0, 0, 0);
-        } while (sent < 0 && errno(err) == Errno.EINTR);
-        if (sent < 0) throw new SysException(what + ": send to rtnetlink", errno(err));
+    private int exchange(String what) {
+        int sequence = socket.requestSequence();
+        socket.send(what);
         while (true) {
-            long n = syscall(RECV, err, fd, answer.address(), ANSWER, 0, 0, 0);
-            if (n < 0) {
-                if (errno(err) == Errno.EINTR) continue;
-                throw new SysException(what + ": receive from rtnetlink", errno(err));
-            }
-            for (int off = 0; off + NLMSG_HDRLEN <= n; ) {
-                int msgLength = answer.get(JAVA_INT_UNALIGNED, off);
-                if (msgLength < NLMSG_HDRLEN || off + msgLength > n) break;
-                if (answer.get(JAVA_INT_UNALIGNED, off + 8) == sequence) {
-                    if (answer.get(JAVA_SHORT_UNALIGNED, off + 4) != NLMSG_ERROR) return answer.asSlice(off, msgLength);
-                    int error = answer.get(JAVA_INT_UNALIGNED, off + NLMSG_HDRLEN);
-                    if (error < 0) throw new SysException(what, -error);
-                    return answer.asSlice(off, msgLength);
-                }
-                off += (msgLength + 3) & ~3;
+            int n = socket.receive(what);
+            MemorySegment a = socket.answer;
+            for (int off = 0; off + NetlinkSocket.HEADER <= n; off = NetlinkSocket.next(a, off, n)) {
+                if (NetlinkSocket.sequence(a, off) != sequence) continue;
+                int error = NetlinkSocket.error(a, off);
+                if (NetlinkSocket.type(a, off) == NetlinkSocket.NLMSG_ERROR && error < 0) throw new SysException(what, -error);
+                return off;
             }
         }
     }
 
     @Override
     public void close() {
-        Libc.close(fd);
-        arena.close();
+        socket.close();
     }
 }
