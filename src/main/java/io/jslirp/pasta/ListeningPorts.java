@@ -150,9 +150,9 @@ public final class ListeningPorts implements AutoCloseable {
         while (i < length) {
             int end = i + 1;
             while (end < length && text[end] != '\n') end++;
-            int slot = skipSpaces(text, i + 1, end), local = skipSpaces(text, skipField(text, slot, end), end);
-            int localEnd = skipField(text, local, end);
-            int st = skipSpaces(text, skipField(text, skipSpaces(text, localEnd, end), end), end);
+            int sl = skipSpaces(text, i + 1, end);
+            int local = skipSpaces(text, skipField(text, sl, end), end), localEnd = skipField(text, local, end);
+            int remote = skipSpaces(text, localEnd, end), st = skipSpaces(text, skipField(text, remote, end), end);
             int port = hexAfterColon(text, local, localEnd);
             if (port >= 0 && hex(text, st, skipField(text, st, end)) == state) into.set(port);
             i = end;

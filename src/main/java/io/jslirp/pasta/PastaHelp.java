@@ -81,7 +81,7 @@ final class PastaHelp {
                   --no-copy-addrs	Only one address, -a's or the host's
 
                 Accepted as pasta accepts them, without effect in jslirp:
-                  --runas --log-size -F/--fd -s/--socket --freebind --outbound-if4
+                  --runas --log-size -F/--fd --socket --freebind --outbound-if4
                   --outbound-if6 --no-splice --host-lo-to-ns-lo -D/--dns -S/--search
                   --dhcp-dns --dhcp-search --no-tcp --no-udp --no-icmp --no-dhcp
                   --no-dhcpv6 --no-ndp --no-ra -e/--stderr

@@ -73,6 +73,16 @@ public final class PastaOptions {
 
     PastaOptions() {}
 
+    /**
+     * Every option jslirp accepts as pasta does but does not act on, by long name (with the short
+     * form, if any: "-D/--dns"), and why.
+     */
+    public static java.util.SortedMap<String, String> unsupported() {
+        java.util.SortedMap<String, String> out = new java.util.TreeMap<>();
+        PastaParser.IGNORED.forEach((key, why) -> out.put(PastaParser.names(key), why));
+        return out;
+    }
+
     /** argv[0] as the caller gave it. */
     public String program() {
         return program;
@@ -358,7 +368,7 @@ public final class PastaOptions {
         return pcap;
     }
 
-    /** -s/--socket PATH (a passt option pasta's parser takes), or null. */
+    /** --socket or --socket-path PATH (a passt option pasta's parser takes; -s is not pasta's), or null. */
     public String socketPath() {
         return socketPath;
     }
@@ -394,8 +404,8 @@ public final class PastaOptions {
     }
 
     /**
-     * The options given that jslirp accepts, as pasta does, but does not act on (see
-     * {@link PastaParser#IGNORED}), by their long names, e.g. "--runas"; for a debug line.
+     * The options given that jslirp accepts, as pasta does, but does not act on ({@link #unsupported}),
+     * by their long names, e.g. "--runas"; for a debug line.
      */
     public List<String> ignored() {
         return ignored;

@@ -409,6 +409,11 @@ final class PastaParser {
         return "-" + key;
     }
 
+    /** "--runas", or "-D/--dns" for an option with a short form too. */
+    static String names(String key) {
+        return key.length() == 1 && OPTSTRING.indexOf(key.charAt(0)) > 0 ? "-" + key + "/" + longName(key) : longName(key);
+    }
+
     private static Getopt.LongOption opt(String name, boolean argument, String shortKey) {
         return new Getopt.LongOption(name, argument, shortKey);
     }

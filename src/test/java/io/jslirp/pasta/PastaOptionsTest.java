@@ -392,4 +392,14 @@ class PastaOptionsTest {
         assertThat(o.ignored()).containsExactly("--no-tcp", "--no-udp", "--no-icmp", "--no-dhcp", "--no-dhcpv6", "--no-ndp",
                 "--no-ra", "--no-splice", "--freebind", "--dhcp-dns", "--dhcp-search", "--outbound-if6");
     }
+
+    @Test
+    void theOptionsJslirpTakesWithoutActingOnThem() {
+        assertThat(PastaOptions.unsupported()).containsKeys("--runas", "-D/--dns", "-F/--fd", "--socket", "--host-lo-to-ns-lo",
+                "--no-splice", "--freebind", "--outbound-if4", "--outbound-if6").hasSize(20);
+        assertThat(PastaOptions.unsupported()).doesNotContainKeys("--config-net", "-t/--tcp-ports", "--map-guest-addr", "-p/--pcap");
+        // --help lists them.
+        String help = exit("--help").stdout();
+        PastaOptions.unsupported().keySet().forEach(k -> assertThat(help).contains(k.substring(k.indexOf("--"))));
+    }
 }
