@@ -1,0 +1,81 @@
+package io.jslirp.sys;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.BitSet;
+import org.junit.jupiter.api.Test;
+
+class SockDiagTest {
+    private static final int LOOPBACK = 0x7F000001;
+
+    @Test
+    void portsOfADumpDatagram() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment a = arena.allocate(1024, 8);
+            int off = 0;
+            off = diag(a, off, 7, 8080);
+            off = diag(a, off, 6, 9999); // another request's answer
+            off = diag(a, off, 7, 53);
+            int done = off;
+            header(a, done, 20, NetlinkSocket.NLMSG_DONE, 7);
+            BitSet ports = new BitSet();
+            assertThat(SockDiag.parse(a, done, 7, ports)).as("more to come").isZero();
+            assertThat(SockDiag.parse(a, done + 20, 7, ports)).isEqualTo(1);
+            assertThat(ports.stream().boxed().toList()).containsExactly(53, 8080);
+
+            header(a, 0, 36, NetlinkSocket.NLMSG_ERROR, 8);
+            a.set(ValueLayout.JAVA_INT_UNALIGNED, 16, -Errno.ENOENT);
+            assertThat(SockDiag.parse(a, 36, 8, new BitSet())).isEqualTo(-Errno.ENOENT);
+        }
+    }
+
+    private static int diag(MemorySegment a, int off, int sequence, int port) {
+        header(a, off, 16 + 72, (short) 20, sequence);
+        a.set(Native.NET_SHORT, off + 16 + 4, (short) port);
+        return off + 16 + 72;
+    }
+
+    private static void header(MemorySegment a, int off, int length, short type, int sequence) {
+        a.set(ValueLayout.JAVA_INT_UNALIGNED, off, length);
+        a.set(ValueLayout.JAVA_SHORT_UNALIGNED, off + 4, type);
+        a.set(ValueLayout.JAVA_INT_UNALIGNED, off + 8, sequence);
+    }
+
+    @Test
+    void listenersAndUnconnectedUdpSocketsOfThisNamespace() {
+        int listener = Sockets.tcp4(), client = Sockets.tcp4(), bound = Sockets.udp6(), connected = Sockets.udp4();
+        try (SockDiag diag = SockDiag.open()) {
+            assertThat(Sockets.bind4(listener, LOOPBACK, 0)).isZero();
+            assertThat(Sockets.listen(listener, 4)).isZero();
+            int port = Sockets.localPort(listener);
+            Sockets.connect4(client, LOOPBACK, port);
+            int clientPort = Sockets.localPort(client);
+            assertThat(Sockets.bind6(bound, 0, 1, 0)).isZero();
+            assertThat(Sockets.bind4(connected, LOOPBACK, 0)).isZero();
+            assertThat(Sockets.connect4(connected, LOOPBACK, 9)).isZero();
+            int connectedPort = Sockets.localPort(connected);
+
+            BitSet tcp = new BitSet();
+            diag.localPorts(SockDiag.TCP, SockDiag.LISTEN, tcp);
+            assertThat(tcp.get(port)).isTrue();
+            assertThat(tcp.get(clientPort)).as("a connection is no listener").isFalse();
+            BitSet udp = new BitSet();
+            diag.localPorts(SockDiag.UDP, SockDiag.CLOSE, udp);
+            assertThat(udp.get(connectedPort)).isFalse();
+            BitSet all = new BitSet();
+            diag.localPorts(SockDiag.UDP, SockDiag.CLOSE | 1 << 1, all);
+            assertThat(all.get(connectedPort)).as("established too when asked").isTrue();
+            Libc.close(listener);
+            BitSet after = new BitSet();
+            diag.localPorts(SockDiag.TCP, SockDiag.LISTEN, after);
+            assertThat(after.get(port)).isFalse();
+        } finally {
+            Libc.close(client);
+            Libc.close(bound);
+            Libc.close(connected);
+        }
+    }
+}
