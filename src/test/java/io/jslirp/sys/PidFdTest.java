@@ -29,8 +29,9 @@ class PidFdTest {
 
     @Test
     void anUnreapedProcessIsReadableAtOnce() throws Exception {
-        // `true` exits at once; its parent, now sleep, never reaps it: a zombie.
-        Process parent = new ProcessBuilder("sh", "-c", "true & echo $!; exec sleep 30").start();
+        // The child exits once its parent has become `sleep`, which never reaps it: a zombie (a child
+        // that exited before the exec could be reaped by the shell, and then its PID names nothing).
+        Process parent = new ProcessBuilder("sh", "-c", "sleep 0.3 & echo $!; exec sleep 30").start();
         try {
             int zombie = Integer.parseInt(new java.io.BufferedReader(new java.io.InputStreamReader(parent.getInputStream())).readLine().trim());
             long deadline = System.nanoTime() + 10_000_000_000L;
