@@ -1,6 +1,6 @@
 package io.jslirp.cli;
 
-import io.jslirp.host.HostAddress6;
+import io.jslirp.policy.HostAddress6;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
 import io.jslirp.sys.Sockets;

@@ -1,11 +1,14 @@
 package io.jslirp.engine;
 
+import io.jslirp.service.RouterAdvertisements;
+
 import io.jslirp.capture.Capture;
-import io.jslirp.host.FlowStatus;
-import io.jslirp.host.HostTransport;
-import io.jslirp.host.Ipv6Transport;
-import io.jslirp.host.OutboundPolicy;
-import io.jslirp.host.PortForward;
+import io.jslirp.nat.FlowStatus;
+import io.jslirp.engine.HostTransport;
+import io.jslirp.engine.Ipv6Transport;
+import io.jslirp.policy.Nameservers;
+import io.jslirp.policy.OutboundPolicy;
+import io.jslirp.forward.PortForward;
 import io.jslirp.link.Link;
 import io.jslirp.loop.EventLoop;
 import io.jslirp.loop.Timer;
@@ -36,6 +39,8 @@ public final class Engine {
     /** IPv6 flows (with --enable-ipv6), else null. */
     private final Ipv6Transport transport6;
     private final EventFd wakeup = new EventFd();
+    /** Shared by both IP versions' DNS over UDP and TCP: the one that answered last is asked first. Null with --disable-dns. */
+    private final Nameservers nameservers;
     /** Null without --pcap. */
     private final Capture capture;
     private final Timer captureWriteOut = new Timer(this::writeOutCapture);
@@ -49,8 +54,9 @@ public final class Engine {
         this.capture = openCapture(config.capture());
         FrameSink sink = capture == null ? link : new CapturingSink(link, capture);
         this.stack = new Stack(config.network(), config.bootFile(), sink, new Counters());
+        this.nameservers = config.nameservers() == null ? null : new Nameservers(config.nameservers());
         this.transport = new HostTransport(loop, stack, new OutboundPolicy(config.network(), config.outboundAddress(), config.rules()),
-                config.nameservers(), config.tcp(), config.udpIdleNanos(), config.limits(), config.preserveSource());
+                nameservers, config.tcp(), config.udpIdleNanos(), config.limits(), config.preserveSource());
         stack.setTransport(transport);
         if (config.tftpRoot() != null) transport.serveTftp(config.tftpRoot());
         this.transport6 = config.ipv6() == null ? null : startIpv6(config, sink);
@@ -67,7 +73,7 @@ public final class Engine {
 
     private Ipv6Transport startIpv6(EngineConfig config, FrameSink sink) {
         Stack6 stack6 = new Stack6(config.ipv6(), sink, stack.counters());
-        Ipv6Transport t = new Ipv6Transport(loop, stack6, config.nameservers(), config.tcp6(), config.udpIdleNanos(), config.limits(),
+        Ipv6Transport t = new Ipv6Transport(loop, stack6, nameservers, config.tcp6(), config.udpIdleNanos(), config.limits(),
                 config.preserveSource(), config.outboundAddress6(), config.rules());
         stack6.setTransport(t);
         stack.setIpv6(stack6);

@@ -1,11 +1,11 @@
 package io.jslirp.engine;
 
 import io.jslirp.capture.Capture;
-import io.jslirp.host.DestinationRules;
-import io.jslirp.host.Limits;
-import io.jslirp.host.Nameserver;
-import io.jslirp.host.HostAddress6;
-import io.jslirp.host.PortForward;
+import io.jslirp.policy.DestinationRules;
+import io.jslirp.nat.Limits;
+import io.jslirp.policy.Nameserver;
+import io.jslirp.policy.HostAddress6;
+import io.jslirp.forward.PortForward;
 import io.jslirp.stack.Ipv6Network;
 import io.jslirp.stack.NetworkConfig;
 import io.jslirp.tcp.TcpConfig;

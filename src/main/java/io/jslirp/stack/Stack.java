@@ -1,5 +1,7 @@
 package io.jslirp.stack;
 
+import io.jslirp.service.DhcpServer;
+
 import io.jslirp.tcp.TcpOutput;
 import io.jslirp.util.RingBuffer;
 import io.jslirp.wire.Arp;

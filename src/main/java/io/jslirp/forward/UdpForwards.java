@@ -1,0 +1,161 @@
+package io.jslirp.forward;
+
+import io.jslirp.nat.Family;
+import io.jslirp.nat.FlowStatus;
+import io.jslirp.nat.GatewayPorts;
+import io.jslirp.nat.UdpNat;
+import io.jslirp.policy.ForwardSource;
+
+import io.jslirp.loop.EventLoop;
+import io.jslirp.loop.Timer;
+import io.jslirp.stack.Counters;
+import io.jslirp.util.FlowTable;
+import io.jslirp.util.Log;
+
+import java.lang.foreign.MemorySegment;
+import java.util.function.Consumer;
+
+/**
+ * The guest side of forwarded host UDP ports, for one IP version: each host client of a
+ * forwarded port ({@link UdpForwardSocket}) gets a mapping here, its datagrams reach the guest
+ * from the gateway and a port of the gateway's own (32768–60999), or with --preserve-source from
+ * the client's own address and port (see {@link ForwardSource}), and what the guest sends back
+ * there goes to that client from the forwarded socket. A mapping ends after the UDP idle timeout.
+ */
+public final class UdpForwards {
+    private final EventLoop loop;
+    final Family family;
+    private final long idleTimeoutNanos;
+    private final Counters counters;
+    private final ForwardSource forwardSource;
+    /** The guest's own UDP flows, whose gateway ports a mapping must not take. */
+    private final UdpNat guestFlows;
+    /** Mappings by what the guest's replies carry: (guest address, guest port, source, source port). */
+    private final FlowTable<Mapping> byGuestSide = new FlowTable<>(16);
+    private final GatewayPorts gatewayPorts = new GatewayPorts();
+
+    public UdpForwards(EventLoop loop, Family family, UdpNat guestFlows, ForwardSource forwardSource, long idleTimeoutNanos) {
+        this.loop = loop;
+        this.family = family;
+        this.forwardSource = forwardSource;
+        this.guestFlows = guestFlows;
+        this.idleTimeoutNanos = idleTimeoutNanos;
+        this.counters = family.counters();
+    }
+
+    public int size() {
+        return byGuestSide.size();
+    }
+
+    /**
+     * Takes a datagram the guest sent when it answers a forwarded client (returns true: sent on to
+     * that client), else returns false.
+     */
+    public boolean fromGuest(MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort) {
+        Mapping m = byGuestSide.get(src, srcPort, dst, dstPort);
+        if (m == null) return false;
+        m.socket.toClient(f, off, len, m); // a full buffer drops it, as a router would
+        m.fromGuest += len;
+        m.touch();
+        return true;
+    }
+
+    /** A snapshot of every forwarded client's mapping. */
+    public void statuses(Consumer<FlowStatus> sink) {
+        long now = EventLoop.now();
+        byGuestSide.forEach(m -> sink.accept(new FlowStatus("udp", "open", true, family.format(m.guestAddress), m.guestPort,
+                family.format(m.source), m.sourcePort, m.socket.formatClientAddress(m), m.clientPort, m.fromGuest, m.toGuest,
+                now - m.openedAt)));
+    }
+
+    /**
+     * A new client of socket: a mapping toward guest:guestPort, or null when no port is left.
+     * client is the client's address in this family's terms (for IPv6 a handle the caller holds
+     * during the call), or 0 for a client of another IP version, which comes from the gateway.
+     */
+    Mapping open(UdpForwardSocket socket, int clientKey, long clientHi, long clientLo, int clientPort,
+                 int client, int guest, int guestPort) {
+        int source = client == 0 ? family.gateway() : forwardSource.of(client);
+        int port = clientPort;
+        if (source == family.gateway() || !free(guest, guestPort, source, port)) {
+            int gateway = family.gateway();
+            source = gateway;
+            port = gatewayPorts.take(p -> free(guest, guestPort, gateway, p));
+        }
+        if (port < 0) {
+            Log.warn("no free port left for a forwarded UDP client of " + socket.forward());
+            return null;
+        }
+        Mapping m = new Mapping(socket, clientKey, clientHi, clientLo, clientPort, guest, guestPort, source, port);
+        byGuestSide.put(guest, guestPort, source, port, m);
+        family.retain(guest);
+        family.retain(source);
+        counters.udpFlows++;
+        Log.debug(() -> m + " opened");
+        return m;
+    }
+
+    /** Sends length bytes at the family's UDP payload offset of its frame to the guest, through m. */
+    void toGuest(Mapping m, int length) {
+        if (!family.resolveGuestMac(m.guestAddress)) {
+            counters.sendDropped++; // the guest's ARP answer teaches its MAC; the client's next datagram gets through
+            return;
+        }
+        family.sendUdp(m.source, m.sourcePort, m.guestAddress, m.guestPort, length);
+        m.toGuest += length;
+        m.touch();
+    }
+
+    private boolean free(int guestAddress, int guestPort, int source, int port) {
+        return byGuestSide.get(guestAddress, guestPort, source, port) == null && !guestFlows.has(guestAddress, guestPort, source, port);
+    }
+
+    /** One host client of a forwarded UDP port, and the address and port the guest sees it at. */
+    final class Mapping {
+        final UdpForwardSocket socket;
+        /** The client as its socket's table knows it (see {@link UdpForwardSocket}), and its address and port. */
+        final int clientKey, clientPort;
+        final long clientHi, clientLo;
+        final int guestAddress, guestPort, source, sourcePort;
+        final Timer idle = new Timer(this::close);
+        final long openedAt = EventLoop.now();
+        /** Payload bytes the guest sent the client, and the client the guest. */
+        long fromGuest, toGuest;
+
+        Mapping(UdpForwardSocket socket, int clientKey, long clientHi, long clientLo, int clientPort,
+                int guestAddress, int guestPort, int source, int sourcePort) {
+            this.socket = socket;
+            this.clientKey = clientKey;
+            this.clientHi = clientHi;
+            this.clientLo = clientLo;
+            this.clientPort = clientPort;
+            this.guestAddress = guestAddress;
+            this.guestPort = guestPort;
+            this.source = source;
+            this.sourcePort = sourcePort;
+        }
+
+        UdpForwards owner() {
+            return UdpForwards.this;
+        }
+
+        void touch() {
+            loop.schedule(idle, EventLoop.now() + idleTimeoutNanos);
+        }
+
+        void close() {
+            loop.schedule(idle, Long.MAX_VALUE);
+            socket.forget(this);
+            byGuestSide.remove(guestAddress, guestPort, source, sourcePort);
+            family.release(guestAddress);
+            family.release(source);
+            Log.debug(() -> this + " closed");
+        }
+
+        @Override
+        public String toString() {
+            return "forwarded udp " + socket.formatClient(this) + " as " + family.format(source) + ":" + sourcePort
+                    + " -> " + family.format(guestAddress) + ":" + guestPort;
+        }
+    }
+}

@@ -1,0 +1,99 @@
+package io.jslirp.nat;
+
+import io.jslirp.policy.OutboundPolicy;
+
+import io.jslirp.stack.Counters;
+import io.jslirp.stack.Stack;
+import io.jslirp.sys.Sockets;
+import io.jslirp.tcp.TcpOutput;
+import io.jslirp.wire.Ipv4;
+
+/** IPv4 flows: the {@link Stack}'s output and host IPv4 sockets, by the {@link OutboundPolicy}. */
+public final class Ipv4Family implements Family {
+    private final Stack stack;
+    private final OutboundPolicy policy;
+
+    public Ipv4Family(Stack stack, OutboundPolicy policy) {
+        this.stack = stack;
+        this.policy = policy;
+    }
+
+    @Override
+    public TcpOutput output() {
+        return stack;
+    }
+
+    @Override
+    public Counters counters() {
+        return stack.counters();
+    }
+
+    @Override
+    public int gateway() {
+        return stack.config().gateway();
+    }
+
+    @Override
+    public int dns() {
+        return stack.config().dns();
+    }
+
+    @Override
+    public boolean resolveGuestMac(int guest) {
+        return stack.resolveGuestMac(guest);
+    }
+
+    @Override
+    public int target(int destination) {
+        return policy.target(destination);
+    }
+
+    @Override
+    public int tcpSocket() {
+        return Sockets.tcp4();
+    }
+
+    @Override
+    public int udpSocket() {
+        return Sockets.udp4();
+    }
+
+    @Override
+    public int connect(int fd, int target, int port) {
+        int r = policy.bindSource(fd);
+        return r == 0 ? Sockets.connect4(fd, target, port) : r;
+    }
+
+    @Override
+    public int udpPayloadOffset() {
+        return Stack.UDP_PAYLOAD_OFFSET;
+    }
+
+    @Override
+    public int maxUdpPayload() {
+        return 65535 - Ipv4.MIN_HEADER_LENGTH - 8;
+    }
+
+    @Override
+    public void sendUdp(int source, int sourcePort, int destination, int destinationPort, int length) {
+        stack.sendUdp(source, sourcePort, destination, destinationPort, length);
+    }
+
+    @Override
+    public void sendUnreachable(int icmp4Code, int protocol, int guest, int remote, long transportHead) {
+        stack.sendUnreachable(icmp4Code, protocol, guest, remote, transportHead);
+    }
+
+    @Override
+    public void retain(int address) {
+    }
+
+    @Override
+    public void release(int address) {
+    }
+
+    @Override
+    public String format(int address) {
+        return Ipv4.format(address);
+    }
+}

@@ -1,0 +1,314 @@
+package io.jslirp.nat;
+
+import io.jslirp.policy.ForwardSource;
+import io.jslirp.policy.NameserverTries;
+import io.jslirp.policy.Nameservers;
+import io.jslirp.policy.OutboundPolicy;
+
+import io.jslirp.loop.EventLoop;
+import io.jslirp.loop.Timer;
+import io.jslirp.stack.Counters;
+import io.jslirp.sys.Errno;
+import io.jslirp.sys.Libc;
+import io.jslirp.sys.Sockets;
+import io.jslirp.tcp.Resets;
+import io.jslirp.tcp.TcpConfig;
+import io.jslirp.tcp.TcpConnection;
+import io.jslirp.tcp.TcpOutput;
+import io.jslirp.util.BufferPool;
+import io.jslirp.util.FlowTable;
+import io.jslirp.util.Log;
+import io.jslirp.wire.Ipv4;
+import io.jslirp.wire.Tcp;
+import io.jslirp.wire.TcpOptions;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
+
+/**
+ * The guest's TCP connections, each re-originated as a non-blocking host socket. Flows touched in
+ * a loop iteration are flushed once at its end.
+ */
+public final class TcpNat {
+    private final EventLoop loop;
+    private final Family family;
+    private final TcpOutput output;
+    /** Where TCP to the DNS address goes, or null with --disable-dns. */
+    private final Nameservers dns;
+    private final ForwardSource forwardSource;
+    private final TcpConfig config;
+    private final Limits limits;
+    private final Counters counters;
+    /** Connections whose host connect has not completed. */
+    private int halfOpen;
+    private final LimitWarning connectionLimit, halfOpenLimit;
+    private final LimitWarning noDescriptors = new LimitWarning("open files (ulimit -n) for TCP connections");
+    private final FlowTable<TcpFlow> flows = new FlowTable<>(256);
+    private final List<TcpFlow> dirty = new ArrayList<>();
+    private final TcpOptions options = new TcpOptions();
+    private final BufferPool buffers;
+    /** Forwarded host connections whose SYN toward the guest is not answered yet. */
+    private final FlowTable<GuestDial> dials = new FlowTable<>(16);
+    private final GatewayPorts gatewayPorts = new GatewayPorts();
+    private static final long FIRST_SYN_TIMEOUT_NANOS = 1_000_000_000L;
+    /** How long the first SYN waits for the guest's answer to an ARP request (a guest that never sent a frame). */
+    private static final long ARP_WAIT_NANOS = 20_000_000L;
+
+    /** forwardSource: where forwarded clients appear to come from. */
+    public TcpNat(EventLoop loop, Family family, Nameservers dns, ForwardSource forwardSource, TcpConfig config, Limits limits) {
+        this.loop = loop;
+        this.family = family;
+        this.forwardSource = forwardSource;
+        this.output = family.output();
+        this.dns = dns;
+        this.config = config;
+        this.limits = limits;
+        this.connectionLimit = new LimitWarning(limits.tcpConnections() + " TCP connections (--max-connections)");
+        this.halfOpenLimit = new LimitWarning(limits.halfOpen() + " TCP connections being opened (--max-half-open)");
+        this.counters = family.counters();
+        this.buffers = new BufferPool(config.bufferBudget());
+        loop.atEndOfIteration(this::flush);
+    }
+
+    public int size() {
+        return flows.size();
+    }
+
+    public void segment(MemorySegment f, long off, int len, int src, int dst) {
+        int srcPort = Tcp.sourcePort(f, off);
+        int dstPort = Tcp.destinationPort(f, off);
+        if (!Tcp.parseOptions(f, off, options)) {
+            counters.malformed++;
+            return;
+        }
+        TcpFlow flow = flows.get(src, srcPort, dst, dstPort);
+        if (flow != null && flow.conn.reopenedBy(Tcp.flags(f, off), Tcp.seq(f, off), options)) {
+            flow.conn.retire();
+            flow = null;
+        }
+        if (flow != null) {
+            flow.conn.onSegment(f, off, len, options, EventLoop.now());
+            markDirty(flow);
+            return;
+        }
+        GuestDial dial = dials.get(src, srcPort, dst, dstPort);
+        if (dial != null) {
+            dialAnswered(dial, f, off);
+            return;
+        }
+        if ((Tcp.flags(f, off) & (Tcp.SYN | Tcp.ACK | Tcp.RST)) == Tcp.SYN) {
+            open(f, off, len, src, srcPort, dst, dstPort);
+        } else {
+            Resets.answer(f, off, len, src, dst, output);
+        }
+    }
+
+    private void open(MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort) {
+        boolean toNameservers = dns != null && dst == family.dns() && dstPort == Nameservers.PORT;
+        int target = toNameservers ? OutboundPolicy.UNREACHABLE : family.target(dst);
+        if (toNameservers ? dns.isEmpty() : target == OutboundPolicy.UNREACHABLE) {
+            counters.tcpRefused++;
+            Resets.answer(f, off, len, src, dst, output);
+            return;
+        }
+        int refusal = OutboundPolicy.refusalCode(target);
+        if (refusal >= 0) {
+            counters.policyRefused++;
+            long tcpHead = ((long) srcPort << 48) | ((long) dstPort << 32) | (Tcp.seq(f, off) & 0xffffffffL);
+            family.sendUnreachable(refusal, Ipv4.PROTO_TCP, src, dst, tcpHead);
+            return;
+        }
+        LimitWarning limit = flows.size() >= limits.tcpConnections() ? connectionLimit
+                : halfOpen >= limits.halfOpen() ? halfOpenLimit : null;
+        int fd = limit != null || toNameservers ? -1 : family.tcpSocket(); // the nameservers' sockets come one by one
+        if (limit != null || (!toNameservers && fd < 0)) {
+            if (limit == null && !Errno.isDescriptorLimit(-fd)) {
+                Log.warn("cannot open a TCP socket: " + Errno.describe(-fd));
+            } else {
+                counters.refusedAtLimit++;
+                (limit != null ? limit : noDescriptors).refused(EventLoop.now());
+            }
+            counters.tcpRefused++;
+            Resets.answer(f, off, len, src, dst, output);
+            return;
+        }
+        if (fd >= 0) Sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
+        TcpFlow flow = new TcpFlow(this, loop, fd);
+        flow.conn = new TcpConnection(src, srcPort, dst, dstPort, Tcp.seq(f, off), options,
+                ThreadLocalRandom.current().nextInt(), config, buffers, output, flow);
+        flows.put(src, srcPort, dst, dstPort, flow);
+        family.retain(src);
+        family.retain(dst);
+        counters.tcpConnections++;
+        Log.debug(() -> describe(flow.conn) + " opened");
+        halfOpen++;
+        if (toNameservers) flow.connectNameservers(new NameserverTries(dns));
+        else {
+            flow.hostAddress = target;
+            flow.hostPort = dstPort;
+            flow.connect(family.connect(fd, target, dstPort));
+        }
+        markDirty(flow);
+    }
+
+    /**
+     * A host client (clientAddress:clientPort) connected to a forwarded port: open a connection to
+     * guestAddress:guestPort, coming from the gateway or the client (see {@link ForwardSource}).
+     * The host socket is read only once the guest has answered.
+     */
+    public void forward(int fd, int guestAddress, int guestPort, int clientAddress, int clientPort) {
+        if (flows.size() + dials.size() >= limits.tcpConnections()) {
+            counters.refusedAtLimit++;
+            connectionLimit.refused(EventLoop.now());
+            Sockets.setLingerZero(fd);
+            Libc.close(fd);
+            return;
+        }
+        int source = forwardSource.of(clientAddress);
+        int port = clientPort;
+        if (source == family.gateway() || !free(guestAddress, guestPort, source, port)) {
+            int gateway = family.gateway();
+            source = gateway;
+            port = gatewayPorts.take(p -> free(guestAddress, guestPort, gateway, p));
+        }
+        if (port < 0) {
+            Log.warn("no free port left for a forwarded connection to " + family.format(guestAddress) + ":" + guestPort);
+            Sockets.setLingerZero(fd);
+            Libc.close(fd);
+            return;
+        }
+        Sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
+        GuestDial dial = new GuestDial(fd, guestAddress, guestPort, source, port, family.format(clientAddress), clientPort,
+                ThreadLocalRandom.current().nextInt());
+        dial.timer = new Timer(() -> dialTimedOut(dial));
+        dials.put(guestAddress, guestPort, source, port, dial);
+        family.retain(guestAddress); // released when the dial fails, else by the connection it becomes
+        family.retain(source);
+        Log.debug(() -> describe(dial) + " opening");
+        if (family.resolveGuestMac(guestAddress)) {
+            sendSyn(dial);
+        } else {
+            loop.schedule(dial.timer, EventLoop.now() + ARP_WAIT_NANOS); // the SYN goes once the guest's ARP answer is in
+        }
+    }
+
+    private boolean free(int guestAddress, int guestPort, int source, int port) {
+        return flows.get(guestAddress, guestPort, source, port) == null && dials.get(guestAddress, guestPort, source, port) == null;
+    }
+
+
+    private void sendSyn(GuestDial d) {
+        long now = EventLoop.now();
+        TcpConnection.sendSyn(output, config, d.source, d.sourcePort, d.guestAddress, d.guestPort, d.iss, now);
+        loop.schedule(d.timer, now + (FIRST_SYN_TIMEOUT_NANOS << d.syns));
+        d.syns++;
+    }
+
+    private void dialTimedOut(GuestDial d) {
+        if (d.syns < GuestDial.MAX_SYNS) {
+            sendSyn(d);
+            return;
+        }
+        Log.debug(() -> describe(d) + ": the guest did not answer");
+        endDial(d, true);
+    }
+
+    /** The guest's answer to our SYN: a SYN-ACK makes the connection, a RST refuses it. */
+    private void dialAnswered(GuestDial d, MemorySegment f, long off) {
+        int flags = Tcp.flags(f, off);
+        boolean acksOurSyn = (flags & Tcp.ACK) != 0 && Tcp.ack(f, off) == d.iss + 1;
+        if ((flags & Tcp.RST) != 0) {
+            if (acksOurSyn) {
+                Log.debug(() -> describe(d) + " refused by the guest");
+                endDial(d, true);
+            }
+            return;
+        }
+        if ((flags & (Tcp.SYN | Tcp.ACK)) != (Tcp.SYN | Tcp.ACK) || !acksOurSyn) return;
+        dials.remove(d.guestAddress, d.guestPort, d.source, d.sourcePort);
+        loop.schedule(d.timer, Long.MAX_VALUE);
+        TcpFlow flow = new TcpFlow(this, loop, d.fd);
+        flow.conn = TcpConnection.openedToGuest(d.guestAddress, d.guestPort, d.source, d.sourcePort, Tcp.seq(f, off),
+                options, Tcp.window(f, off), d.iss, config, buffers, output, flow);
+        flow.connectedAlready(d.client, d.clientPort);
+        flows.put(d.guestAddress, d.guestPort, d.source, d.sourcePort, flow);
+        counters.tcpConnections++;
+        Log.debug(() -> describe(flow.conn) + " opened (forwarded)");
+        markDirty(flow);
+    }
+
+    /** Gives up a dial; the host client gets a RST when reset. */
+    private void endDial(GuestDial d, boolean reset) {
+        dials.remove(d.guestAddress, d.guestPort, d.source, d.sourcePort);
+        family.release(d.guestAddress);
+        family.release(d.source);
+        loop.schedule(d.timer, Long.MAX_VALUE);
+        if (reset) Sockets.setLingerZero(d.fd);
+        Libc.close(d.fd);
+    }
+
+    /** Sends the guest an ICMP destination unreachable for its TCP connection attempt (see {@link TcpFlow}). */
+    void unreachable(int code, int guest, int remote, long tcpHead) {
+        family.sendUnreachable(code, Ipv4.PROTO_TCP, guest, remote, tcpHead);
+    }
+
+    /** A connection's host connect completed or was given up. */
+    void connectEnded() {
+        halfOpen--;
+    }
+
+    /** The connection for logs, its addresses as this family writes them. */
+    String describe(TcpConnection c) {
+        return "tcp " + family.format(c.guestAddress) + ":" + c.guestPort + " -> " + family.format(c.remoteAddress) + ":"
+                + c.remotePort + " " + c.state();
+    }
+
+    /** A snapshot of every connection, also those still being opened toward the guest. */
+    public void statuses(Consumer<FlowStatus> sink) {
+        long now = EventLoop.now();
+        flows.forEach(f -> sink.accept(f.status(now, family)));
+        dials.forEach(d -> sink.accept(d.status(now, family)));
+    }
+
+    private String describe(GuestDial d) {
+        return "forwarded tcp " + family.format(d.source) + ":" + d.sourcePort + " -> " + family.format(d.guestAddress) + ":" + d.guestPort;
+    }
+
+    void markDirty(TcpFlow flow) {
+        if (!flow.dirty) {
+            flow.dirty = true;
+            dirty.add(flow);
+        }
+    }
+
+    void remove(TcpFlow flow, boolean reset) {
+        TcpConnection c = flow.conn;
+        flows.remove(c.guestAddress, c.guestPort, c.remoteAddress, c.remotePort);
+        family.release(c.guestAddress);
+        family.release(c.remoteAddress);
+        Log.debug(() -> describe(c) + (reset ? " reset by the guest" : " closed"));
+    }
+
+    private void flush() {
+        long now = EventLoop.now();
+        for (int i = 0; i < dirty.size(); i++) {
+            TcpFlow flow = dirty.get(i);
+            flow.dirty = false;
+            flow.flush(now);
+        }
+        dirty.clear();
+    }
+
+    /** Resets every connection (shutdown): guests and host peers both see the reset. */
+    public void resetAll() {
+        List<TcpFlow> all = new ArrayList<>();
+        flows.forEach(all::add);
+        for (TcpFlow f : all) f.abort();
+        List<GuestDial> pending = new ArrayList<>();
+        dials.forEach(pending::add);
+        for (GuestDial d : pending) endDial(d, true);
+    }
+}

@@ -1,0 +1,195 @@
+package io.jslirp.nat;
+
+import io.jslirp.policy.OutboundPolicy;
+
+import io.jslirp.loop.EventLoop;
+import io.jslirp.loop.Handler;
+import io.jslirp.loop.Timer;
+import io.jslirp.stack.Counters;
+import io.jslirp.sys.Epoll;
+import io.jslirp.sys.Errno;
+import io.jslirp.sys.Libc;
+import io.jslirp.util.FlowTable;
+import io.jslirp.util.Log;
+import io.jslirp.wire.Icmpv4;
+import io.jslirp.wire.Ipv4;
+import io.jslirp.wire.Udp;
+
+import java.lang.foreign.MemorySegment;
+import java.util.function.Consumer;
+
+/**
+ * The guest's UDP flows: one connected host socket per (guest address and port, destination
+ * address and port), closed after an idle timeout. Replies go back to the guest from the address
+ * it sent to.
+ */
+public final class UdpNat {
+    /** Datagrams read from one socket per wakeup before other work gets its turn. */
+    private static final int READ_BUDGET = 64;
+
+    private final EventLoop loop;
+    private final Family family;
+    private final int payloadOffset, maxPayload;
+    private final long idleTimeoutNanos;
+    private final Limits limits;
+    private final Counters counters;
+    private final LimitWarning flowLimit;
+    private final LimitWarning noDescriptors = new LimitWarning("open files (ulimit -n) for UDP flows");
+    private final FlowTable<Flow> flows = new FlowTable<>(64);
+
+    public UdpNat(EventLoop loop, Family family, long idleTimeoutNanos, Limits limits) {
+        this.loop = loop;
+        this.family = family;
+        this.payloadOffset = family.udpPayloadOffset();
+        this.maxPayload = family.maxUdpPayload();
+        this.idleTimeoutNanos = idleTimeoutNanos;
+        this.limits = limits;
+        this.flowLimit = new LimitWarning(limits.udpFlows() + " UDP flows (--max-udp-flows)");
+        this.counters = family.counters();
+    }
+
+    public int size() {
+        return flows.size();
+    }
+
+    /** Whether the guest has a flow from guestAddress:guestPort to address:port (e.g. the gateway's). */
+    public boolean has(int guestAddress, int guestPort, int address, int port) {
+        return flows.get(guestAddress, guestPort, address, port) != null;
+    }
+
+    public void datagram(MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort) {
+        Flow flow = flows.get(src, srcPort, dst, dstPort);
+        if (flow == null) {
+            int target = family.target(dst);
+            if (target == OutboundPolicy.UNREACHABLE) {
+                counters.unsupported++;
+                return;
+            }
+            int refusal = OutboundPolicy.refusalCode(target);
+            if (refusal >= 0) {
+                counters.policyRefused++;
+                family.sendUnreachable(refusal, Ipv4.PROTO_UDP, src, dst, udpHead(srcPort, dstPort, len));
+                return;
+            }
+            LimitWarning limit = flows.size() >= limits.udpFlows() ? flowLimit : null;
+            int fd = limit == null ? family.udpSocket() : -1;
+            if (fd < 0) {
+                if (limit == null && !Errno.isDescriptorLimit(-fd)) {
+                    Log.warn("cannot open a UDP socket: " + Errno.describe(-fd));
+                    return;
+                }
+                counters.refusedAtLimit++;
+                (limit != null ? limit : noDescriptors).refused(EventLoop.now());
+                family.sendUnreachable(Icmpv4.CODE_ADMIN_PROHIBITED, Ipv4.PROTO_UDP, src, dst, udpHead(srcPort, dstPort, len));
+                return;
+            }
+            int r = family.connect(fd, target, dstPort);
+            if (r < 0) {
+                Libc.close(fd);
+                counters.unsupported++;
+                return;
+            }
+            flow = new Flow(fd, src, srcPort, dst, dstPort, target);
+            flows.put(src, srcPort, dst, dstPort, flow);
+            family.retain(src);
+            family.retain(dst);
+            loop.register(fd, Epoll.IN, flow);
+            counters.udpFlows++;
+            Flow opened = flow;
+            Log.debug(() -> opened + " opened");
+        }
+        flow.lastLength = len;
+        int n = Libc.write(flow.fd, f, off, len); // a full socket buffer drops the datagram, as a router would
+        if (n < 0) flow.reportError(-n);
+        else flow.fromGuest += n;
+        flow.touch();
+    }
+
+    /** The first 8 bytes of a UDP header (checksum 0), as an ICMP error quotes them. */
+    private static long udpHead(int sourcePort, int destinationPort, int payloadLength) {
+        return ((long) sourcePort << 48) | ((long) destinationPort << 32) | ((long) (Udp.HEADER_LENGTH + payloadLength) << 16);
+    }
+
+    /** A snapshot of every flow. */
+    public void statuses(Consumer<FlowStatus> sink) {
+        long now = EventLoop.now();
+        flows.forEach(f -> sink.accept(new FlowStatus("udp", "open", false, family.format(f.guestAddress), f.guestPort,
+                family.format(f.remoteAddress), f.remotePort, family.format(f.hostAddress), f.remotePort, f.fromGuest, f.toGuest,
+                now - f.openedAt)));
+    }
+
+    public void closeAll() {
+        java.util.List<Flow> all = new java.util.ArrayList<>();
+        flows.forEach(all::add);
+        all.forEach(Flow::close);
+    }
+
+    private final class Flow implements Handler {
+        final int fd;
+        final int guestAddress, guestPort, remoteAddress, remotePort;
+        /** Where the host socket is connected (the remote, or the host's loopback for the gateway). */
+        final int hostAddress;
+        final long openedAt = EventLoop.now();
+        /** Payload bytes sent on the host socket, and received from it. */
+        long fromGuest, toGuest;
+        final Timer idle = new Timer(this::close);
+        /** Payload length of the guest's latest datagram, for the header an ICMP error quotes. */
+        int lastLength;
+
+        Flow(int fd, int guestAddress, int guestPort, int remoteAddress, int remotePort, int hostAddress) {
+            this.fd = fd;
+            this.hostAddress = hostAddress;
+            this.guestAddress = guestAddress;
+            this.guestPort = guestPort;
+            this.remoteAddress = remoteAddress;
+            this.remotePort = remotePort;
+        }
+
+        void touch() {
+            loop.schedule(idle, EventLoop.now() + idleTimeoutNanos);
+        }
+
+        @Override
+        public void onEvents(int events) {
+            MemorySegment frame = family.output().frame();
+            for (int i = 0; i < READ_BUDGET; i++) {
+                int n = Libc.read(fd, frame, payloadOffset, maxPayload);
+                if (n == -Errno.EAGAIN) return;
+                if (n < 0) {
+                    reportError(-n); // the host's ICMP error for an earlier datagram
+                    continue;
+                }
+                loop.moved(n);
+                family.sendUdp(remoteAddress, remotePort, guestAddress, guestPort, n);
+                toGuest += n;
+                touch();
+            }
+            loop.runAgain();
+        }
+
+        /**
+         * Passes an ICMP error the host socket reported on to the guest, as a router would: a
+         * closed port gives port unreachable (the guest's socket sees "connection refused").
+         */
+        void reportError(int errno) {
+            int code = Unreachable.code(errno, true);
+            if (code < 0) return;
+            family.sendUnreachable(code, Ipv4.PROTO_UDP, guestAddress, remoteAddress, udpHead(guestPort, remotePort, lastLength));
+        }
+
+        void close() {
+            loop.unregister(fd);
+            loop.schedule(idle, Long.MAX_VALUE);
+            Libc.close(fd);
+            flows.remove(guestAddress, guestPort, remoteAddress, remotePort);
+            family.release(guestAddress);
+            family.release(remoteAddress);
+            Log.debug(() -> this + " closed");
+        }
+
+        @Override
+        public String toString() {
+            return "udp " + family.format(guestAddress) + ":" + guestPort + " -> " + family.format(remoteAddress) + ":" + remotePort;
+        }
+    }
+}

@@ -1,0 +1,226 @@
+package io.jslirp.service;
+
+import io.jslirp.stack.NetworkConfig;
+
+import io.jslirp.wire.Bytes;
+import io.jslirp.wire.Dhcp;
+import io.jslirp.wire.Ipv4;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * DHCPv4 server of the gateway (RFC 2131): leases from {@link NetworkConfig#dhcpStart()} on, one
+ * per client MAC, as libslirp does (16 addresses). Offers carry the netmask, router, DNS server,
+ * MTU and lease time, and, when a boot file is set, what a network boot needs as QEMU gives it: the
+ * file name (in the 'file' field and option 67) and the gateway as TFTP server (siaddr, option 66).
+ *
+ * <p>A client flooding the server with made-up MACs (DHCP starvation) must not lock out the next
+ * real one: when the pool is full, a new client gets the oldest lease that has been unused for
+ * {@link #RECLAIM_AFTER_SECONDS} — offered and not requested, or bound with no frame ever seen from
+ * its address (the stack reports every source address through {@link #seen}). A lease whose address
+ * is in use is never taken back. A client whose lease was given away gets a NAK when it requests it,
+ * and starts over.
+ */
+public final class DhcpServer {
+    static final int POOL_SIZE = 16;
+    static final int LEASE_SECONDS = 86400;
+    static final int RECLAIM_AFTER_SECONDS = 10;
+
+    private final NetworkConfig config;
+    /** The boot file name in ASCII, or null; and the gateway's address as text, for option 66. */
+    private final byte[] bootFile, tftpServer;
+    /** Lease i is for address dhcpStart + i: its client's MAC, state and when it was offered or bound (System.nanoTime). */
+    private final long[] leaseMac = new long[POOL_SIZE];
+    private final byte[] leaseState = new byte[POOL_SIZE];
+    private final long[] leaseSince = new long[POOL_SIZE];
+    private static final byte FREE = 0, OFFERED = 1, BOUND = 2, IN_USE = 3;
+    /** The address of the latest DHCPACK, 0 before one. */
+    private int lastAcked;
+    private int replyLength;
+    private int replyDestination;
+    private long replyMac;
+    private String lastError;
+
+    public DhcpServer(NetworkConfig config, String bootFile) {
+        this.config = config;
+        this.bootFile = bootFile == null ? null : bootFile.getBytes(StandardCharsets.US_ASCII);
+        if (this.bootFile != null && this.bootFile.length >= Dhcp.FILE_LENGTH) {
+            throw new IllegalArgumentException("boot file name longer than " + (Dhcp.FILE_LENGTH - 1) + " bytes: " + bootFile);
+        }
+        this.tftpServer = Ipv4.format(config.gateway()).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    public int replyLength() {
+        return replyLength;
+    }
+
+    public int replyDestination() {
+        return replyDestination;
+    }
+
+    public long replyMac() {
+        return replyMac;
+    }
+
+    /** Why the last message got no reply because it was malformed, or null. */
+    public String lastError() {
+        return lastError;
+    }
+
+    /**
+     * Handles one client message of len bytes at off; when it calls for a reply, writes it at
+     * txOff in tx and returns true.
+     */
+    public boolean handle(MemorySegment rx, long off, int len, MemorySegment tx, long txOff, long now) {
+        lastError = Dhcp.checkRequest(rx, off, len);
+        if (lastError != null) return false;
+        int type = Dhcp.messageType(rx, off, len);
+        long mac = Dhcp.clientMac(rx, off);
+        int reply;
+        int address;
+        switch (type) {
+            case Dhcp.DISCOVER -> {
+                address = offer(mac, Dhcp.requestedAddress(rx, off, len), now);
+                if (address == 0) return false; // every lease in use: stay silent, as a full server does
+                reply = Dhcp.OFFER;
+            }
+            case Dhcp.REQUEST -> {
+                int serverId = Dhcp.serverId(rx, off, len);
+                if (serverId != 0 && serverId != config.gateway()) return false; // the client chose another server
+                int wanted = Dhcp.requestedAddress(rx, off, len);
+                if (wanted == 0) wanted = Dhcp.clientAddress(rx, off);
+                address = bind(mac, wanted, now);
+                reply = address != 0 ? Dhcp.ACK : Dhcp.NAK;
+                if (reply == Dhcp.ACK) lastAcked = address;
+            }
+            case Dhcp.RELEASE -> {
+                int i = leaseOf(mac);
+                if (i >= 0) leaseState[i] = FREE;
+                return false;
+            }
+            case -1 -> {
+                lastError = "dhcp without message type";
+                return false;
+            }
+            default -> {
+                return false; // DECLINE, INFORM: nothing to answer here
+            }
+        }
+        Dhcp.writeReply(tx, txOff, Dhcp.xid(rx, off), Dhcp.flags(rx, off), reply == Dhcp.ACK || reply == Dhcp.OFFER ? address : 0,
+                config.gateway(), mac);
+        long p = txOff + Dhcp.FIXED_LENGTH;
+        p = option(tx, p, Dhcp.OPT_MESSAGE_TYPE, 1, reply);
+        p = option(tx, p, Dhcp.OPT_SERVER_ID, 4, config.gateway());
+        if (reply != Dhcp.NAK) {
+            p = option(tx, p, Dhcp.OPT_LEASE_TIME, 4, LEASE_SECONDS);
+            p = option(tx, p, Dhcp.OPT_SUBNET_MASK, 4, config.netmask());
+            p = option(tx, p, Dhcp.OPT_ROUTER, 4, config.gateway());
+            p = option(tx, p, Dhcp.OPT_DNS, 4, config.dns());
+            p = option(tx, p, Dhcp.OPT_MTU, 2, config.mtu());
+            if (bootFile != null) {
+                Dhcp.writeBootFile(tx, txOff, bootFile);
+                p = option(tx, p, Dhcp.OPT_TFTP_SERVER, tftpServer);
+                p = option(tx, p, Dhcp.OPT_BOOTFILE, bootFile);
+            }
+        }
+        Bytes.u8(tx, p++, Dhcp.OPT_END);
+        // Pad to the 300-byte BOOTP minimum some clients expect.
+        int length = (int) (p - txOff);
+        if (length < 300) {
+            tx.asSlice(p, 300 - length).fill((byte) 0);
+            length = 300;
+        }
+        replyLength = length;
+        replyDestination = 0xffffffff;
+        replyMac = mac;
+        return true;
+    }
+
+    private static long option(MemorySegment s, long p, int code, int size, int value) {
+        Bytes.u8(s, p, code);
+        Bytes.u8(s, p + 1, size);
+        switch (size) {
+            case 1 -> Bytes.u8(s, p + 2, value);
+            case 2 -> Bytes.u16(s, p + 2, value);
+            default -> Bytes.u32(s, p + 2, value);
+        }
+        return p + 2 + size;
+    }
+
+    private static long option(MemorySegment s, long p, int code, byte[] value) {
+        Bytes.u8(s, p, code);
+        Bytes.u8(s, p + 1, value.length);
+        MemorySegment.copy(MemorySegment.ofArray(value), 0, s, p + 2, value.length);
+        return p + 2 + value.length;
+    }
+
+    /** The address the latest DHCPACK gave a client, 0 before one. */
+    public int lastAcked() {
+        return lastAcked;
+    }
+
+    /** Notes that address is the source of a frame: a lease for it is really used and is not taken back. */
+    public void seen(int address) {
+        int i = address - config.dhcpStart();
+        if (i >= 0 && i < POOL_SIZE && leaseState[i] == BOUND) leaseState[i] = IN_USE;
+    }
+
+    /**
+     * The address to offer: the client's lease, else the requested address if free, else the
+     * first free one, else one taken back ({@link #reclaimable}); 0 if none.
+     */
+    private int offer(long mac, int requested, long now) {
+        int i = leaseOf(mac);
+        if (i < 0 && inPool(requested) && leaseState[requested - config.dhcpStart()] == FREE) i = requested - config.dhcpStart();
+        for (int k = 0; i < 0 && k < POOL_SIZE; k++) {
+            if (leaseState[k] == FREE) i = k;
+        }
+        if (i < 0) i = reclaimable(now);
+        if (i < 0) return 0;
+        if (leaseMac[i] != mac || leaseState[i] == FREE) take(i, mac, OFFERED, now);
+        return config.dhcpStart() + i;
+    }
+
+    /** Binds wanted to the client if it holds that lease or the address is free; 0 (a NAK) otherwise. */
+    private int bind(long mac, int wanted, long now) {
+        if (!inPool(wanted)) return 0;
+        int i = wanted - config.dhcpStart();
+        if (leaseState[i] != FREE && leaseMac[i] != mac) return 0; // given to another client meanwhile
+        int held = leaseOf(mac);
+        if (held >= 0 && held != i) leaseState[held] = FREE; // a client has one address
+        if (leaseState[i] == FREE || leaseState[i] == OFFERED) take(i, mac, BOUND, now);
+        return wanted;
+    }
+
+    private void take(int i, long mac, byte state, long now) {
+        leaseMac[i] = mac;
+        leaseState[i] = state;
+        leaseSince[i] = now;
+    }
+
+    /** The lease of mac (any state but free), or -1. */
+    private int leaseOf(long mac) {
+        for (int i = 0; i < POOL_SIZE; i++) {
+            if (leaseState[i] != FREE && leaseMac[i] == mac) return i;
+        }
+        return -1;
+    }
+
+    /** In a full pool: the oldest lease offered or bound at least RECLAIM_AFTER_SECONDS ago and not in use; -1 if none. */
+    private int reclaimable(long now) {
+        int best = -1;
+        for (int i = 0; i < POOL_SIZE; i++) {
+            boolean unused = leaseState[i] == OFFERED || leaseState[i] == BOUND;
+            if (unused && now - leaseSince[i] >= RECLAIM_AFTER_SECONDS * 1_000_000_000L
+                    && (best < 0 || leaseSince[i] - leaseSince[best] < 0)) {
+                best = i;
+            }
+        }
+        return best;
+    }
+
+    private boolean inPool(int address) {
+        return address - config.dhcpStart() >= 0 && address - config.dhcpStart() < POOL_SIZE;
+    }
+}
