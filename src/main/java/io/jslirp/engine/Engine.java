@@ -18,6 +18,7 @@ import io.jslirp.stack.Stack;
 import io.jslirp.stack.Stack6;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.EventFd;
+import io.jslirp.util.AddressBook;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -39,6 +40,8 @@ public final class Engine {
     /** IPv6 flows (with --enable-ipv6), else null. */
     private final Ipv6Transport transport6;
     private final EventFd wakeup = new EventFd();
+    /** The one representation of addresses above the wire, both versions: handles shared by the stacks, the NAT and the forwards. */
+    private final AddressBook addresses = new AddressBook();
     /** Shared by both IP versions' DNS over UDP and TCP: the one that answered last is asked first. Null with --disable-dns. */
     private final Nameservers nameservers;
     /** Null without --pcap. */
@@ -53,9 +56,9 @@ public final class Engine {
         this.loop = new EventLoop(config.busyPollNanos());
         this.capture = openCapture(config.capture());
         FrameSink sink = capture == null ? link : new CapturingSink(link, capture);
-        this.stack = new Stack(config.network(), config.bootFile(), sink, new Counters());
+        this.stack = new Stack(config.network(), config.bootFile(), sink, new Counters(), addresses);
         this.nameservers = config.nameservers() == null ? null : new Nameservers(config.nameservers());
-        this.transport = new HostTransport(loop, stack, new OutboundPolicy(config.network(), config.outboundAddress(), config.rules()),
+        this.transport = new HostTransport(loop, stack, new OutboundPolicy(config.network(), addresses, config.outboundAddress(), config.rules()),
                 nameservers, config.tcp(), config.udpIdleNanos(), config.limits(), config.preserveSource());
         stack.setTransport(transport);
         if (config.tftpRoot() != null) transport.serveTftp(config.tftpRoot());
@@ -72,7 +75,7 @@ public final class Engine {
     }
 
     private Ipv6Transport startIpv6(EngineConfig config, FrameSink sink) {
-        Stack6 stack6 = new Stack6(config.ipv6(), sink, stack.counters());
+        Stack6 stack6 = new Stack6(config.ipv6(), sink, stack.counters(), addresses);
         Ipv6Transport t = new Ipv6Transport(loop, stack6, nameservers, config.tcp6(), config.udpIdleNanos(), config.limits(),
                 config.preserveSource(), config.outboundAddress6(), config.rules());
         stack6.setTransport(t);
@@ -117,7 +120,7 @@ public final class Engine {
 
     /** The guest's address (the latest it sent from, else the configured one). */
     public int guestAddress() {
-        return stack.guestAddress();
+        return addresses.ipv4(stack.guestAddress());
     }
 
     /** Runs task when the engine stops, before the loop closes (e.g. to remove a socket file). */

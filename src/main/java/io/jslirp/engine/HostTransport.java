@@ -52,6 +52,8 @@ public final class HostTransport implements Transport {
     /** Null unless a TFTP directory is served, when the gateway's TFTP port is answered here. */
     private TftpServer tftp;
     private final UdpForwards udpForwards;
+    /** The gateway's address handle (its family holds it). */
+    private final int gateway;
     private final List<HostForward> forwards = new ArrayList<>();
     /** The IPv6 side (--enable-ipv6), where clients of IPv6 forwards go when they can; else null. */
     private Ipv6Transport ipv6;
@@ -66,8 +68,9 @@ public final class HostTransport implements Transport {
         this.loop = loop;
         this.stack = stack;
         Family family = new Ipv4Family(stack, policy);
+        this.gateway = family.gateway();
         this.dns = nameservers == null ? null : new DnsForwarder(loop, family, nameservers);
-        ForwardSource forwardSource = new Ipv4ForwardSource(stack.config(), preserveSource);
+        ForwardSource forwardSource = new Ipv4ForwardSource(stack.config(), stack.addresses(), family.gateway(), preserveSource);
         this.tcp = new TcpNat(loop, family, nameservers, forwardSource, tcpConfig, limits);
         this.udp = new UdpNat(loop, family, idleTimeoutNanos, limits);
         this.ping = new PingNat(loop, stack, policy, idleTimeoutNanos);
@@ -86,9 +89,9 @@ public final class HostTransport implements Transport {
      */
     public HostForward forward(PortForward forward) {
         HostForward f = forward.protocol() == PortForward.Protocol.UDP
-                ? new UdpForwardSocket(loop, forward, udpForwards, stack::guestAddress, ipv6)
-                : forward.ipv6() ? new ForwardListener6(loop, tcp, stack::guestAddress, ipv6, forward)
-                : new ForwardListener(loop, tcp, forward, stack::guestAddress);
+                ? new UdpForwardSocket(loop, forward, udpForwards, stack.addresses(), stack::guestAddress, ipv6)
+                : forward.ipv6() ? new ForwardListener6(loop, tcp, stack.addresses(), stack::guestAddress, ipv6, forward)
+                : new ForwardListener(loop, tcp, stack.addresses(), forward, stack::guestAddress);
         forwards.add(f);
         return f;
     }
@@ -137,7 +140,7 @@ public final class HostTransport implements Transport {
 
     @Override
     public void udp(MemorySegment frame, long offset, int length, int source, int sourcePort, int destination, int destinationPort) {
-        if (destination == stack.config().gateway() && tftp != null && destinationPort == Tftp.PORT) {
+        if (destination == gateway && tftp != null && destinationPort == Tftp.PORT) {
             tftp.datagram(frame, offset, length, source, sourcePort);
             return;
         }

@@ -67,15 +67,14 @@ public final class Ipv6Transport implements Transport {
     }
 
     /**
-     * Opens a forwarded host client's connection (fd, from [clientHi:clientLo]:clientPort) to the
-     * guest's IPv6 address at guestPort; false (nothing done) while that address is not known.
+     * Opens a forwarded host client's connection (fd, from client:clientPort, a handle the caller
+     * holds) to the guest's IPv6 address at guestPort; false (nothing done) while that address is
+     * not known.
      */
-    public boolean forward(int fd, int guestPort, long clientHi, long clientLo, int clientPort) {
+    public boolean forward(int fd, int guestPort, int client, int clientPort) {
         int guest = guestAddress();
         if (guest == AddressBook.NONE) return false;
-        int client = stack.addresses().acquire(clientHi, clientLo);
         tcp.forward(fd, guest, guestPort, client, clientPort);
-        stack.addresses().release(client);
         return true;
     }
 

@@ -7,6 +7,7 @@ import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
 import io.jslirp.sys.Sockets;
+import io.jslirp.util.AddressBook;
 import io.jslirp.wire.Ipv4;
 
 import java.util.function.IntSupplier;
@@ -17,11 +18,18 @@ public final class ForwardListener implements HostForward {
     private final PortForward forward;
     private final int fd;
     private final int[] client = new int[2];
+    private final AddressBook addresses;
+    /** The forward's own guest address (a handle held while listening), or NONE for the guest's latest. */
+    private final int fixedGuest;
 
-    /** Listens for forward; throws IllegalArgumentException (e.g. the port is taken) saying what failed. */
-    public ForwardListener(EventLoop loop, TcpNat nat, PortForward forward, IntSupplier guestAddress) {
+    /**
+     * Listens for forward; guestAddress gives the guest's latest address (a handle). Throws
+     * IllegalArgumentException (e.g. the port is taken) saying what failed.
+     */
+    public ForwardListener(EventLoop loop, TcpNat nat, AddressBook addresses, PortForward forward, IntSupplier guestAddress) {
         this.loop = loop;
         this.forward = forward;
+        this.addresses = addresses;
         int s = Sockets.tcp4();
         if (s < 0) throw new IllegalArgumentException("cannot create a socket for forward " + forward + ": " + Errno.describe(-s));
         Sockets.setInt(s, Sockets.SOL_SOCKET, Sockets.SO_REUSEADDR, 1);
@@ -33,12 +41,15 @@ public final class ForwardListener implements HostForward {
                     + " for forward " + forward + ": " + Errno.describe(-r));
         }
         this.fd = s;
+        this.fixedGuest = forward.guestAddress() != 0 ? addresses.acquire4(forward.guestAddress()) : AddressBook.NONE;
         loop.register(fd, Epoll.IN, events -> {
             for (int i = 0; i < 64; i++) {
                 int accepted = Sockets.accept4(fd, client);
                 if (accepted < 0) return;
-                int guest = forward.guestAddress() != 0 ? forward.guestAddress() : guestAddress.getAsInt();
-                nat.forward(accepted, guest, forward.guestPort(), client[0], client[1]);
+                int guest = fixedGuest != AddressBook.NONE ? fixedGuest : guestAddress.getAsInt();
+                int from = addresses.acquire4(client[0]);
+                nat.forward(accepted, guest, forward.guestPort(), from, client[1]);
+                addresses.release(from);
             }
         });
     }
@@ -52,5 +63,6 @@ public final class ForwardListener implements HostForward {
     public void close() {
         loop.unregister(fd);
         Libc.close(fd);
+        if (fixedGuest != AddressBook.NONE) addresses.release(fixedGuest);
     }
 }

@@ -8,6 +8,7 @@ import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
 import io.jslirp.sys.Sockets;
+import io.jslirp.util.AddressBook;
 
 import java.util.function.IntSupplier;
 
@@ -21,14 +22,19 @@ public final class ForwardListener6 implements HostForward {
     private final PortForward forward;
     private final int fd;
     private final long[] client = new long[3];
+    private final AddressBook addresses;
+    /** The forward's own IPv4 guest address (a handle held while listening), or NONE for the guest's latest. */
+    private final int fixedGuest;
 
     /**
      * @param ipv6 the IPv6 side, or null without --enable-ipv6
      * Throws IllegalArgumentException (e.g. the port is taken) saying what failed.
      */
-    public ForwardListener6(EventLoop loop, TcpNat nat4, IntSupplier guestAddress4, Ipv6Transport ipv6, PortForward forward) {
+    public ForwardListener6(EventLoop loop, TcpNat nat4, AddressBook addresses, IntSupplier guestAddress4, Ipv6Transport ipv6,
+                            PortForward forward) {
         this.loop = loop;
         this.forward = forward;
+        this.addresses = addresses;
         int s = Sockets.tcp6();
         if (s < 0) throw new IllegalArgumentException("cannot create a socket for forward " + forward + ": " + Errno.describe(-s));
         Sockets.setInt(s, Sockets.SOL_SOCKET, Sockets.SO_REUSEADDR, 1);
@@ -41,16 +47,19 @@ public final class ForwardListener6 implements HostForward {
                     + " for forward " + forward + ": " + Errno.describe(-r));
         }
         this.fd = s;
+        this.fixedGuest = forward.guestAddress() != 0 ? addresses.acquire4(forward.guestAddress()) : AddressBook.NONE;
         loop.register(fd, Epoll.IN, events -> {
             for (int i = 0; i < 64; i++) {
                 int accepted = Sockets.accept6(fd, client);
                 if (accepted < 0) return;
-                boolean toIpv6 = forward.guestAddress() == 0 && ipv6 != null
-                        && ipv6.forward(accepted, forward.guestPort(), client[0], client[1], (int) client[2]);
+                int from = addresses.acquire(client[0], client[1]);
+                boolean toIpv6 = fixedGuest == AddressBook.NONE && ipv6 != null
+                        && ipv6.forward(accepted, forward.guestPort(), from, (int) client[2]);
                 if (!toIpv6) {
-                    int guest = forward.guestAddress() != 0 ? forward.guestAddress() : guestAddress4.getAsInt();
-                    nat4.forward(accepted, guest, forward.guestPort(), 0, (int) client[2]); // client 0.0.0.0: from the gateway
+                    int guest = fixedGuest != AddressBook.NONE ? fixedGuest : guestAddress4.getAsInt();
+                    nat4.forward(accepted, guest, forward.guestPort(), from, (int) client[2]); // an IPv6 client: from the gateway
                 }
+                addresses.release(from);
             }
         });
     }
@@ -64,5 +73,6 @@ public final class ForwardListener6 implements HostForward {
     public void close() {
         loop.unregister(fd);
         Libc.close(fd);
+        if (fixedGuest != AddressBook.NONE) addresses.release(fixedGuest);
     }
 }

@@ -36,28 +36,28 @@ public final class UdpForwardSocket implements HostForward, Handler {
     private final Ipv6Transport ipv6;
     /** Where datagrams are read to: the frame of the guest side they usually go to. */
     private final UdpForwards readInto;
-    /**
-     * Mappings by client (key, port, 0, 0): the key is an IPv4 client's address, or an IPv6
-     * client's handle in clientAddresses, which each mapping holds one reference of.
-     */
+    /** Mappings by client (handle, port, 0, 0); each mapping holds one reference of its client's handle. */
     private final FlowTable<UdpForwards.Mapping> clients = new FlowTable<>(8);
-    private final AddressBook clientAddresses;
+    private final AddressBook addresses;
+    /** The forward's own IPv4 guest address (a handle held while bound), or NONE for the guest's latest. */
+    private final int fixedGuest;
     private final int[] client4 = new int[2];
     private final long[] client6 = new long[3];
 
     /**
      * Binds the forward's host port (IPv6 when the forward has an IPv6 host address; ipv6 is null
-     * without --enable-ipv6). Throws IllegalArgumentException (e.g. the
-     * port is taken) saying what failed.
+     * without --enable-ipv6); guest4 gives the guest's latest IPv4 address (a handle). Throws
+     * IllegalArgumentException (e.g. the port is taken) saying what failed.
      */
-    public UdpForwardSocket(EventLoop loop, PortForward forward, UdpForwards ipv4, IntSupplier guest4, Ipv6Transport ipv6) {
+    public UdpForwardSocket(EventLoop loop, PortForward forward, UdpForwards ipv4, AddressBook addresses, IntSupplier guest4,
+                            Ipv6Transport ipv6) {
         this.loop = loop;
         this.forward = forward;
         this.ipv4 = ipv4;
+        this.addresses = addresses;
         this.guest4 = guest4;
         this.ipv6 = forward.ipv6() ? ipv6 : null;
         this.readInto = this.ipv6 != null ? this.ipv6.udpForwards() : ipv4;
-        this.clientAddresses = forward.ipv6() ? new AddressBook() : null;
         int s = forward.ipv6() ? Sockets.udp6() : Sockets.udp4();
         if (s < 0) throw new IllegalArgumentException("cannot create a socket for forward " + forward + ": " + Errno.describe(-s));
         int r;
@@ -74,6 +74,7 @@ public final class UdpForwardSocket implements HostForward, Handler {
                     + Errno.describe(-r));
         }
         this.fd = s;
+        this.fixedGuest = forward.guestAddress() != 0 ? addresses.acquire4(forward.guestAddress()) : AddressBook.NONE;
         loop.register(fd, Epoll.IN, this);
     }
 
@@ -96,7 +97,8 @@ public final class UdpForwardSocket implements HostForward, Handler {
                     : Sockets.recvFrom4(fd, frame, offset, family.maxUdpPayload(), client4);
             if (n == -Errno.EAGAIN) return;
             if (n < 0) continue; // an ICMP error for an earlier reply to a client: nothing to tell the guest
-            UdpForwards.Mapping m = forward.ipv6() ? mapping6() : mapping4();
+            UdpForwards.Mapping m = forward.ipv6() ? mapping(addresses.acquire(client6[0], client6[1]), (int) client6[2])
+                    : mapping(addresses.acquire4(client4[0]), client4[1]);
             if (m == null) continue;
             UdpForwards to = m.owner();
             if (to != readInto) { // an IPv6 client going to the guest over IPv4
@@ -107,60 +109,46 @@ public final class UdpForwardSocket implements HostForward, Handler {
         loop.runAgain();
     }
 
-    private UdpForwards.Mapping mapping4() {
-        UdpForwards.Mapping m = clients.get(client4[0], client4[1], 0, 0);
-        if (m != null) return m;
-        int guest = forward.guestAddress() != 0 ? forward.guestAddress() : guest4.getAsInt();
-        m = ipv4.open(this, client4[0], 0, client4[0], client4[1], client4[0], guest, forward.guestPort());
-        if (m != null) clients.put(client4[0], client4[1], 0, 0, m);
-        return m;
-    }
-
-    private UdpForwards.Mapping mapping6() {
-        long hi = client6[0], lo = client6[1];
-        int port = (int) client6[2];
-        int key = clientAddresses.acquire(hi, lo);
-        UdpForwards.Mapping m = clients.get(key, port, 0, 0);
+    /** The mapping of the client (a handle, whose reference passes to the mapping or is dropped) at port, or null. */
+    private UdpForwards.Mapping mapping(int client, int port) {
+        UdpForwards.Mapping m = clients.get(client, port, 0, 0);
         if (m != null) {
-            clientAddresses.release(key); // the mapping holds its own reference
+            addresses.release(client); // the mapping holds its own reference
             return m;
         }
-        int guest = ipv6 != null && forward.guestAddress() == 0 ? ipv6.guestAddress() : AddressBook.NONE;
-        if (guest != AddressBook.NONE) {
-            AddressBook handles = ipv6.addresses();
-            int client = handles.acquire(hi, lo);
-            m = ipv6.udpForwards().open(this, key, hi, lo, port, client, guest, forward.guestPort());
-            handles.release(client);
+        int guest6 = ipv6 != null && fixedGuest == AddressBook.NONE ? ipv6.guestAddress() : AddressBook.NONE;
+        if (guest6 != AddressBook.NONE) {
+            m = ipv6.udpForwards().open(this, client, port, guest6, forward.guestPort());
         } else {
-            int guest4Address = forward.guestAddress() != 0 ? forward.guestAddress() : guest4.getAsInt();
-            m = ipv4.open(this, key, hi, lo, port, 0, guest4Address, forward.guestPort());
+            int guest = fixedGuest != AddressBook.NONE ? fixedGuest : guest4.getAsInt();
+            m = ipv4.open(this, client, port, guest, forward.guestPort());
         }
         if (m == null) {
-            clientAddresses.release(key);
+            addresses.release(client);
             return null;
         }
-        clients.put(key, port, 0, 0, m);
+        clients.put(client, port, 0, 0, m);
         return m;
     }
 
     /** Sends the guest's datagram (len bytes at off) to m's client. */
     void toClient(MemorySegment f, long off, int len, UdpForwards.Mapping m) {
-        if (forward.ipv6()) Sockets.sendTo6(fd, f, off, len, m.clientHi, m.clientLo, m.clientPort);
-        else Sockets.sendTo4(fd, f, off, len, (int) m.clientLo, m.clientPort);
+        if (forward.ipv6()) Sockets.sendTo6(fd, f, off, len, addresses.hi(m.client), addresses.lo(m.client), m.clientPort);
+        else Sockets.sendTo4(fd, f, off, len, addresses.ipv4(m.client), m.clientPort);
     }
 
     /** A mapping closed. */
     void forget(UdpForwards.Mapping m) {
-        clients.remove(m.clientKey, m.clientPort, 0, 0);
-        if (clientAddresses != null) clientAddresses.release(m.clientKey);
+        clients.remove(m.client, m.clientPort, 0, 0);
+        addresses.release(m.client);
     }
 
     String formatClient(UdpForwards.Mapping m) {
-        return (forward.ipv6() ? "[" + formatClientAddress(m) + "]" : formatClientAddress(m)) + ":" + m.clientPort;
+        return addresses.format(m.client) + ":" + m.clientPort;
     }
 
     String formatClientAddress(UdpForwards.Mapping m) {
-        return forward.ipv6() ? Ipv6.format(m.clientHi, m.clientLo) : Ipv4.format((int) m.clientLo);
+        return addresses.format(m.client);
     }
 
     @Override
@@ -170,5 +158,6 @@ public final class UdpForwardSocket implements HostForward, Handler {
         all.forEach(UdpForwards.Mapping::close);
         loop.unregister(fd);
         Libc.close(fd);
+        if (fixedGuest != AddressBook.NONE) addresses.release(fixedGuest);
     }
 }

@@ -69,13 +69,12 @@ public final class UdpForwards {
     }
 
     /**
-     * A new client of socket: a mapping toward guest:guestPort, or null when no port is left.
-     * client is the client's address in this family's terms (for IPv6 a handle the caller holds
-     * during the call), or 0 for a client of another IP version, which comes from the gateway.
+     * A new client of socket at client:clientPort (a handle of either version, held by the caller
+     * during the call, which the mapping keeps): a mapping toward guest:guestPort, or null when no
+     * port is left. A client of the other IP version comes from the gateway.
      */
-    Mapping open(UdpForwardSocket socket, int clientKey, long clientHi, long clientLo, int clientPort,
-                 int client, int guest, int guestPort) {
-        int source = client == 0 ? family.gateway() : forwardSource.of(client);
+    Mapping open(UdpForwardSocket socket, int client, int clientPort, int guest, int guestPort) {
+        int source = forwardSource.of(client);
         int port = clientPort;
         if (source == family.gateway() || !free(guest, guestPort, source, port)) {
             int gateway = family.gateway();
@@ -86,7 +85,7 @@ public final class UdpForwards {
             Log.warn("no free port left for a forwarded UDP client of " + socket.forward());
             return null;
         }
-        Mapping m = new Mapping(socket, clientKey, clientHi, clientLo, clientPort, guest, guestPort, source, port);
+        Mapping m = new Mapping(socket, client, clientPort, guest, guestPort, source, port);
         byGuestSide.put(guest, guestPort, source, port, m);
         family.retain(guest);
         family.retain(source);
@@ -113,21 +112,17 @@ public final class UdpForwards {
     /** One host client of a forwarded UDP port, and the address and port the guest sees it at. */
     final class Mapping {
         final UdpForwardSocket socket;
-        /** The client as its socket's table knows it (see {@link UdpForwardSocket}), and its address and port. */
-        final int clientKey, clientPort;
-        final long clientHi, clientLo;
+        /** The client (a handle held by the mapping) and its port. */
+        final int client, clientPort;
         final int guestAddress, guestPort, source, sourcePort;
         final Timer idle = new Timer(this::close);
         final long openedAt = EventLoop.now();
         /** Payload bytes the guest sent the client, and the client the guest. */
         long fromGuest, toGuest;
 
-        Mapping(UdpForwardSocket socket, int clientKey, long clientHi, long clientLo, int clientPort,
-                int guestAddress, int guestPort, int source, int sourcePort) {
+        Mapping(UdpForwardSocket socket, int client, int clientPort, int guestAddress, int guestPort, int source, int sourcePort) {
             this.socket = socket;
-            this.clientKey = clientKey;
-            this.clientHi = clientHi;
-            this.clientLo = clientLo;
+            this.client = client;
             this.clientPort = clientPort;
             this.guestAddress = guestAddress;
             this.guestPort = guestPort;

@@ -6,16 +6,23 @@ import io.jslirp.stack.Counters;
 import io.jslirp.stack.Stack;
 import io.jslirp.sys.Sockets;
 import io.jslirp.tcp.TcpOutput;
+import io.jslirp.util.AddressBook;
 import io.jslirp.wire.Ipv4;
 
-/** IPv4 flows: the {@link Stack}'s output and host IPv4 sockets, by the {@link OutboundPolicy}. */
+/** IPv4 flows: the {@link Stack}'s output and host IPv4 sockets, by the {@link OutboundPolicy}; addresses are handles. */
 public final class Ipv4Family implements Family {
     private final Stack stack;
+    private final AddressBook addresses;
     private final OutboundPolicy policy;
+    /** Handles held for the life of the family. */
+    private final int gateway, dns;
 
     public Ipv4Family(Stack stack, OutboundPolicy policy) {
         this.stack = stack;
+        this.addresses = stack.addresses();
         this.policy = policy;
+        this.gateway = addresses.acquire4(stack.config().gateway());
+        this.dns = addresses.acquire4(stack.config().dns());
     }
 
     @Override
@@ -30,12 +37,12 @@ public final class Ipv4Family implements Family {
 
     @Override
     public int gateway() {
-        return stack.config().gateway();
+        return gateway;
     }
 
     @Override
     public int dns() {
-        return stack.config().dns();
+        return dns;
     }
 
     @Override
@@ -61,7 +68,7 @@ public final class Ipv4Family implements Family {
     @Override
     public int connect(int fd, int target, int port) {
         int r = policy.bindSource(fd);
-        return r == 0 ? Sockets.connect4(fd, target, port) : r;
+        return r == 0 ? Sockets.connect4(fd, addresses.ipv4(target), port) : r;
     }
 
     @Override
@@ -86,14 +93,16 @@ public final class Ipv4Family implements Family {
 
     @Override
     public void retain(int address) {
+        addresses.retain(address);
     }
 
     @Override
     public void release(int address) {
+        addresses.release(address);
     }
 
     @Override
     public String format(int address) {
-        return Ipv4.format(address);
+        return addresses.format(address);
     }
 }

@@ -109,6 +109,6 @@ public final class Ipv6Family implements Family {
 
     @Override
     public String format(int address) {
-        return "[" + Ipv6.format(addresses.hi(address), addresses.lo(address)) + "]";
+        return addresses.format(address);
     }
 }

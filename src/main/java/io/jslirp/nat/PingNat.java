@@ -26,6 +26,7 @@ import java.util.List;
  * in {@code Stack} themselves): one unprivileged ICMP socket (a "ping socket", allowed by
  * net.ipv4.ping_group_range) per (guest address, echo identifier, destination), closed after an
  * idle timeout. The kernel gives each socket its own identifier; replies get the guest's back.
+ * Addresses are handles of the stack's {@link io.jslirp.util.AddressBook}.
  */
 public final class PingNat {
     private static final int READ_BUDGET = 64;
@@ -83,13 +84,13 @@ public final class PingNat {
             counters.unsupported++;
             if (!refusalLogged) {
                 refusalLogged = true;
-                Log.warn("cannot ping " + Ipv4.format(dst) + " for the guest (" + Errno.describe(-fd) + "): only the gateway answers ping."
+                Log.warn("cannot ping " + stack.addresses().format(dst) + " for the guest (" + Errno.describe(-fd) + "): only the gateway answers ping."
                         + (fd == -Errno.EACCES ? " Ping sockets need the group of jslirp's user in net.ipv4.ping_group_range,"
                         + " e.g. sysctl -w net.ipv4.ping_group_range='0 2147483647'" : ""));
             }
             return null;
         }
-        int r = Sockets.connect4(fd, target, 0);
+        int r = Sockets.connect4(fd, stack.addresses().ipv4(target), 0);
         if (r < 0) { // no route: the guest hears it as from a router
             Libc.close(fd);
             unreachable(-r, src, dst, head);
@@ -97,6 +98,8 @@ public final class PingNat {
         }
         Flow flow = new Flow(fd, src, id, dst);
         flows.put(src, id, dst, 0, flow);
+        stack.addresses().retain(src);
+        stack.addresses().retain(dst);
         loop.register(fd, Epoll.IN, flow);
         counters.pingFlows++;
         Log.debug(() -> flow + " opened");
@@ -173,11 +176,13 @@ public final class PingNat {
             Libc.close(fd);
             flows.remove(guestAddress, guestId, remoteAddress, 0);
             Log.debug(() -> this + " closed");
+            stack.addresses().release(guestAddress);
+            stack.addresses().release(remoteAddress);
         }
 
         @Override
         public String toString() {
-            return "ping " + Ipv4.format(guestAddress) + " id " + guestId + " -> " + Ipv4.format(remoteAddress);
+            return "ping " + stack.addresses().format(guestAddress) + " id " + guestId + " -> " + stack.addresses().format(remoteAddress);
         }
     }
 }

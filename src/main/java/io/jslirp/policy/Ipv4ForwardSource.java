@@ -1,6 +1,7 @@
 package io.jslirp.policy;
 
 import io.jslirp.stack.NetworkConfig;
+import io.jslirp.util.AddressBook;
 
 /**
  * IPv4's {@link ForwardSource}: the gateway, or with
@@ -11,17 +12,24 @@ import io.jslirp.stack.NetworkConfig;
  */
 public final class Ipv4ForwardSource implements ForwardSource {
     private final NetworkConfig config;
+    private final AddressBook addresses;
+    /** The gateway's handle, held by the caller for as long as this is used. */
+    private final int gateway;
     private final boolean preserve;
 
-    public Ipv4ForwardSource(NetworkConfig config, boolean preserve) {
+    public Ipv4ForwardSource(NetworkConfig config, AddressBook addresses, int gateway, boolean preserve) {
         this.config = config;
+        this.addresses = addresses;
+        this.gateway = gateway;
         this.preserve = preserve;
     }
 
     @Override
     public int of(int clientAddress) {
-        int first = clientAddress >>> 24;
-        boolean answerable = first != 127 && first != 0 && (clientAddress >>> 28) < 0xe && !config.inNetwork(clientAddress);
-        return preserve && answerable ? clientAddress : config.gateway();
+        if (!addresses.isIpv4(clientAddress)) return gateway; // an IPv6 client reaching the guest over IPv4
+        int client = addresses.ipv4(clientAddress);
+        int first = client >>> 24;
+        boolean answerable = first != 127 && first != 0 && (client >>> 28) < 0xe && !config.inNetwork(client);
+        return preserve && answerable ? clientAddress : gateway;
     }
 }

@@ -1,18 +1,17 @@
 package io.jslirp.policy;
 
-import io.jslirp.service.DnsForwarder;
-
 import io.jslirp.stack.NetworkConfig;
 import io.jslirp.sys.Sockets;
+import io.jslirp.util.AddressBook;
 import io.jslirp.wire.Icmpv4;
 
 /**
  * Where a guest flow goes on the host: the gateway stands for the host's loopback (unless
  * disabled), other addresses of the virtual network for nothing (the DNS address's service is
- * {@link DnsForwarder}'s), and every other address for itself. The host destination must then
+ * {@code service.DnsForwarder}'s), and every other address for itself. The host destination must then
  * pass the {@link DestinationRules} (so the gateway counts as 127.0.0.1). Outbound sockets may be
  * bound to one source address. {@link OutboundPolicy6} does the same for IPv6, with the same
- * rules and the same answers to a refusal.
+ * rules and the same answers to a refusal. Addresses are handles of the engine's {@link AddressBook}.
  */
 public final class OutboundPolicy {
     /** No host destination: the guest gets a reset or nothing, as from a host that is not there. */
@@ -32,6 +31,9 @@ public final class OutboundPolicy {
     private static final int LOOPBACK = 0x7f000001;
 
     private final NetworkConfig config;
+    private final AddressBook addresses;
+    /** The host's 127.0.0.1, held for the life of the policy. */
+    private final int loopback;
     private final int outboundAddress;
     private final DestinationRules rules;
 
@@ -41,8 +43,10 @@ public final class OutboundPolicy {
      *                        or 0 to let the kernel choose
      * @param rules           the host destinations the guest may reach (--allow, --deny)
      */
-    public OutboundPolicy(NetworkConfig config, int outboundAddress, DestinationRules rules) {
+    public OutboundPolicy(NetworkConfig config, AddressBook addresses, int outboundAddress, DestinationRules rules) {
         this.config = config;
+        this.addresses = addresses;
+        this.loopback = addresses.acquire4(LOOPBACK);
         this.outboundAddress = outboundAddress;
         this.rules = rules;
     }
@@ -69,9 +73,11 @@ public final class OutboundPolicy {
      * {@link #UNREACHABLE}, {@link #PROHIBITED} or {@link #NO_ROUTE}.
      */
     public int target(int destination) {
-        int target = hostAddress(destination);
-        if (target == UNREACHABLE || target == NO_ROUTE) return target;
-        return rules.permits(target) ? target : PROHIBITED;
+        int v4 = addresses.ipv4(destination);
+        int host = hostAddress(v4);
+        if (host == UNREACHABLE || host == NO_ROUTE) return host;
+        if (!rules.permits(host)) return PROHIBITED;
+        return host == v4 ? destination : loopback;
     }
 
     private int hostAddress(int destination) {

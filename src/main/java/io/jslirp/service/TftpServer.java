@@ -29,6 +29,8 @@ public final class TftpServer {
 
     private final EventLoop loop;
     private final Stack stack;
+    /** The gateway's address handle, held for the life of the server: the transfers come from its port 69. */
+    private final int gateway;
     private final TftpFiles files;
     private final Counters counters;
     /** The largest block that fits the MTU without fragments; a client asking for more gets this. */
@@ -42,6 +44,7 @@ public final class TftpServer {
         this.stack = stack;
         this.files = files;
         this.counters = stack.counters();
+        this.gateway = stack.addresses().acquire4(stack.config().gateway());
         int fitting = stack.config().mtu() - Ipv4.MIN_HEADER_LENGTH - Udp.HEADER_LENGTH - Tftp.HEADER_LENGTH;
         this.maxBlockSize = Math.clamp(fitting, Tftp.MIN_BLOCK_SIZE, Tftp.MAX_BLOCK_SIZE);
         this.dataArea = stack.frame().asSlice(PAYLOAD + Tftp.HEADER_LENGTH, Tftp.MAX_BLOCK_SIZE).asByteBuffer();
@@ -88,7 +91,7 @@ public final class TftpServer {
         }
         TftpFiles.Opened opened = files.open(request.filename());
         if (opened.channel() == null) {
-            Log.debug(() -> "tftp " + Ipv4.format(guest) + ":" + guestPort + " " + request.filename() + ": " + opened.message());
+            Log.debug(() -> "tftp " + stack.addresses().format(guest) + ":" + guestPort + " " + request.filename() + ": " + opened.message());
             sendError(guest, guestPort, opened.error(), opened.message());
             return;
         }
@@ -116,7 +119,7 @@ public final class TftpServer {
 
     private void sendError(int guest, int guestPort, int code, String message) {
         int length = Tftp.writeError(stack.frame(), PAYLOAD, code, message);
-        stack.sendUdp(stack.config().gateway(), Tftp.PORT, guest, guestPort, length);
+        stack.sendUdp(gateway, Tftp.PORT, guest, guestPort, length);
     }
 
     public void closeAll() {
@@ -143,6 +146,7 @@ public final class TftpServer {
         Transfer(int slot, int guest, int guestPort, FileChannel file, int negotiatedBlockSize, long transferSize) {
             this.slot = slot;
             this.guest = guest;
+            stack.addresses().retain(guest);
             this.guestPort = guestPort;
             this.file = file;
             this.negotiatedBlockSize = negotiatedBlockSize;
@@ -181,7 +185,7 @@ public final class TftpServer {
                 Tftp.writeDataHeader(frame, PAYLOAD, block);
                 length = Tftp.HEADER_LENGTH + n;
             }
-            stack.sendUdp(stack.config().gateway(), Tftp.PORT, guest, guestPort, length);
+            stack.sendUdp(gateway, Tftp.PORT, guest, guestPort, length);
             loop.schedule(retransmit, EventLoop.now() + RETRANSMIT_NANOS);
         }
 
@@ -211,6 +215,7 @@ public final class TftpServer {
         void close() {
             loop.schedule(retransmit, Long.MAX_VALUE);
             transfers[slot] = null;
+            stack.addresses().release(guest);
             try {
                 file.close();
             } catch (IOException ignored) {
@@ -220,7 +225,7 @@ public final class TftpServer {
 
         @Override
         public String toString() {
-            return "tftp " + Ipv4.format(guest) + ":" + guestPort + " block " + block;
+            return "tftp " + stack.addresses().format(guest) + ":" + guestPort + " block " + block;
         }
     }
 }

@@ -3,6 +3,7 @@ package io.jslirp.stack;
 import io.jslirp.service.DhcpServer;
 
 import io.jslirp.tcp.TcpOutput;
+import io.jslirp.util.AddressBook;
 import io.jslirp.util.RingBuffer;
 import io.jslirp.wire.Arp;
 import io.jslirp.wire.Bytes;
@@ -24,7 +25,7 @@ import java.util.function.LongSupplier;
  * other ICMP echo to the {@link Transport}, and builds
  * the frames going back to the guest in one reused buffer.
  */
-public final class Stack implements TcpOutput {
+public final class Stack implements GuestOutput {
     /** Where an IPv4 payload starts in an outgoing frame. */
     public static final int IP_PAYLOAD_OFFSET = Ethernet.HEADER_LENGTH + Ipv4.MIN_HEADER_LENGTH;
     /** Where a UDP payload starts in an outgoing frame. */
@@ -43,18 +44,31 @@ public final class Stack implements TcpOutput {
     /** The IPv6 layer, or null when IPv6 is off (its frames are then counted as unsupported). */
     private Stack6 ipv6;
     private long guestMac = Ethernet.BROADCAST;
+    /** The guest's IPv4 address: the latest it sent from or DHCP gave it, 0 before. */
     private int guestAddress;
+    /** The addresses the transport and the output see: handles of the engine's book, for both versions. */
+    private final AddressBook addresses;
+    /** {@link #guestAddress()}'s handle, held while it names the guest; NONE before the first call. */
+    private int guestHandle = AddressBook.NONE;
+    /** The virtual hosts' handles, held for the life of the stack. */
+    private final int gatewayHandle, dnsHandle;
     private int ipId;
     /** Time for DHCP leases and fragment reassembly (System.nanoTime; tests move it on by hand). */
     private LongSupplier clock = System::nanoTime;
 
     public Stack(NetworkConfig config, FrameSink sink, Counters counters) {
-        this(config, null, sink, counters);
+        this(config, null, sink, counters, new AddressBook());
     }
 
-    /** @param bootFile the boot file DHCP names (with the gateway as its TFTP server), or null */
-    public Stack(NetworkConfig config, String bootFile, FrameSink sink, Counters counters) {
+    /**
+     * @param bootFile  the boot file DHCP names (with the gateway as its TFTP server), or null
+     * @param addresses the engine's address handles, which the transport and the output use
+     */
+    public Stack(NetworkConfig config, String bootFile, FrameSink sink, Counters counters, AddressBook addresses) {
         this.config = config;
+        this.addresses = addresses;
+        this.gatewayHandle = addresses.acquire4(config.gateway());
+        this.dnsHandle = addresses.acquire4(config.dns());
         this.sink = sink;
         this.counters = counters;
         this.dhcp = new DhcpServer(config, bootFile);
@@ -80,6 +94,7 @@ public final class Stack implements TcpOutput {
         return config;
     }
 
+    @Override
     public Counters counters() {
         return counters;
     }
@@ -89,8 +104,10 @@ public final class Stack implements TcpOutput {
      * ARP request for address, whose answer teaches it. Until then frames go to the broadcast
      * address, which the guest's TCP ignores.
      */
+    @Override
     public boolean resolveGuestMac(int address) {
         if (guestMac != Ethernet.BROADCAST) return true;
+        address = addresses.ipv4(address);
         int len = Ethernet.HEADER_LENGTH + Arp.LENGTH;
         Ethernet.write(tx, 0, Ethernet.BROADCAST, config.gatewayMac(), Ethernet.TYPE_ARP);
         Arp.write(tx, Ethernet.HEADER_LENGTH, Arp.REQUEST, config.gatewayMac(), config.gateway(), 0, address);
@@ -102,8 +119,51 @@ public final class Stack implements TcpOutput {
      * The guest's IPv4 address: the latest it sent from or DHCP gave it, else the configured one
      * (.100, as with --configure).
      */
+    @Override
     public int guestAddress() {
-        return guestAddress != 0 ? guestAddress : config.guest();
+        int a = guestAddress != 0 ? guestAddress : config.guest();
+        if (guestHandle == AddressBook.NONE || addresses.ipv4(guestHandle) != a) {
+            int h = addresses.acquire4(a);
+            if (guestHandle != AddressBook.NONE) addresses.release(guestHandle);
+            guestHandle = h;
+        }
+        return guestHandle;
+    }
+
+    /** The handles the transport's and the output's addresses are. */
+    @Override
+    public AddressBook addresses() {
+        return addresses;
+    }
+
+    @Override
+    public int version() {
+        return 4;
+    }
+
+    @Override
+    public int gateway() {
+        return gatewayHandle;
+    }
+
+    @Override
+    public int dns() {
+        return dnsHandle;
+    }
+
+    @Override
+    public int udpPayloadOffset() {
+        return UDP_PAYLOAD_OFFSET;
+    }
+
+    @Override
+    public int maxUdpPayload() {
+        return 65535 - Ipv4.MIN_HEADER_LENGTH - Udp.HEADER_LENGTH;
+    }
+
+    @Override
+    public int icmpOffset() {
+        return IP_PAYLOAD_OFFSET;
     }
 
     /** Takes one frame of length bytes from the guest, checking every checksum. */
@@ -200,7 +260,12 @@ public final class Stack implements TcpOutput {
             case Ipv4.PROTO_TCP -> {
                 if (Tcp.check(f, l4, l4Len) != null) counters.malformed++;
                 else if (!checksumTrusted && !Checksum.valid4(f, l4, l4Len, Ipv4.PROTO_TCP, src, dst)) counters.badChecksum++;
-                else transport.tcp(f, l4, l4Len, src, dst);
+                else {
+                    int s = addresses.acquire4(src), d = addresses.acquire4(dst);
+                    transport.tcp(f, l4, l4Len, s, d);
+                    addresses.release(s);
+                    addresses.release(d);
+                }
             }
             case Ipv4.PROTO_UDP -> udp(f, l4, l4Len, src, dst, checksumTrusted);
             case Ipv4.PROTO_ICMP -> icmp(f, l4, l4Len, src, dst);
@@ -232,7 +297,10 @@ public final class Stack implements TcpOutput {
             }
             return;
         }
-        transport.udp(f, off + Udp.HEADER_LENGTH, payloadLen, src, srcPort, dst, dstPort);
+        int s = addresses.acquire4(src), d = addresses.acquire4(dst);
+        transport.udp(f, off + Udp.HEADER_LENGTH, payloadLen, s, srcPort, d, dstPort);
+        addresses.release(s);
+        addresses.release(d);
     }
 
     private void icmp(MemorySegment f, long off, int len, int src, int dst) {
@@ -249,7 +317,10 @@ public final class Stack implements TcpOutput {
             return;
         }
         if (!answersFor(dst)) {
-            transport.icmpEcho(f, off, len, src, dst);
+            int s = addresses.acquire4(src), d = addresses.acquire4(dst);
+            transport.icmpEcho(f, off, len, s, d);
+            addresses.release(s);
+            addresses.release(d);
             return;
         }
         MemorySegment.copy(f, off, tx, IP_PAYLOAD_OFFSET, len);
@@ -278,6 +349,8 @@ public final class Stack implements TcpOutput {
 
     @Override
     public void sendTcp(int source, int destination, int tcpLength, int segmentSize) {
+        source = addresses.ipv4(source);
+        destination = addresses.ipv4(destination);
         if (!sink.offloadsTcp()) {
             Tcp.fillChecksum4(tx, IP_PAYLOAD_OFFSET, tcpLength, source, destination);
             sendIpv4(Ipv4.PROTO_TCP, source, destination, tcpLength, guestMac);
@@ -291,10 +364,10 @@ public final class Stack implements TcpOutput {
     public void sendTcp(int source, int destination, int headerLength, RingBuffer payload, int skip, int payloadLength,
                         int segmentSize) {
         if (!sink.offloadsTcp()) {
-            TcpOutput.super.sendTcp(source, destination, headerLength, payload, skip, payloadLength, segmentSize);
+            GuestOutput.super.sendTcp(source, destination, headerLength, payload, skip, payloadLength, segmentSize);
             return;
         }
-        writeOffloadedTcpHeaders(source, destination, headerLength + payloadLength);
+        writeOffloadedTcpHeaders(addresses.ipv4(source), addresses.ipv4(destination), headerLength + payloadLength);
         count(sink.sendTcp(tx, IP_PAYLOAD_OFFSET + headerLength, payload, skip, payloadLength, segmentSize));
     }
 
@@ -318,7 +391,10 @@ public final class Stack implements TcpOutput {
      * first 8 bytes of the transport header (for TCP: ports and sequence number), which is what
      * the guest's kernel matches the error to its socket by.
      */
+    @Override
     public void sendUnreachable(int code, int protocol, int guest, int remote, long transportHead) {
+        guest = addresses.ipv4(guest);
+        remote = addresses.ipv4(remote);
         long icmp = IP_PAYLOAD_OFFSET;
         long quoted = icmp + Icmpv4.HEADER_LENGTH;
         int quotedLength = Ipv4.MIN_HEADER_LENGTH + Icmpv4.QUOTED_TRANSPORT_BYTES;
@@ -335,14 +411,16 @@ public final class Stack implements TcpOutput {
     }
 
     /** Sends an ICMP message whose length bytes are already at {@link #IP_PAYLOAD_OFFSET}, filling its checksum. */
+    @Override
     public void sendIcmp(int source, int destination, int length) {
         Icmpv4.fillChecksum(tx, IP_PAYLOAD_OFFSET, length);
-        sendIpv4(Ipv4.PROTO_ICMP, source, destination, length, guestMac);
+        sendIpv4(Ipv4.PROTO_ICMP, addresses.ipv4(source), addresses.ipv4(destination), length, guestMac);
     }
 
     /** Sends a UDP datagram whose payloadLength bytes are already at {@link #UDP_PAYLOAD_OFFSET}. */
+    @Override
     public void sendUdp(int source, int sourcePort, int destination, int destinationPort, int payloadLength) {
-        sendUdp(source, sourcePort, destination, destinationPort, payloadLength, guestMac);
+        sendUdp(addresses.ipv4(source), sourcePort, addresses.ipv4(destination), destinationPort, payloadLength, guestMac);
     }
 
     private void sendUdp(int source, int sourcePort, int destination, int destinationPort, int payloadLength, long mac) {

@@ -27,7 +27,7 @@ import java.lang.foreign.MemorySegment;
  * {@link AddressBook}: each received segment's addresses are held for the call, and a flow that
  * keeps one retains it.
  */
-public final class Stack6 implements TcpOutput {
+public final class Stack6 implements GuestOutput {
     public static final int IP_PAYLOAD_OFFSET = Ethernet.HEADER_LENGTH + Ipv6.HEADER_LENGTH;
     public static final int UDP_PAYLOAD_OFFSET = IP_PAYLOAD_OFFSET + Udp.HEADER_LENGTH;
     private static final int HOP_LIMIT = 64;
@@ -41,7 +41,9 @@ public final class Stack6 implements TcpOutput {
     private final Ipv6Network net;
     private final FrameSink sink;
     private final Counters counters;
-    private final AddressBook addresses = new AddressBook();
+    private final AddressBook addresses;
+    /** The virtual hosts' handles, held for the life of the stack. */
+    private final int gatewayHandle, dnsHandle;
     private final MemorySegment tx;
     private Transport transport;
     private long guestMac = ALL_NODES_MAC;
@@ -49,7 +51,15 @@ public final class Stack6 implements TcpOutput {
     private int guestAddress = AddressBook.NONE;
 
     public Stack6(Ipv6Network net, FrameSink sink, Counters counters) {
+        this(net, sink, counters, new AddressBook());
+    }
+
+    /** addresses: the engine's address handles, shared with IPv4's stack. */
+    public Stack6(Ipv6Network net, FrameSink sink, Counters counters, AddressBook addresses) {
         this.net = net;
+        this.addresses = addresses;
+        this.gatewayHandle = addresses.acquire(net.gatewayHi(), net.gatewayLo());
+        this.dnsHandle = addresses.acquire(net.dnsHi(), net.dnsLo());
         this.sink = sink;
         this.counters = counters;
         this.tx = Arena.ofAuto().allocate(Ethernet.HEADER_LENGTH + 65536, 64);
@@ -63,13 +73,61 @@ public final class Stack6 implements TcpOutput {
         return net;
     }
 
+    @Override
     public Counters counters() {
         return counters;
     }
 
     /** The handles the transport's addresses are. */
+    @Override
     public AddressBook addresses() {
         return addresses;
+    }
+
+    @Override
+    public int version() {
+        return 6;
+    }
+
+    @Override
+    public int gateway() {
+        return gatewayHandle;
+    }
+
+    @Override
+    public int dns() {
+        return dnsHandle;
+    }
+
+    /** The guest's MAC is known from its Neighbor and Router Solicitations before any flow. */
+    @Override
+    public boolean resolveGuestMac(int guest) {
+        return true;
+    }
+
+    @Override
+    public int udpPayloadOffset() {
+        return UDP_PAYLOAD_OFFSET;
+    }
+
+    /** What fits the frame buffer; more than the MTU is dropped (see {@link #sendUdp}). */
+    @Override
+    public int maxUdpPayload() {
+        return 65536 - Ipv6.HEADER_LENGTH - Udp.HEADER_LENGTH;
+    }
+
+    @Override
+    public int icmpOffset() {
+        return IP_PAYLOAD_OFFSET;
+    }
+
+    /** Sends the ICMPv6 message of length bytes at {@link #icmpOffset()} between handles, filling its checksum. */
+    @Override
+    public void sendIcmp(int source, int destination, int length) {
+        long srcHi = addresses.hi(source), srcLo = addresses.lo(source);
+        long dstHi = addresses.hi(destination), dstLo = addresses.lo(destination);
+        Icmpv6.fillChecksum(tx, IP_PAYLOAD_OFFSET, length, srcHi, srcLo, dstHi, dstLo);
+        sendIpv6(Ipv6.PROTO_ICMPV6, HOP_LIMIT, srcHi, srcLo, dstHi, dstLo, length, guestMac);
     }
 
     /**
@@ -77,6 +135,7 @@ public final class Stack6 implements TcpOutput {
      * latest it sent from, or took by SLAAC (its duplicate address detection names it);
      * {@link AddressBook#NONE} while none is known.
      */
+    @Override
     public int guestAddress() {
         return guestAddress;
     }
@@ -304,7 +363,7 @@ public final class Stack6 implements TcpOutput {
     public void sendTcp(int source, int destination, int headerLength, RingBuffer payload, int skip, int payloadLength,
                         int segmentSize) {
         if (!sink.offloadsTcp()) {
-            TcpOutput.super.sendTcp(source, destination, headerLength, payload, skip, payloadLength, segmentSize);
+            GuestOutput.super.sendTcp(source, destination, headerLength, payload, skip, payloadLength, segmentSize);
             return;
         }
         writeOffloadedTcpHeaders(source, destination, headerLength + payloadLength);
@@ -329,6 +388,7 @@ public final class Stack6 implements TcpOutput {
      * between handles of {@link #addresses()}. IPv6 routers do not fragment: a datagram larger
      * than the MTU is dropped (counted in send_dropped).
      */
+    @Override
     public void sendUdp(int source, int sourcePort, int destination, int destinationPort, int payloadLength) {
         long srcHi = addresses.hi(source), srcLo = addresses.lo(source);
         long dstHi = addresses.hi(destination), dstLo = addresses.lo(destination);
@@ -341,6 +401,7 @@ public final class Stack6 implements TcpOutput {
      * ICMPv6 destination unreachable for the ICMPv4 code icmp4Code (what {@code host.Unreachable}
      * gives), quoting a rebuilt IPv6 header and the first 8 bytes of the transport header.
      */
+    @Override
     public void sendUnreachable(int icmp4Code, int protocol, int guest, int remote, long transportHead) {
         long gHi = addresses.hi(guest), gLo = addresses.lo(guest);
         long rHi = addresses.hi(remote), rLo = addresses.lo(remote);

@@ -767,7 +767,6 @@ public final class TcpConnection {
 
     @Override
     public String toString() {
-        return "tcp " + io.jslirp.wire.Ipv4.format(guestAddress) + ":" + guestPort + " -> "
-                + io.jslirp.wire.Ipv4.format(remoteAddress) + ":" + remotePort + " " + state;
+        return "tcp " + guestAddress + ":" + guestPort + " -> " + remoteAddress + ":" + remotePort + " " + state; // address handles
     }
 }

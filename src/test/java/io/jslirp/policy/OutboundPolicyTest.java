@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.jslirp.policy.DestinationRules.Network;
 import io.jslirp.stack.NetworkConfig;
+import io.jslirp.util.AddressBook;
 import io.jslirp.wire.Icmpv4;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Ipv6;
@@ -14,12 +15,25 @@ import org.junit.jupiter.api.Test;
 class OutboundPolicyTest {
     private static final int GATEWAY = ip("10.0.2.2"), LOOPBACK = ip("127.0.0.1");
 
+    private static final AddressBook BOOK = new AddressBook();
+
     private static int ip(String a) {
         return Ipv4.parse(a);
     }
 
-    private static OutboundPolicy policy(boolean hostLoopback, DestinationRules rules) {
-        return new OutboundPolicy(NetworkConfig.fromCidr("10.0.2.0/24", 1500, hostLoopback), 0, rules);
+    /** The policy's view: targets of handles, as handles, in the IPv4 addresses they stand for (refusals as they are). */
+    private record Policy(OutboundPolicy policy) {
+        int target(int address) {
+            int handle = BOOK.acquire4(address);
+            int t = policy.target(handle);
+            int result = t > 0 ? BOOK.ipv4(t) : t;
+            BOOK.release(handle);
+            return result;
+        }
+    }
+
+    private static Policy policy(boolean hostLoopback, DestinationRules rules) {
+        return new Policy(new OutboundPolicy(NetworkConfig.fromCidr("10.0.2.0/24", 1500, hostLoopback), BOOK, 0, rules));
     }
 
     private static DestinationRules rules(List<String> allow, List<String> deny) {
@@ -28,7 +42,7 @@ class OutboundPolicyTest {
 
     @Test
     void theGatewayIsHostLoopbackAndOtherAddressesThemselves() {
-        OutboundPolicy p = policy(true, DestinationRules.NONE);
+        Policy p = policy(true, DestinationRules.NONE);
         assertThat(p.target(GATEWAY)).isEqualTo(LOOPBACK);
         assertThat(p.target(ip("192.0.2.1"))).isEqualTo(ip("192.0.2.1"));
         assertThat(p.target(ip("127.0.0.53"))).as("a crafted frame to loopback, allowed with host loopback").isEqualTo(ip("127.0.0.53"));
@@ -36,7 +50,7 @@ class OutboundPolicyTest {
 
     @Test
     void addressesThatAreNoHostAreUnreachable() {
-        OutboundPolicy p = policy(true, DestinationRules.NONE);
+        Policy p = policy(true, DestinationRules.NONE);
         for (String a : List.of("10.0.2.3", "10.0.2.77", "10.0.2.255", "0.0.0.0", "0.1.2.3", "224.0.0.1", "240.0.0.1", "255.255.255.255")) {
             assertThat(p.target(ip(a))).as(a).isEqualTo(OutboundPolicy.UNREACHABLE);
         }
@@ -44,7 +58,7 @@ class OutboundPolicyTest {
 
     @Test
     void withoutHostLoopbackTheGatewayAndEveryLoopbackAddressHaveNoRoute() {
-        OutboundPolicy p = policy(false, DestinationRules.NONE);
+        Policy p = policy(false, DestinationRules.NONE);
         assertThat(p.target(GATEWAY)).isEqualTo(OutboundPolicy.NO_ROUTE);
         for (String a : List.of("127.0.0.1", "127.0.0.53", "127.255.255.254")) {
             assertThat(p.target(ip(a))).as(a).isEqualTo(OutboundPolicy.NO_ROUTE);
@@ -65,7 +79,7 @@ class OutboundPolicyTest {
 
     @Test
     void denyWinsOverAllowAndAnAllowListRefusesEverythingElse() {
-        OutboundPolicy p = policy(true, rules(List.of("192.0.2.0/24"), List.of("192.0.2.128/25")));
+        Policy p = policy(true, rules(List.of("192.0.2.0/24"), List.of("192.0.2.128/25")));
         assertThat(p.target(ip("192.0.2.1"))).isEqualTo(ip("192.0.2.1"));
         assertThat(p.target(ip("192.0.2.127"))).isEqualTo(ip("192.0.2.127"));
         assertThat(p.target(ip("192.0.2.200"))).isEqualTo(OutboundPolicy.PROHIBITED);
@@ -76,7 +90,7 @@ class OutboundPolicyTest {
 
     @Test
     void denyingLoopbackClosesTheGatewayWithoutTheFlag() {
-        OutboundPolicy p = policy(true, rules(List.of(), List.of("127.0.0.0/8")));
+        Policy p = policy(true, rules(List.of(), List.of("127.0.0.0/8")));
         assertThat(p.target(GATEWAY)).isEqualTo(OutboundPolicy.PROHIBITED);
         assertThat(p.target(ip("192.0.2.1"))).isEqualTo(ip("192.0.2.1"));
     }

@@ -33,11 +33,12 @@ class TftpServerTest {
     /** What the server sent: "port opcode block-or-code length". */
     private final List<String> sent = new ArrayList<>();
     private TftpServer server;
+    private Stack stack;
 
     @BeforeEach
     void setUp() throws Exception {
         Files.write(dir.resolve("f"), new byte[1300]); // blocks of 512, 512, 276
-        Stack stack = new Stack(NetworkConfig.defaults(), (frame, length) -> {
+        stack = new Stack(NetworkConfig.defaults(), (frame, length) -> {
             int payload = Udp.length(frame, UDP) - Udp.HEADER_LENGTH;
             sent.add(Udp.destinationPort(frame, UDP) + " " + Tftp.opcode(frame, Stack.UDP_PAYLOAD_OFFSET, payload) + " "
                     + Tftp.block(frame, Stack.UDP_PAYLOAD_OFFSET) + " " + payload);
@@ -61,11 +62,11 @@ class TftpServerTest {
             b.write(0);
         }
         byte[] m = b.toByteArray();
-        server.datagram(MemorySegment.ofArray(m), 0, m.length, GUEST, port);
+        server.datagram(MemorySegment.ofArray(m), 0, m.length, stack.addresses().acquire4(GUEST), port);
     }
 
     private void ack(int port, int block) {
-        server.datagram(MemorySegment.ofArray(new byte[] {0, 4, (byte) (block >> 8), (byte) block}), 0, 4, GUEST, port);
+        server.datagram(MemorySegment.ofArray(new byte[] {0, 4, (byte) (block >> 8), (byte) block}), 0, 4, stack.addresses().acquire4(GUEST), port);
     }
 
     @Test

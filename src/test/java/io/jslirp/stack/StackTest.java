@@ -1,5 +1,6 @@
 package io.jslirp.stack;
 
+import io.jslirp.util.AddressBook;
 import io.jslirp.wire.Arp;
 import io.jslirp.wire.Bytes;
 import io.jslirp.wire.Checksum;
@@ -27,6 +28,7 @@ class StackTest {
     private final Arena arena = Arena.ofAuto();
     private final List<MemorySegment> sent = new ArrayList<>();
     private final List<String> transport = new ArrayList<>();
+    private final AddressBook addresses = new AddressBook();
     private Stack stack = stackWithBootFile(null);
 
     private Stack stackWithBootFile(String bootFile) {
@@ -35,7 +37,7 @@ class StackTest {
             MemorySegment.copy(frame, 0, copy, 0, length);
             sent.add(copy);
             return true;
-        }, new Counters());
+        }, new Counters(), addresses);
         s.setTransport(new Transport() {
             @Override
             public void tcp(MemorySegment frame, long offset, int length, int source, int destination) {
@@ -44,12 +46,12 @@ class StackTest {
 
             @Override
             public void udp(MemorySegment frame, long offset, int length, int source, int sourcePort, int destination, int destinationPort) {
-                transport.add("udp " + Ipv4.format(destination) + ":" + destinationPort + " " + length);
+                transport.add("udp " + addresses.format(destination) + ":" + destinationPort + " " + length);
             }
 
             @Override
             public void icmpEcho(MemorySegment frame, long offset, int length, int source, int destination) {
-                transport.add("ping " + Ipv4.format(destination) + " " + length);
+                transport.add("ping " + addresses.format(destination) + " " + length);
             }
         });
         return s;
@@ -118,7 +120,7 @@ class StackTest {
     void unreachableQuotesTheGuestsDatagramHeader() {
         int remote = Ipv4.parse("192.0.2.1");
         long tcpHead = (40000L << 48) | (80L << 32) | 0xdeadbeefL;
-        stack.sendUnreachable(Icmpv4.CODE_HOST_UNREACHABLE, Ipv4.PROTO_TCP, GUEST, remote, tcpHead);
+        stack.sendUnreachable(Icmpv4.CODE_HOST_UNREACHABLE, Ipv4.PROTO_TCP, addresses.acquire4(GUEST), addresses.acquire4(remote), tcpHead);
 
         assertThat(sent).hasSize(1);
         MemorySegment m = sent.getFirst();
@@ -226,7 +228,7 @@ class StackTest {
         answersPingToTheGateway(); // teaches the stack GUEST_MAC
         dhcp(0x0266_0000_0001L, Dhcp.DISCOVER, 0);
         sent.clear();
-        stack.sendUdp(GATEWAY, 9, GUEST, 40000, 0);
+        stack.sendUdp(addresses.acquire4(GATEWAY), 9, addresses.acquire4(GUEST), 40000, 0);
         assertThat(Ethernet.destination(sent.getFirst(), 0)).isEqualTo(GUEST_MAC);
     }
 
