@@ -35,7 +35,17 @@ final class Established {
         syn.tsVal = 1_000;
         Stack stack = new Stack(GuestFrames.NETWORK, (f, n) -> true, new Counters());
         conn = new TcpConnection(GuestFrames.GUEST, GuestFrames.GUEST_PORT, GuestFrames.REMOTE, GuestFrames.REMOTE_PORT,
-                GUEST_ISN, syn, ISS, config, new BufferPool(config.bufferBudget()), stack, reset -> { throw new IllegalStateException("connection closed"); });
+                GUEST_ISN, syn, ISS, config, new BufferPool(config.bufferBudget()), stack.ipv4(), new io.jslirp.tcp.TcpHostSide() {
+                    @Override
+                    public void closed(boolean reset) {
+                        throw new IllegalStateException("connection closed");
+                    }
+
+                    @Override
+                    public int writeToHost(MemorySegment data, long offset, int length) {
+                        return 0;
+                    }
+                });
         conn.hostConnected(NOW);
         MemorySegment ack = GuestFrames.tcp(Tcp.ACK, GUEST_ISN + 1, ISS + 1, 0xffff, 0);
         conn.onSegment(ack, GuestFrames.TCP_OFFSET, GuestFrames.tcpLength(ack), options(ack), NOW);

@@ -1,7 +1,5 @@
 package io.jslirp.engine;
 
-import io.jslirp.service.RouterAdvertisements;
-
 import io.jslirp.capture.Capture;
 import io.jslirp.nat.FlowStatus;
 import io.jslirp.engine.HostTransport;
@@ -14,13 +12,18 @@ import io.jslirp.loop.EventLoop;
 import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
 import io.jslirp.stack.FrameSink;
+import io.jslirp.service.DhcpServer;
+import io.jslirp.service.Dhcpv6Server;
+import io.jslirp.service.LinkServices;
+import io.jslirp.service.RouterAdvertisements;
 import io.jslirp.stack.Stack;
-import io.jslirp.stack.Stack6;
+import io.jslirp.stack.Transport;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.EventFd;
 import io.jslirp.util.AddressBook;
 
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -56,13 +59,17 @@ public final class Engine {
         this.loop = new EventLoop(config.busyPollNanos());
         this.capture = openCapture(config.capture());
         FrameSink sink = capture == null ? link : new CapturingSink(link, capture);
-        this.stack = new Stack(config.network(), config.bootFile(), sink, new Counters(), addresses);
+        this.stack = new Stack(config.network(), config.ipv6(), sink, new Counters(), addresses);
+        stack.setServices(new LinkServices(new DhcpServer(config.network(), config.bootFile(), stack.ipv4()),
+                config.ipv6() == null ? null : new Dhcpv6Server(stack.ipv6(), config.ipv6()),
+                config.ipv6() == null ? null : new RouterAdvertisements(loop, stack.ipv6(), config.ipv6())));
         this.nameservers = config.nameservers() == null ? null : new Nameservers(config.nameservers());
         this.transport = new HostTransport(loop, stack, new OutboundPolicy(config.network(), addresses, config.outboundAddress(), config.rules()),
                 nameservers, config.tcp(), config.udpIdleNanos(), config.limits(), config.preserveSource());
-        stack.setTransport(transport);
         if (config.tftpRoot() != null) transport.serveTftp(config.tftpRoot());
-        this.transport6 = config.ipv6() == null ? null : startIpv6(config, sink);
+        this.transport6 = config.ipv6() == null ? null : new Ipv6Transport(loop, stack, nameservers, config.tcp6(),
+                config.udpIdleNanos(), config.limits(), config.preserveSource(), config.outboundAddress6(), config.rules());
+        stack.setTransport(transport6 == null ? transport : new VersionedTransport(addresses, transport, transport6));
         transport.setIpv6(transport6);
         for (PortForward forward : config.forwards()) transport.forward(forward);
         loop.atEndOfIteration(link::flush); // after the transport's flush, which produces frames
@@ -74,14 +81,22 @@ public final class Engine {
         });
     }
 
-    private Ipv6Transport startIpv6(EngineConfig config, FrameSink sink) {
-        Stack6 stack6 = new Stack6(config.ipv6(), sink, stack.counters(), addresses);
-        Ipv6Transport t = new Ipv6Transport(loop, stack6, nameservers, config.tcp6(), config.udpIdleNanos(), config.limits(),
-                config.preserveSource(), config.outboundAddress6(), config.rules());
-        stack6.setTransport(t);
-        stack.setIpv6(stack6);
-        new RouterAdvertisements(loop, stack6);
-        return t;
+    /** The stack's one transport, until the NAT side has one for both versions: each packet to its version's, by its source address. */
+    private record VersionedTransport(AddressBook addresses, Transport ipv4, Transport ipv6) implements Transport {
+        @Override
+        public void tcp(MemorySegment frame, long offset, int length, int source, int destination) {
+            (addresses.isIpv4(source) ? ipv4 : ipv6).tcp(frame, offset, length, source, destination);
+        }
+
+        @Override
+        public void udp(MemorySegment frame, long offset, int length, int source, int sourcePort, int destination, int destinationPort) {
+            (addresses.isIpv4(source) ? ipv4 : ipv6).udp(frame, offset, length, source, sourcePort, destination, destinationPort);
+        }
+
+        @Override
+        public void icmpEcho(MemorySegment frame, long offset, int length, int source, int destination) {
+            (addresses.isIpv4(source) ? ipv4 : ipv6).icmpEcho(frame, offset, length, source, destination);
+        }
     }
 
     private static Capture openCapture(Capture.Settings settings) {
@@ -120,7 +135,7 @@ public final class Engine {
 
     /** The guest's address (the latest it sent from, else the configured one). */
     public int guestAddress() {
-        return addresses.ipv4(stack.guestAddress());
+        return addresses.ipv4(stack.ipv4().guestAddress());
     }
 
     /** Runs task when the engine stops, before the loop closes (e.g. to remove a socket file). */

@@ -67,13 +67,13 @@ public final class HostTransport implements Transport {
                          TcpConfig tcpConfig, long idleTimeoutNanos, Limits limits, boolean preserveSource) {
         this.loop = loop;
         this.stack = stack;
-        Family family = new Ipv4Family(stack, policy);
+        Family family = new Ipv4Family(stack.ipv4(), policy);
         this.gateway = family.gateway();
         this.dns = nameservers == null ? null : new DnsForwarder(loop, family, nameservers);
         ForwardSource forwardSource = new Ipv4ForwardSource(stack.config(), stack.addresses(), family.gateway(), preserveSource);
         this.tcp = new TcpNat(loop, family, nameservers, forwardSource, tcpConfig, limits);
         this.udp = new UdpNat(loop, family, idleTimeoutNanos, limits);
-        this.ping = new PingNat(loop, stack, policy, idleTimeoutNanos);
+        this.ping = new PingNat(loop, stack.ipv4(), policy, idleTimeoutNanos);
         this.udpForwards = new UdpForwards(loop, family, udp, forwardSource, idleTimeoutNanos);
     }
 
@@ -89,9 +89,9 @@ public final class HostTransport implements Transport {
      */
     public HostForward forward(PortForward forward) {
         HostForward f = forward.protocol() == PortForward.Protocol.UDP
-                ? new UdpForwardSocket(loop, forward, udpForwards, stack.addresses(), stack::guestAddress, ipv6)
-                : forward.ipv6() ? new ForwardListener6(loop, tcp, stack.addresses(), stack::guestAddress, ipv6, forward)
-                : new ForwardListener(loop, tcp, stack.addresses(), forward, stack::guestAddress);
+                ? new UdpForwardSocket(loop, forward, udpForwards, stack.addresses(), stack.ipv4()::guestAddress, ipv6)
+                : forward.ipv6() ? new ForwardListener6(loop, tcp, stack.addresses(), stack.ipv4()::guestAddress, ipv6, forward)
+                : new ForwardListener(loop, tcp, stack.addresses(), forward, stack.ipv4()::guestAddress);
         forwards.add(f);
         return f;
     }
@@ -127,7 +127,7 @@ public final class HostTransport implements Transport {
      */
     public void serveTftp(Path dir) {
         try {
-            tftp = new TftpServer(loop, stack, new TftpFiles(dir));
+            tftp = new TftpServer(loop, stack.ipv4(), new TftpFiles(dir));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot serve TFTP from " + dir, e);
         }

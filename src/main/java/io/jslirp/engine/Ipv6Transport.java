@@ -18,7 +18,8 @@ import io.jslirp.service.DnsForwarder;
 
 import io.jslirp.loop.EventLoop;
 import io.jslirp.stack.Counters;
-import io.jslirp.stack.Stack6;
+import io.jslirp.stack.GuestOutput;
+import io.jslirp.stack.Stack;
 import io.jslirp.stack.Transport;
 import io.jslirp.tcp.TcpConfig;
 import io.jslirp.util.AddressBook;
@@ -43,7 +44,7 @@ public final class Ipv6Transport implements Transport {
     /** Null with --disable-dns. */
     private final DnsForwarder dns;
     private final Counters counters;
-    private final Stack6 stack;
+    private final GuestOutput stack;
     private final Family family;
 
     /**
@@ -52,14 +53,14 @@ public final class Ipv6Transport implements Transport {
      * @param outboundAddress what outbound sockets are bound to (--outbound-addr6), or null
      * @param rules          the host destinations the guest may reach (--allow, --deny), as for IPv4
      */
-    public Ipv6Transport(EventLoop loop, Stack6 stack, Nameservers nameservers, TcpConfig tcpConfig,
+    public Ipv6Transport(EventLoop loop, Stack network, Nameservers nameservers, TcpConfig tcpConfig,
                          long idleTimeoutNanos, Limits limits, boolean preserveSource, HostAddress6 outboundAddress,
                          DestinationRules rules) {
-        this.stack = stack;
-        Ipv6Family family = new Ipv6Family(stack, outboundAddress, rules);
+        this.stack = network.ipv6();
+        Ipv6Family family = new Ipv6Family(stack, network.network6(), outboundAddress, rules);
         this.family = family;
         this.dns = nameservers == null ? null : new DnsForwarder(loop, family, nameservers);
-        ForwardSource forwardSource = new Ipv6ForwardSource(stack.network(), stack.addresses(), family.gateway(), preserveSource);
+        ForwardSource forwardSource = new Ipv6ForwardSource(network.network6(), stack.addresses(), family.gateway(), preserveSource);
         this.tcp = new TcpNat(loop, family, nameservers, forwardSource, tcpConfig, limits);
         this.udp = new UdpNat(loop, family, idleTimeoutNanos, limits);
         this.udpForwards = new UdpForwards(loop, family, udp, forwardSource, idleTimeoutNanos);

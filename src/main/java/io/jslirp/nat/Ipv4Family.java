@@ -3,26 +3,28 @@ package io.jslirp.nat;
 import io.jslirp.policy.OutboundPolicy;
 
 import io.jslirp.stack.Counters;
-import io.jslirp.stack.Stack;
+import io.jslirp.stack.GuestOutput;
 import io.jslirp.sys.Sockets;
 import io.jslirp.tcp.TcpOutput;
 import io.jslirp.util.AddressBook;
 import io.jslirp.wire.Ipv4;
 
-/** IPv4 flows: the {@link Stack}'s output and host IPv4 sockets, by the {@link OutboundPolicy}; addresses are handles. */
+/** IPv4 flows: the stack's IPv4 output and host IPv4 sockets, by the {@link OutboundPolicy}; addresses are handles. */
 public final class Ipv4Family implements Family {
-    private final Stack stack;
+    private final GuestOutput stack;
     private final AddressBook addresses;
     private final OutboundPolicy policy;
     /** Handles held for the life of the family. */
     private final int gateway, dns;
 
-    public Ipv4Family(Stack stack, OutboundPolicy policy) {
+    public Ipv4Family(GuestOutput stack, OutboundPolicy policy) {
         this.stack = stack;
         this.addresses = stack.addresses();
         this.policy = policy;
-        this.gateway = addresses.acquire4(stack.config().gateway());
-        this.dns = addresses.acquire4(stack.config().dns());
+        this.gateway = stack.gateway();
+        this.dns = stack.dns();
+        addresses.retain(gateway);
+        addresses.retain(dns);
     }
 
     @Override
@@ -73,7 +75,7 @@ public final class Ipv4Family implements Family {
 
     @Override
     public int udpPayloadOffset() {
-        return Stack.UDP_PAYLOAD_OFFSET;
+        return stack.udpPayloadOffset();
     }
 
     @Override

@@ -5,28 +5,31 @@ import io.jslirp.policy.HostAddress6;
 import io.jslirp.policy.OutboundPolicy6;
 
 import io.jslirp.stack.Counters;
-import io.jslirp.stack.Stack6;
+import io.jslirp.stack.GuestOutput;
+import io.jslirp.stack.Ipv6Network;
 import io.jslirp.sys.Sockets;
 import io.jslirp.tcp.TcpOutput;
 import io.jslirp.util.AddressBook;
 import io.jslirp.wire.Ipv6;
 import io.jslirp.wire.Udp;
 
-/** IPv6 flows: the {@link Stack6}'s output and host IPv6 sockets, by the {@link OutboundPolicy6}; addresses are handles. */
+/** IPv6 flows: the stack's IPv6 output and host IPv6 sockets, by the {@link OutboundPolicy6}; addresses are handles. */
 public final class Ipv6Family implements Family {
-    private final Stack6 stack;
+    private final GuestOutput stack;
     private final AddressBook addresses;
     private final OutboundPolicy6 policy;
     /** Handles held for the life of the family. */
     private final int gateway, dns;
 
     /** outboundAddress: what outbound sockets are bound to (--outbound-addr6), or null; rules: --allow and --deny. */
-    public Ipv6Family(Stack6 stack, HostAddress6 outboundAddress, DestinationRules rules) {
+    public Ipv6Family(GuestOutput stack, Ipv6Network network, HostAddress6 outboundAddress, DestinationRules rules) {
         this.stack = stack;
         this.addresses = stack.addresses();
-        this.policy = new OutboundPolicy6(stack.network(), addresses, outboundAddress, rules);
-        this.gateway = addresses.acquire(stack.network().gatewayHi(), stack.network().gatewayLo());
-        this.dns = addresses.acquire(stack.network().dnsHi(), stack.network().dnsLo());
+        this.policy = new OutboundPolicy6(network, addresses, outboundAddress, rules);
+        this.gateway = stack.gateway();
+        this.dns = stack.dns();
+        addresses.retain(gateway);
+        addresses.retain(dns);
     }
 
     @Override
@@ -78,7 +81,7 @@ public final class Ipv6Family implements Family {
 
     @Override
     public int udpPayloadOffset() {
-        return Stack6.UDP_PAYLOAD_OFFSET;
+        return stack.udpPayloadOffset();
     }
 
     /** What fits the frame buffer; more than the MTU is dropped by the stack anyway (IPv6 routers do not fragment). */

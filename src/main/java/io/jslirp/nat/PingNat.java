@@ -6,7 +6,7 @@ import io.jslirp.loop.EventLoop;
 import io.jslirp.loop.Handler;
 import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
-import io.jslirp.stack.Stack;
+import io.jslirp.stack.GuestOutput;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
@@ -33,14 +33,14 @@ public final class PingNat {
     private static final int MAX_MESSAGE = 65535 - Ipv4.MIN_HEADER_LENGTH;
 
     private final EventLoop loop;
-    private final Stack stack;
+    private final GuestOutput stack;
     private final OutboundPolicy policy;
     private final long idleTimeoutNanos;
     private final Counters counters;
     private final FlowTable<Flow> flows = new FlowTable<>(16);
     private boolean refusalLogged;
 
-    public PingNat(EventLoop loop, Stack stack, OutboundPolicy policy, long idleTimeoutNanos) {
+    public PingNat(EventLoop loop, GuestOutput stack, OutboundPolicy policy, long idleTimeoutNanos) {
         this.loop = loop;
         this.stack = stack;
         this.policy = policy;
@@ -149,7 +149,7 @@ public final class PingNat {
         @Override
         public void onEvents(int events) {
             MemorySegment frame = stack.frame();
-            long at = Stack.IP_PAYLOAD_OFFSET;
+            long at = stack.icmpOffset();
             for (int i = 0; i < READ_BUDGET; i++) {
                 int n = Libc.read(fd, frame, at, MAX_MESSAGE);
                 if (n == -Errno.EAGAIN) return;

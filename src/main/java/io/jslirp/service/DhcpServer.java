@@ -1,9 +1,11 @@
 package io.jslirp.service;
 
 import io.jslirp.stack.NetworkConfig;
-
+import io.jslirp.stack.ServiceOutput;
+import io.jslirp.util.AddressBook;
 import io.jslirp.wire.Bytes;
 import io.jslirp.wire.Dhcp;
+import io.jslirp.wire.Drop;
 import io.jslirp.wire.Ipv4;
 
 import java.lang.foreign.MemorySegment;
@@ -14,6 +16,8 @@ import java.nio.charset.StandardCharsets;
  * per client MAC, as libslirp does (16 addresses). Offers carry the netmask, router, DNS server,
  * MTU and lease time, and, when a boot file is set, what a network boot needs as QEMU gives it: the
  * file name (in the 'file' field and option 67) and the gateway as TFTP server (siaddr, option 66).
+ * Replies go to the client's MAC and the broadcast address through the stack's IPv4
+ * {@link ServiceOutput}; an acknowledged address becomes the guest's.
  *
  * <p>A client flooding the server with made-up MACs (DHCP starvation) must not lock out the next
  * real one: when the pool is full, a new client gets the oldest lease that has been unused for
@@ -26,87 +30,73 @@ public final class DhcpServer {
     static final int POOL_SIZE = 16;
     static final int LEASE_SECONDS = 86400;
     static final int RECLAIM_AFTER_SECONDS = 10;
+    private static final byte FREE = 0, OFFERED = 1, BOUND = 2, IN_USE = 3;
 
     private final NetworkConfig config;
+    private final ServiceOutput out;
     /** The boot file name in ASCII, or null; and the gateway's address as text, for option 66. */
     private final byte[] bootFile, tftpServer;
     /** Lease i is for address dhcpStart + i: its client's MAC, state and when it was offered or bound (System.nanoTime). */
     private final long[] leaseMac = new long[POOL_SIZE];
     private final byte[] leaseState = new byte[POOL_SIZE];
     private final long[] leaseSince = new long[POOL_SIZE];
-    private static final byte FREE = 0, OFFERED = 1, BOUND = 2, IN_USE = 3;
-    /** The address of the latest DHCPACK, 0 before one. */
-    private int lastAcked;
-    private int replyLength;
-    private int replyDestination;
-    private long replyMac;
-    private String lastError;
+    /** The broadcast address's handle, held for the life of the server. */
+    private final int broadcast;
 
-    public DhcpServer(NetworkConfig config, String bootFile) {
+    /** out: the stack's IPv4 output; bootFile: the file DHCP names (with the gateway as its TFTP server), or null. */
+    public DhcpServer(NetworkConfig config, String bootFile, ServiceOutput out) {
         this.config = config;
+        this.out = out;
         this.bootFile = bootFile == null ? null : bootFile.getBytes(StandardCharsets.US_ASCII);
         if (this.bootFile != null && this.bootFile.length >= Dhcp.FILE_LENGTH) {
             throw new IllegalArgumentException("boot file name longer than " + (Dhcp.FILE_LENGTH - 1) + " bytes: " + bootFile);
         }
         this.tftpServer = Ipv4.format(config.gateway()).getBytes(StandardCharsets.US_ASCII);
-    }
-
-    public int replyLength() {
-        return replyLength;
-    }
-
-    public int replyDestination() {
-        return replyDestination;
-    }
-
-    public long replyMac() {
-        return replyMac;
-    }
-
-    /** Why the last message got no reply because it was malformed, or null. */
-    public String lastError() {
-        return lastError;
+        this.broadcast = out.addresses().acquire4(0xffffffff);
     }
 
     /**
-     * Handles one client message of len bytes at off; when it calls for a reply, writes it at
-     * txOff in tx and returns true.
+     * Handles one client message of len bytes at off, at time now; when it calls for a reply,
+     * sends it. A malformed message is counted and dropped.
      */
-    public boolean handle(MemorySegment rx, long off, int len, MemorySegment tx, long txOff, long now) {
-        lastError = Dhcp.checkRequest(rx, off, len);
-        if (lastError != null) return false;
-        int type = Dhcp.messageType(rx, off, len);
+    public void handle(MemorySegment rx, long off, int len, long now) {
+        Drop error = Dhcp.checkRequest(rx, off, len);
+        if (error != null) {
+            out.counters().dropped(error);
+            return;
+        }
         long mac = Dhcp.clientMac(rx, off);
         int reply;
         int address;
-        switch (type) {
+        switch (Dhcp.messageType(rx, off, len)) {
             case Dhcp.DISCOVER -> {
                 address = offer(mac, Dhcp.requestedAddress(rx, off, len), now);
-                if (address == 0) return false; // every lease in use: stay silent, as a full server does
+                if (address == 0) return; // every lease in use: stay silent, as a full server does
                 reply = Dhcp.OFFER;
             }
             case Dhcp.REQUEST -> {
                 int serverId = Dhcp.serverId(rx, off, len);
-                if (serverId != 0 && serverId != config.gateway()) return false; // the client chose another server
+                if (serverId != 0 && serverId != config.gateway()) return; // the client chose another server
                 int wanted = Dhcp.requestedAddress(rx, off, len);
                 if (wanted == 0) wanted = Dhcp.clientAddress(rx, off);
                 address = bind(mac, wanted, now);
                 reply = address != 0 ? Dhcp.ACK : Dhcp.NAK;
-                if (reply == Dhcp.ACK) lastAcked = address;
             }
             case Dhcp.RELEASE -> {
                 int i = leaseOf(mac);
                 if (i >= 0) leaseState[i] = FREE;
-                return false;
+                return;
             }
             case -1 -> {
-                lastError = "dhcp without message type";
-                return false;
+                out.counters().dropped(Drop.BAD_OPTION); // no message type
+                return;
             }
             default -> {
-                return false; // DECLINE, INFORM: nothing to answer here
+                return; // DECLINE, INFORM: nothing to answer here
             }
         }
+        MemorySegment tx = out.frame();
+        long txOff = out.udpPayloadOffset();
         Dhcp.writeReply(tx, txOff, Dhcp.xid(rx, off), Dhcp.flags(rx, off), reply == Dhcp.ACK || reply == Dhcp.OFFER ? address : 0,
                 config.gateway(), mac);
         long p = txOff + Dhcp.FIXED_LENGTH;
@@ -131,10 +121,13 @@ public final class DhcpServer {
             tx.asSlice(p, 300 - length).fill((byte) 0);
             length = 300;
         }
-        replyLength = length;
-        replyDestination = 0xffffffff;
-        replyMac = mac;
-        return true;
+        if (reply == Dhcp.ACK) { // a (re)booted guest's new address
+            AddressBook book = out.addresses();
+            int acked = book.acquire4(address);
+            out.assignGuestAddress(acked);
+            book.release(acked);
+        }
+        out.sendUdp(out.gateway(), Dhcp.SERVER_PORT, broadcast, Dhcp.CLIENT_PORT, length, mac);
     }
 
     private static long option(MemorySegment s, long p, int code, int size, int value) {
@@ -153,11 +146,6 @@ public final class DhcpServer {
         Bytes.u8(s, p + 1, value.length);
         MemorySegment.copy(MemorySegment.ofArray(value), 0, s, p + 2, value.length);
         return p + 2 + value.length;
-    }
-
-    /** The address the latest DHCPACK gave a client, 0 before one. */
-    public int lastAcked() {
-        return lastAcked;
     }
 
     /** Notes that address is the source of a frame: a lease for it is really used and is not taken back. */

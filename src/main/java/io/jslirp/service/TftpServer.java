@@ -3,7 +3,7 @@ package io.jslirp.service;
 import io.jslirp.loop.EventLoop;
 import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
-import io.jslirp.stack.Stack;
+import io.jslirp.stack.GuestOutput;
 import io.jslirp.util.Log;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Tftp;
@@ -25,10 +25,10 @@ public final class TftpServer {
     static final int MAX_TRANSFERS = 16;
     static final long RETRANSMIT_NANOS = 1_000_000_000L;
     static final int MAX_RETRANSMITS = 5;
-    private static final long PAYLOAD = Stack.UDP_PAYLOAD_OFFSET;
+    private final long PAYLOAD;
 
     private final EventLoop loop;
-    private final Stack stack;
+    private final GuestOutput stack;
     /** The gateway's address handle, held for the life of the server: the transfers come from its port 69. */
     private final int gateway;
     private final TftpFiles files;
@@ -39,13 +39,15 @@ public final class TftpServer {
     private final ByteBuffer dataArea;
     private final Transfer[] transfers = new Transfer[MAX_TRANSFERS];
 
-    public TftpServer(EventLoop loop, Stack stack, TftpFiles files) {
+    public TftpServer(EventLoop loop, GuestOutput stack, TftpFiles files) {
         this.loop = loop;
         this.stack = stack;
         this.files = files;
         this.counters = stack.counters();
-        this.gateway = stack.addresses().acquire4(stack.config().gateway());
-        int fitting = stack.config().mtu() - Ipv4.MIN_HEADER_LENGTH - Udp.HEADER_LENGTH - Tftp.HEADER_LENGTH;
+        this.PAYLOAD = stack.udpPayloadOffset();
+        this.gateway = stack.gateway();
+        stack.addresses().retain(gateway);
+        int fitting = stack.mtu() - Ipv4.MIN_HEADER_LENGTH - Udp.HEADER_LENGTH - Tftp.HEADER_LENGTH;
         this.maxBlockSize = Math.clamp(fitting, Tftp.MIN_BLOCK_SIZE, Tftp.MAX_BLOCK_SIZE);
         this.dataArea = stack.frame().asSlice(PAYLOAD + Tftp.HEADER_LENGTH, Tftp.MAX_BLOCK_SIZE).asByteBuffer();
     }

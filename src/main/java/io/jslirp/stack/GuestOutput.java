@@ -7,8 +7,9 @@ import io.jslirp.util.AddressBook;
  * What the layers above send the guest through, for one IP version: TCP segments
  * ({@link TcpOutput}), UDP datagrams, ICMP messages. Addresses are handles of the engine's
  * {@link AddressBook}, shared by both versions; a payload is written into {@link #frame()} at the
- * version's offset before the call, which adds the headers. The two versions differ here in their
- * headers' sizes only.
+ * version's offset before the call, which adds the headers. Both versions are views of one output
+ * ({@link Stack#ipv4()}, {@link Stack#ipv6()}) and differ in their headers only; a datagram larger
+ * than the MTU goes in fragments, over either version.
  */
 public interface GuestOutput extends TcpOutput {
     /** 4 or 6. */
@@ -35,6 +36,9 @@ public interface GuestOutput extends TcpOutput {
      * it (ARP, which the guest answers); until then frames would go nowhere.
      */
     boolean resolveGuestMac(int guest);
+
+    /** The link's MTU: the most an IP packet of this version carries without fragments. */
+    int mtu();
 
     /** Where a UDP payload goes in {@link #frame()}. */
     int udpPayloadOffset();

@@ -51,14 +51,12 @@ public final class Checksum {
         return fold(acc);
     }
 
-    /** Whether len bytes at off (a TCP or UDP message, its checksum field included) sum right with the IPv4 pseudo-header. */
-    public static boolean valid4(MemorySegment s, long off, int len, int protocol, int src, int dst) {
-        return finish(sum(s, off, len, pseudoHeader4(src, dst, protocol, len))) == 0;
-    }
-
-    /** Whether len bytes at off (a TCP, UDP or ICMPv6 message, its checksum field included) sum right with the IPv6 pseudo-header. */
-    public static boolean valid6(MemorySegment s, long off, int len, int protocol, long srcHi, long srcLo, long dstHi, long dstLo) {
-        return finish(sum(s, off, len, pseudoHeader6(srcHi, srcLo, dstHi, dstLo, protocol, len))) == 0;
+    /**
+     * Whether len bytes at off, their checksum field included, sum to zero with pseudo (a
+     * pseudo-header's partial sum, or 0) added: the check of every checksum the codecs verify.
+     */
+    public static boolean verify(MemorySegment s, long off, int len, int pseudo) {
+        return finish(sum(s, off, len, pseudo)) == 0;
     }
 
     /** Partial sum of the IPv6 pseudo-header (RFC 8200 section 8.1) used by TCP, UDP and ICMPv6. */

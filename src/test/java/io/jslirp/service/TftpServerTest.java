@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** The TFTP server's lock step, retransmission and bounds, with the stack's frames captured in memory. */
 class TftpServerTest {
     private static final int GUEST = Ipv4.parse("10.0.2.100");
-    private static final long UDP = Stack.IP_PAYLOAD_OFFSET;
+    private static final long UDP = (14 + 20);
 
     @TempDir
     Path dir;
@@ -40,11 +40,11 @@ class TftpServerTest {
         Files.write(dir.resolve("f"), new byte[1300]); // blocks of 512, 512, 276
         stack = new Stack(NetworkConfig.defaults(), (frame, length) -> {
             int payload = Udp.length(frame, UDP) - Udp.HEADER_LENGTH;
-            sent.add(Udp.destinationPort(frame, UDP) + " " + Tftp.opcode(frame, Stack.UDP_PAYLOAD_OFFSET, payload) + " "
-                    + Tftp.block(frame, Stack.UDP_PAYLOAD_OFFSET) + " " + payload);
+            sent.add(Udp.destinationPort(frame, UDP) + " " + Tftp.opcode(frame, stack.ipv4().udpPayloadOffset(), payload) + " "
+                    + Tftp.block(frame, stack.ipv4().udpPayloadOffset()) + " " + payload);
             return true;
         }, new Counters());
-        server = new TftpServer(loop, stack, new TftpFiles(dir));
+        server = new TftpServer(loop, stack.ipv4(), new TftpFiles(dir));
     }
 
     @AfterEach

@@ -19,7 +19,7 @@ class Icmpv4Test {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment s = Segs.allocate(kind, arena, off + message.length);
             MemorySegment.copy(MemorySegment.ofArray(message), 0, s, off, message.length);
-            Icmpv4.fillChecksum(s, off, message.length);
+            Icmp.fillChecksum(s, off, message.length, 0);
 
             byte[] zeroed = message.clone();
             zeroed[2] = 0;
@@ -42,8 +42,8 @@ class Icmpv4Test {
                 MemorySegment s = Segs.of(kind, arena, request);
                 assertThat(Icmpv4.type(s, 0)).isEqualTo(Icmpv4.ECHO_REQUEST);
                 assertThat(Icmpv4.code(s, 0)).isZero();
-                Icmpv4.setType(s, 0, Icmpv4.ECHO_REPLY);
-                Icmpv4.fillChecksum(s, 0, request.length);
+                Icmp.setType(s, 0, Icmpv4.ECHO_REPLY);
+                Icmp.fillChecksum(s, 0, request.length, 0);
                 assertThat(Icmpv4.type(s, 0)).isEqualTo(Icmpv4.ECHO_REPLY);
                 byte[] reply = request.clone();
                 reply[0] = 0;

@@ -20,7 +20,7 @@ class Ipv6Test {
                            @ForAll long sHi, @ForAll long sLo, @ForAll long dHi, @ForAll long dLo) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment s = Segs.allocate(kind, arena, off + 40);
-            Ipv6.write(s, off, payload, next, hop, sHi, sLo, dHi, dLo);
+            Ipv6.write(s, off, new IpHeader().source(sHi, sLo).destination(dHi, dLo).protocol(next).ttl(hop).payloadLength(payload));
             byte[] b = Segs.bytes(s, off, 40);
             assertThat(Ref.u8(b, 0)).isEqualTo(0x60);
             assertThat(Ref.u16(b, 4)).isEqualTo(payload);
@@ -40,12 +40,12 @@ class Ipv6Test {
     void checkRejectsWhatIsNotAWholeIpv6Packet() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment s = arena.allocate(60);
-            Ipv6.write(s, 0, 20, Ipv6.PROTO_UDP, 64, 0, 1, 0, 2);
+            Ipv6.write(s, 0, new IpHeader().source(0, 1).destination(0, 2).protocol(Ipv6.PROTO_UDP).ttl(64).payloadLength(20));
             assertThat(Ipv6.check(s, 0, 60)).isNull();
-            assertThat(Ipv6.check(s, 0, 59)).isEqualTo("ipv6 truncated payload");
-            assertThat(Ipv6.check(s, 0, 39)).isEqualTo("ipv6 truncated header");
+            assertThat(Ipv6.check(s, 0, 59)).isEqualTo(Drop.TRUNCATED);
+            assertThat(Ipv6.check(s, 0, 39)).isEqualTo(Drop.TRUNCATED);
             Bytes.u8(s, 0, 0x45);
-            assertThat(Ipv6.check(s, 0, 60)).isEqualTo("ipv6 bad version");
+            assertThat(Ipv6.check(s, 0, 60)).isEqualTo(Drop.BAD_VERSION);
         }
     }
 
