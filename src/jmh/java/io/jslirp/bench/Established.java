@@ -34,7 +34,9 @@ final class Established {
         syn.hasTimestamp = true;
         syn.tsVal = 1_000;
         Stack stack = new Stack(GuestFrames.NETWORK, (f, n) -> true, new Counters());
-        conn = new TcpConnection(GuestFrames.GUEST, GuestFrames.GUEST_PORT, GuestFrames.REMOTE, GuestFrames.REMOTE_PORT,
+        // the connection's addresses are handles of the stack's book, as the NAT gives them
+        int guest = stack.addresses().acquire4(GuestFrames.GUEST), remote = stack.addresses().acquire4(GuestFrames.REMOTE);
+        conn = new TcpConnection(guest, GuestFrames.GUEST_PORT, remote, GuestFrames.REMOTE_PORT,
                 GUEST_ISN, syn, ISS, config, new BufferPool(config.bufferBudget()), stack.ipv4(), new io.jslirp.tcp.TcpHostSide() {
                     @Override
                     public void closed(boolean reset) {
