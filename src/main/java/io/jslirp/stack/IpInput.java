@@ -22,7 +22,8 @@ import java.util.function.LongSupplier;
  * vouched for is not summed again). Then: DHCP to the {@link Services}, Neighbor Discovery to
  * the {@link Neighbours}, echo for the router's addresses answered, the rest to the {@link Transport}
  * with the addresses as handles held for the call. Whatever is dropped is counted by its
- * {@link Drop}; where IPv6 asks for it, the guest gets an ICMPv6 Parameter Problem.
+ * {@link Drop}; where IPv6 asks for it, the guest gets an ICMPv6 Parameter Problem (at most
+ * {@link #ERRORS_PER_SECOND} a second, after a burst of {@link #ERROR_BURST}).
  */
 final class IpInput {
     private final Counters counters;
@@ -30,6 +31,10 @@ final class IpInput {
     private final Neighbours neighbours;
     private final Reassembler reassembler;
     private final IpHeader header = new IpHeader();
+    /** ICMPv6 errors are rate-limited (RFC 4443 section 2.4 f): a bucket of this many, refilled at this many a second. */
+    static final int ERROR_BURST = 100, ERRORS_PER_SECOND = 100;
+    private int errorTokens = ERROR_BURST;
+    private long errorsRefilled = Long.MIN_VALUE;
     private Transport transport;
     private Services services = Services.NONE;
     private LongSupplier clock = System::nanoTime;
@@ -172,7 +177,21 @@ final class IpInput {
         if (h.problemCode() < 0 || invoking == null || (h.sourceHi() | h.sourceLo()) == 0) return;
         boolean multicast = Ipv6.isMulticast(h.destinationHi()) || (Ethernet.destination(invoking, 0) & (1L << 40)) != 0;
         if (multicast && !h.problemEvenToMulticast()) return;
-        out.sendParameterProblem(invoking, ipOff, h);
+        if (errorAllowed()) out.sendParameterProblem(invoking, ipOff, h);
+    }
+
+    /** Whether the error bucket has a token left (taking it), refilled by the time passed since it was last. */
+    private boolean errorAllowed() {
+        long now = clock.getAsLong();
+        if (errorsRefilled == Long.MIN_VALUE) errorsRefilled = now;
+        long refill = (now - errorsRefilled) * ERRORS_PER_SECOND / 1_000_000_000L;
+        if (refill > 0) {
+            errorTokens = (int) Math.min(ERROR_BURST, errorTokens + refill);
+            errorsRefilled += refill * 1_000_000_000L / ERRORS_PER_SECOND;
+        }
+        if (errorTokens == 0) return false;
+        errorTokens--;
+        return true;
     }
 
     private int source(IpHeader h) {

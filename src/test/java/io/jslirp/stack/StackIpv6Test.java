@@ -326,6 +326,18 @@ class StackIpv6Test {
         assertThat(lan.transport).isEmpty();
     }
 
+    /** RFC 4443 section 2.4 (f): a guest sending nothing but unknown headers gets a burst of errors, then a few a second. */
+    @Test
+    void parameterProblemsAreRateLimited() {
+        MemorySegment f = Frames.v6(GUEST, GATEWAY).raw(253).payload(8).build();
+        for (int i = 0; i < 3 * IpInput.ERROR_BURST; i++) lan.receive(f);
+        assertThat(sent.drain()).hasSize(IpInput.ERROR_BURST);
+        lan.now += 100_000_000L; // 0.1 s
+        for (int i = 0; i < 100; i++) lan.receive(f);
+        assertThat(sent.drain()).hasSize(IpInput.ERRORS_PER_SECOND / 10);
+        assertThat(counters.unsupported).as("every one counted").isEqualTo(3 * IpInput.ERROR_BURST + 100);
+    }
+
     @Test
     void unrecognisedOptionsAreTreatedAsTheirTypeSays() {
         lan.receive(udp(DNS, 53).destinationOptions(Frames.option(0x5e, 2)).build());       // 01: discard silently
