@@ -328,8 +328,9 @@ class HostileFramesIT {
         // As IPv4's: of the fragments that reached jslirp, every never-completed datagram but the
         // last 16 gave way to a newer one; the overlapping echo was abandoned. Besides the fragments,
         // fewer than 96 frames cross (Neighbor and Router Discovery, MLD, the echoes, the curl afterwards).
+        // How many reach it depends on how far the injector outruns it (1,700 to 2,600 here): many times the slots.
         long in = run.counters().get("frames_in");
-        assertThat(in).as("fragments that reached jslirp").isGreaterThan(2000);
+        assertThat(in).as("fragments that reached jslirp").isGreaterThan(500);
         assertThat(run.counters().get("reassembly_dropped")).isGreaterThanOrEqualTo(in - 16 - 96);
     }
 
