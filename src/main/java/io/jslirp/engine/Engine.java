@@ -67,7 +67,7 @@ public final class Engine {
         for (PortForward forward : config.forwards()) transport.forward(forward);
         loop.atEndOfIteration(link::flush); // after the transport's flush, which produces frames
         new LinkReceiver(link, stack, loop, capture);
-        if (capture != null) loop.schedule(captureWriteOut, EventLoop.now() + CAPTURE_WRITE_OUT_NANOS);
+        if (capture != null) loop.schedule(captureWriteOut, loop.clock().now() + CAPTURE_WRITE_OUT_NANOS);
         loop.register(wakeup.fd(), Epoll.IN, events -> {
             wakeup.drain();
             if (stopRequested) loop.stop();
@@ -95,7 +95,7 @@ public final class Engine {
 
     private void writeOutCapture() {
         capture.writeOut();
-        loop.schedule(captureWriteOut, EventLoop.now() + CAPTURE_WRITE_OUT_NANOS);
+        loop.schedule(captureWriteOut, loop.clock().now() + CAPTURE_WRITE_OUT_NANOS);
     }
 
     public Counters counters() {

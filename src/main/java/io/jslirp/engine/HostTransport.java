@@ -21,7 +21,7 @@ import io.jslirp.service.DnsForwarder;
 import io.jslirp.service.TftpFiles;
 import io.jslirp.service.TftpServer;
 
-import io.jslirp.loop.EventLoop;
+import io.jslirp.loop.Reactor;
 import io.jslirp.stack.Stack;
 import io.jslirp.stack.Transport;
 import io.jslirp.tcp.TcpConfig;
@@ -42,7 +42,7 @@ import java.util.function.Consumer;
  * asked, and the host ports forwarded to the guest.
  */
 public final class HostTransport implements Transport {
-    private final EventLoop loop;
+    private final Reactor loop;
     private final Stack stack;
     private final TcpNat tcp;
     private final UdpNat udp;
@@ -63,7 +63,7 @@ public final class HostTransport implements Transport {
      *                       disables the DNS address (--disable-dns)
      * @param preserveSource whether forwarded clients reach the guest from their own addresses (--preserve-source)
      */
-    public HostTransport(EventLoop loop, Stack stack, OutboundPolicy policy, Nameservers nameservers,
+    public HostTransport(Reactor loop, Stack stack, OutboundPolicy policy, Nameservers nameservers,
                          TcpConfig tcpConfig, long idleTimeoutNanos, Limits limits, boolean preserveSource) {
         this.loop = loop;
         this.stack = stack;

@@ -16,7 +16,7 @@ import io.jslirp.policy.OutboundPolicy;
 import io.jslirp.policy.OutboundPolicy6;
 import io.jslirp.service.DnsForwarder;
 
-import io.jslirp.loop.EventLoop;
+import io.jslirp.loop.Reactor;
 import io.jslirp.stack.Counters;
 import io.jslirp.stack.Stack6;
 import io.jslirp.stack.Transport;
@@ -52,7 +52,7 @@ public final class Ipv6Transport implements Transport {
      * @param outboundAddress what outbound sockets are bound to (--outbound-addr6), or null
      * @param rules          the host destinations the guest may reach (--allow, --deny), as for IPv4
      */
-    public Ipv6Transport(EventLoop loop, Stack6 stack, Nameservers nameservers, TcpConfig tcpConfig,
+    public Ipv6Transport(Reactor loop, Stack6 stack, Nameservers nameservers, TcpConfig tcpConfig,
                          long idleTimeoutNanos, Limits limits, boolean preserveSource, HostAddress6 outboundAddress,
                          DestinationRules rules) {
         this.stack = stack;

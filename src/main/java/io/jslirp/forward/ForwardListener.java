@@ -2,7 +2,7 @@ package io.jslirp.forward;
 
 import io.jslirp.nat.TcpNat;
 
-import io.jslirp.loop.EventLoop;
+import io.jslirp.loop.Reactor;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
@@ -14,7 +14,7 @@ import java.util.function.IntSupplier;
 
 /** The host socket of a forwarded TCP port: each client it accepts is opened toward the guest. */
 public final class ForwardListener implements HostForward {
-    private final EventLoop loop;
+    private final Reactor loop;
     private final PortForward forward;
     private final int fd;
     private final int[] client = new int[2];
@@ -26,7 +26,7 @@ public final class ForwardListener implements HostForward {
      * Listens for forward; guestAddress gives the guest's latest address (a handle). Throws
      * IllegalArgumentException (e.g. the port is taken) saying what failed.
      */
-    public ForwardListener(EventLoop loop, TcpNat nat, AddressBook addresses, PortForward forward, IntSupplier guestAddress) {
+    public ForwardListener(Reactor loop, TcpNat nat, AddressBook addresses, PortForward forward, IntSupplier guestAddress) {
         this.loop = loop;
         this.forward = forward;
         this.addresses = addresses;

@@ -3,7 +3,7 @@ package io.jslirp.forward;
 import io.jslirp.engine.Ipv6Transport;
 import io.jslirp.nat.TcpNat;
 
-import io.jslirp.loop.EventLoop;
+import io.jslirp.loop.Reactor;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
@@ -18,7 +18,7 @@ import java.util.function.IntSupplier;
  * the gateway 10.0.2.2): either way the guest gets the connection.
  */
 public final class ForwardListener6 implements HostForward {
-    private final EventLoop loop;
+    private final Reactor loop;
     private final PortForward forward;
     private final int fd;
     private final long[] client = new long[3];
@@ -30,7 +30,7 @@ public final class ForwardListener6 implements HostForward {
      * @param ipv6 the IPv6 side, or null without --enable-ipv6
      * Throws IllegalArgumentException (e.g. the port is taken) saying what failed.
      */
-    public ForwardListener6(EventLoop loop, TcpNat nat4, AddressBook addresses, IntSupplier guestAddress4, Ipv6Transport ipv6,
+    public ForwardListener6(Reactor loop, TcpNat nat4, AddressBook addresses, IntSupplier guestAddress4, Ipv6Transport ipv6,
                             PortForward forward) {
         this.loop = loop;
         this.forward = forward;

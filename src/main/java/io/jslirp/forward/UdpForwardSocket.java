@@ -3,7 +3,7 @@ package io.jslirp.forward;
 import io.jslirp.engine.Ipv6Transport;
 import io.jslirp.nat.Family;
 
-import io.jslirp.loop.EventLoop;
+import io.jslirp.loop.Reactor;
 import io.jslirp.loop.Handler;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
@@ -27,7 +27,7 @@ import java.util.function.IntSupplier;
 public final class UdpForwardSocket implements HostForward, Handler {
     private static final int READ_BUDGET = 64;
 
-    private final EventLoop loop;
+    private final Reactor loop;
     private final PortForward forward;
     private final int fd;
     private final UdpForwards ipv4;
@@ -49,7 +49,7 @@ public final class UdpForwardSocket implements HostForward, Handler {
      * without --enable-ipv6); guest4 gives the guest's latest IPv4 address (a handle). Throws
      * IllegalArgumentException (e.g. the port is taken) saying what failed.
      */
-    public UdpForwardSocket(EventLoop loop, PortForward forward, UdpForwards ipv4, AddressBook addresses, IntSupplier guest4,
+    public UdpForwardSocket(Reactor loop, PortForward forward, UdpForwards ipv4, AddressBook addresses, IntSupplier guest4,
                             Ipv6Transport ipv6) {
         this.loop = loop;
         this.forward = forward;

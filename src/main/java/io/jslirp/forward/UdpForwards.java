@@ -6,7 +6,8 @@ import io.jslirp.nat.GatewayPorts;
 import io.jslirp.nat.UdpNat;
 import io.jslirp.policy.ForwardSource;
 
-import io.jslirp.loop.EventLoop;
+import io.jslirp.loop.Reactor;
+import io.jslirp.loop.Clock;
 import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
 import io.jslirp.util.FlowTable;
@@ -23,7 +24,8 @@ import java.util.function.Consumer;
  * there goes to that client from the forwarded socket. A mapping ends after the UDP idle timeout.
  */
 public final class UdpForwards {
-    private final EventLoop loop;
+    private final Reactor loop;
+    private final Clock clock;
     final Family family;
     private final long idleTimeoutNanos;
     private final Counters counters;
@@ -34,8 +36,9 @@ public final class UdpForwards {
     private final FlowTable<Mapping> byGuestSide = new FlowTable<>(16);
     private final GatewayPorts gatewayPorts = new GatewayPorts();
 
-    public UdpForwards(EventLoop loop, Family family, UdpNat guestFlows, ForwardSource forwardSource, long idleTimeoutNanos) {
+    public UdpForwards(Reactor loop, Family family, UdpNat guestFlows, ForwardSource forwardSource, long idleTimeoutNanos) {
         this.loop = loop;
+        this.clock = loop.clock();
         this.family = family;
         this.forwardSource = forwardSource;
         this.guestFlows = guestFlows;
@@ -62,7 +65,7 @@ public final class UdpForwards {
 
     /** A snapshot of every forwarded client's mapping. */
     public void statuses(Consumer<FlowStatus> sink) {
-        long now = EventLoop.now();
+        long now = clock.now();
         byGuestSide.forEach(m -> sink.accept(new FlowStatus("udp", "open", true, family.format(m.guestAddress), m.guestPort,
                 family.format(m.source), m.sourcePort, m.socket.formatClientAddress(m), m.clientPort, m.fromGuest, m.toGuest,
                 now - m.openedAt)));
@@ -116,7 +119,7 @@ public final class UdpForwards {
         final int client, clientPort;
         final int guestAddress, guestPort, source, sourcePort;
         final Timer idle = new Timer(this::close);
-        final long openedAt = EventLoop.now();
+        final long openedAt = clock.now();
         /** Payload bytes the guest sent the client, and the client the guest. */
         long fromGuest, toGuest;
 
@@ -135,7 +138,7 @@ public final class UdpForwards {
         }
 
         void touch() {
-            loop.schedule(idle, EventLoop.now() + idleTimeoutNanos);
+            loop.schedule(idle, clock.now() + idleTimeoutNanos);
         }
 
         void close() {

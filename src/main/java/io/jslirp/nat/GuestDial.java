@@ -2,7 +2,6 @@ package io.jslirp.nat;
 
 import io.jslirp.policy.ForwardSource;
 
-import io.jslirp.loop.EventLoop;
 import io.jslirp.loop.Timer;
 
 /**
@@ -19,13 +18,14 @@ final class GuestDial {
     /** The host client's address, as text (an IPv6 client's handle is not kept), and its port. */
     final String client;
     final int clientPort;
-    final long openedAt = EventLoop.now();
+    final long openedAt;
     final int iss;
     /** Resends the SYN, then gives up (set by the owner, whose method it runs). */
     Timer timer;
     int syns;
 
-    GuestDial(int fd, int guestAddress, int guestPort, int source, int sourcePort, String client, int clientPort, int iss) {
+    GuestDial(int fd, int guestAddress, int guestPort, int source, int sourcePort, String client, int clientPort, int iss, long openedAt) {
+        this.openedAt = openedAt;
         this.fd = fd;
         this.client = client;
         this.clientPort = clientPort;

@@ -2,7 +2,8 @@ package io.jslirp.nat;
 
 import io.jslirp.policy.OutboundPolicy;
 
-import io.jslirp.loop.EventLoop;
+import io.jslirp.loop.Reactor;
+import io.jslirp.loop.Clock;
 import io.jslirp.loop.Handler;
 import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
@@ -32,7 +33,8 @@ public final class PingNat {
     private static final int READ_BUDGET = 64;
     private static final int MAX_MESSAGE = 65535 - Ipv4.MIN_HEADER_LENGTH;
 
-    private final EventLoop loop;
+    private final Reactor loop;
+    private final Clock clock;
     private final Stack stack;
     private final OutboundPolicy policy;
     private final long idleTimeoutNanos;
@@ -40,8 +42,9 @@ public final class PingNat {
     private final FlowTable<Flow> flows = new FlowTable<>(16);
     private boolean refusalLogged;
 
-    public PingNat(EventLoop loop, Stack stack, OutboundPolicy policy, long idleTimeoutNanos) {
+    public PingNat(Reactor loop, Stack stack, OutboundPolicy policy, long idleTimeoutNanos) {
         this.loop = loop;
+        this.clock = loop.clock();
         this.stack = stack;
         this.policy = policy;
         this.idleTimeoutNanos = idleTimeoutNanos;
@@ -142,7 +145,7 @@ public final class PingNat {
         }
 
         void touch() {
-            loop.schedule(idle, EventLoop.now() + idleTimeoutNanos);
+            loop.schedule(idle, clock.now() + idleTimeoutNanos);
         }
 
         /** Echo replies (ICMP header and data, as the ping socket gives them), with the guest's identifier put back. */

@@ -4,7 +4,8 @@ import io.jslirp.policy.Nameserver;
 import io.jslirp.policy.NameserverTries;
 import io.jslirp.policy.Nameservers;
 
-import io.jslirp.loop.EventLoop;
+import io.jslirp.loop.Reactor;
+import io.jslirp.loop.Clock;
 import io.jslirp.loop.Handler;
 import io.jslirp.loop.Timer;
 import io.jslirp.sys.Epoll;
@@ -24,10 +25,11 @@ import java.lang.foreign.MemorySegment;
  * (reading only while there is room, writing only while guest data waits).
  */
 public final class TcpFlow implements Handler, TcpHostSide {
-    /** The largest write to the host socket that is taken for a request, whose answer the loop may wait for ({@link EventLoop#expectAnswer}). */
+    /** The largest write to the host socket that is taken for a request, whose answer the loop may wait for ({@link Reactor#expectAnswer}). */
     private static final int REQUEST_BYTES = 16 << 10;
     private final TcpNat nat;
-    private final EventLoop loop;
+    private final Reactor loop;
+    private final Clock clock;
     /** The host socket; a connection to the DNS address replaces it while it moves on to the next nameserver. */
     private int fd;
     /** No host socket (closed, or none yet): the connection lingers in TIME_WAIT toward the guest only, or waits for one. */
@@ -49,14 +51,16 @@ public final class TcpFlow implements Handler, TcpHostSide {
     int hostAddress, hostPort;
     private String forwardClient;
     private Nameserver hostNameserver;
-    /** When the flow opened (EventLoop.now()). */
-    final long openedAt = EventLoop.now();
+    /** When the flow opened (on the loop's clock). */
+    final long openedAt;
     /** Payload bytes written to the host socket, and read from it. */
     long fromGuest, toGuest;
 
-    TcpFlow(TcpNat nat, EventLoop loop, int fd) {
+    TcpFlow(TcpNat nat, Reactor loop, int fd) {
         this.nat = nat;
         this.loop = loop;
+        this.clock = loop.clock();
+        this.openedAt = clock.now();
         this.fd = fd;
         this.socketClosed = fd < 0;
         this.timer = new Timer(this::onTimer);
@@ -111,7 +115,7 @@ public final class TcpFlow implements Handler, TcpHostSide {
             }
             if (r == -Errno.EINPROGRESS) {
                 setInterest(Epoll.OUT);
-                loop.schedule(nameserverTimer, EventLoop.now() + Nameservers.ATTEMPT_TIMEOUT_NANOS);
+                loop.schedule(nameserverTimer, clock.now() + Nameservers.ATTEMPT_TIMEOUT_NANOS);
                 return;
             }
             errno = -r;
@@ -164,7 +168,7 @@ public final class TcpFlow implements Handler, TcpHostSide {
             loop.schedule(nameserverTimer, Long.MAX_VALUE);
             nameservers.answered();
         }
-        conn.hostConnected(EventLoop.now());
+        conn.hostConnected(clock.now());
     }
 
     private void connectEnded() {
@@ -223,7 +227,7 @@ public final class TcpFlow implements Handler, TcpHostSide {
     }
 
     private void onTimer() {
-        conn.onTimer(EventLoop.now());
+        conn.onTimer(clock.now());
         nat.markDirty(this);
     }
 

@@ -5,7 +5,8 @@ import io.jslirp.policy.NameserverTries;
 import io.jslirp.policy.Nameservers;
 import io.jslirp.policy.OutboundPolicy;
 
-import io.jslirp.loop.EventLoop;
+import io.jslirp.loop.Reactor;
+import io.jslirp.loop.Clock;
 import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
 import io.jslirp.sys.Errno;
@@ -33,7 +34,8 @@ import java.util.function.Consumer;
  * a loop iteration are flushed once at its end.
  */
 public final class TcpNat {
-    private final EventLoop loop;
+    private final Reactor loop;
+    private final Clock clock;
     private final Family family;
     private final TcpOutput output;
     /** Where TCP to the DNS address goes, or null with --disable-dns. */
@@ -58,8 +60,9 @@ public final class TcpNat {
     private static final long ARP_WAIT_NANOS = 20_000_000L;
 
     /** forwardSource: where forwarded clients appear to come from. */
-    public TcpNat(EventLoop loop, Family family, Nameservers dns, ForwardSource forwardSource, TcpConfig config, Limits limits) {
+    public TcpNat(Reactor loop, Family family, Nameservers dns, ForwardSource forwardSource, TcpConfig config, Limits limits) {
         this.loop = loop;
+        this.clock = loop.clock();
         this.family = family;
         this.forwardSource = forwardSource;
         this.output = family.output();
@@ -90,7 +93,7 @@ public final class TcpNat {
             flow = null;
         }
         if (flow != null) {
-            flow.conn.onSegment(f, off, len, options, EventLoop.now());
+            flow.conn.onSegment(f, off, len, options, clock.now());
             markDirty(flow);
             return;
         }
@@ -129,7 +132,7 @@ public final class TcpNat {
                 Log.warn("cannot open a TCP socket: " + Errno.describe(-fd));
             } else {
                 counters.refusedAtLimit++;
-                (limit != null ? limit : noDescriptors).refused(EventLoop.now());
+                (limit != null ? limit : noDescriptors).refused(clock.now());
             }
             counters.tcpRefused++;
             Resets.answer(f, off, len, src, dst, output);
@@ -162,7 +165,7 @@ public final class TcpNat {
     public void forward(int fd, int guestAddress, int guestPort, int clientAddress, int clientPort) {
         if (flows.size() + dials.size() >= limits.tcpConnections()) {
             counters.refusedAtLimit++;
-            connectionLimit.refused(EventLoop.now());
+            connectionLimit.refused(clock.now());
             Sockets.setLingerZero(fd);
             Libc.close(fd);
             return;
@@ -182,7 +185,7 @@ public final class TcpNat {
         }
         Sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
         GuestDial dial = new GuestDial(fd, guestAddress, guestPort, source, port, family.format(clientAddress), clientPort,
-                ThreadLocalRandom.current().nextInt());
+                ThreadLocalRandom.current().nextInt(), clock.now());
         dial.timer = new Timer(() -> dialTimedOut(dial));
         dials.put(guestAddress, guestPort, source, port, dial);
         family.retain(guestAddress); // released when the dial fails, else by the connection it becomes
@@ -191,7 +194,7 @@ public final class TcpNat {
         if (family.resolveGuestMac(guestAddress)) {
             sendSyn(dial);
         } else {
-            loop.schedule(dial.timer, EventLoop.now() + ARP_WAIT_NANOS); // the SYN goes once the guest's ARP answer is in
+            loop.schedule(dial.timer, clock.now() + ARP_WAIT_NANOS); // the SYN goes once the guest's ARP answer is in
         }
     }
 
@@ -201,7 +204,7 @@ public final class TcpNat {
 
 
     private void sendSyn(GuestDial d) {
-        long now = EventLoop.now();
+        long now = clock.now();
         TcpConnection.sendSyn(output, config, d.source, d.sourcePort, d.guestAddress, d.guestPort, d.iss, now);
         loop.schedule(d.timer, now + (FIRST_SYN_TIMEOUT_NANOS << d.syns));
         d.syns++;
@@ -268,7 +271,7 @@ public final class TcpNat {
 
     /** A snapshot of every connection, also those still being opened toward the guest. */
     public void statuses(Consumer<FlowStatus> sink) {
-        long now = EventLoop.now();
+        long now = clock.now();
         flows.forEach(f -> sink.accept(f.status(now, family)));
         dials.forEach(d -> sink.accept(d.status(now, family)));
     }
@@ -293,7 +296,7 @@ public final class TcpNat {
     }
 
     private void flush() {
-        long now = EventLoop.now();
+        long now = clock.now();
         for (int i = 0; i < dirty.size(); i++) {
             TcpFlow flow = dirty.get(i);
             flow.dirty = false;

@@ -2,7 +2,8 @@ package io.jslirp.nat;
 
 import io.jslirp.policy.OutboundPolicy;
 
-import io.jslirp.loop.EventLoop;
+import io.jslirp.loop.Reactor;
+import io.jslirp.loop.Clock;
 import io.jslirp.loop.Handler;
 import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
@@ -27,7 +28,8 @@ public final class UdpNat {
     /** Datagrams read from one socket per wakeup before other work gets its turn. */
     private static final int READ_BUDGET = 64;
 
-    private final EventLoop loop;
+    private final Reactor loop;
+    private final Clock clock;
     private final Family family;
     private final int payloadOffset, maxPayload;
     private final long idleTimeoutNanos;
@@ -37,8 +39,9 @@ public final class UdpNat {
     private final LimitWarning noDescriptors = new LimitWarning("open files (ulimit -n) for UDP flows");
     private final FlowTable<Flow> flows = new FlowTable<>(64);
 
-    public UdpNat(EventLoop loop, Family family, long idleTimeoutNanos, Limits limits) {
+    public UdpNat(Reactor loop, Family family, long idleTimeoutNanos, Limits limits) {
         this.loop = loop;
+        this.clock = loop.clock();
         this.family = family;
         this.payloadOffset = family.udpPayloadOffset();
         this.maxPayload = family.maxUdpPayload();
@@ -79,7 +82,7 @@ public final class UdpNat {
                     return;
                 }
                 counters.refusedAtLimit++;
-                (limit != null ? limit : noDescriptors).refused(EventLoop.now());
+                (limit != null ? limit : noDescriptors).refused(clock.now());
                 family.sendUnreachable(Icmpv4.CODE_ADMIN_PROHIBITED, Ipv4.PROTO_UDP, src, dst, udpHead(srcPort, dstPort, len));
                 return;
             }
@@ -112,7 +115,7 @@ public final class UdpNat {
 
     /** A snapshot of every flow. */
     public void statuses(Consumer<FlowStatus> sink) {
-        long now = EventLoop.now();
+        long now = clock.now();
         flows.forEach(f -> sink.accept(new FlowStatus("udp", "open", false, family.format(f.guestAddress), f.guestPort,
                 family.format(f.remoteAddress), f.remotePort, family.format(f.hostAddress), f.remotePort, f.fromGuest, f.toGuest,
                 now - f.openedAt)));
@@ -129,7 +132,7 @@ public final class UdpNat {
         final int guestAddress, guestPort, remoteAddress, remotePort;
         /** Where the host socket is connected (the remote, or the host's loopback for the gateway). */
         final int hostAddress;
-        final long openedAt = EventLoop.now();
+        final long openedAt = clock.now();
         /** Payload bytes sent on the host socket, and received from it. */
         long fromGuest, toGuest;
         final Timer idle = new Timer(this::close);
@@ -146,7 +149,7 @@ public final class UdpNat {
         }
 
         void touch() {
-            loop.schedule(idle, EventLoop.now() + idleTimeoutNanos);
+            loop.schedule(idle, clock.now() + idleTimeoutNanos);
         }
 
         @Override

@@ -7,7 +7,8 @@ import io.jslirp.policy.Nameserver;
 import io.jslirp.policy.NameserverTries;
 import io.jslirp.policy.Nameservers;
 
-import io.jslirp.loop.EventLoop;
+import io.jslirp.loop.Reactor;
+import io.jslirp.loop.Clock;
 import io.jslirp.loop.Handler;
 import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
@@ -37,15 +38,17 @@ public final class DnsForwarder {
     /** Queries waiting for an answer at once; more are dropped, as a busy resolver would. */
     private static final int MAX_PENDING = 256;
 
-    private final EventLoop loop;
+    private final Reactor loop;
+    private final Clock clock;
     private final Family family;
     private final Counters counters;
     private final Nameservers nameservers;
     private final ArrayDeque<Query> idle = new ArrayDeque<>();
     private final List<Query> pending = new ArrayList<>();
 
-    public DnsForwarder(EventLoop loop, Family family, Nameservers nameservers) {
+    public DnsForwarder(Reactor loop, Family family, Nameservers nameservers) {
         this.loop = loop;
+        this.clock = loop.clock();
         this.family = family;
         this.counters = family.counters();
         this.nameservers = nameservers;
@@ -115,7 +118,7 @@ public final class DnsForwarder {
                 }
                 fd = s;
                 loop.register(fd, Epoll.IN, this);
-                loop.schedule(timer, EventLoop.now() + Nameservers.ATTEMPT_TIMEOUT_NANOS);
+                loop.schedule(timer, clock.now() + Nameservers.ATTEMPT_TIMEOUT_NANOS);
                 return;
             }
             giveUp();

@@ -1,6 +1,7 @@
 package io.jslirp.service;
 
-import io.jslirp.loop.EventLoop;
+import io.jslirp.loop.Reactor;
+import io.jslirp.loop.Clock;
 import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
 import io.jslirp.stack.Stack;
@@ -27,7 +28,8 @@ public final class TftpServer {
     static final int MAX_RETRANSMITS = 5;
     private static final long PAYLOAD = Stack.UDP_PAYLOAD_OFFSET;
 
-    private final EventLoop loop;
+    private final Reactor loop;
+    private final Clock clock;
     private final Stack stack;
     /** The gateway's address handle, held for the life of the server: the transfers come from its port 69. */
     private final int gateway;
@@ -39,8 +41,9 @@ public final class TftpServer {
     private final ByteBuffer dataArea;
     private final Transfer[] transfers = new Transfer[MAX_TRANSFERS];
 
-    public TftpServer(EventLoop loop, Stack stack, TftpFiles files) {
+    public TftpServer(Reactor loop, Stack stack, TftpFiles files) {
         this.loop = loop;
+        this.clock = loop.clock();
         this.stack = stack;
         this.files = files;
         this.counters = stack.counters();
@@ -186,7 +189,7 @@ public final class TftpServer {
                 length = Tftp.HEADER_LENGTH + n;
             }
             stack.sendUdp(gateway, Tftp.PORT, guest, guestPort, length);
-            loop.schedule(retransmit, EventLoop.now() + RETRANSMIT_NANOS);
+            loop.schedule(retransmit, clock.now() + RETRANSMIT_NANOS);
         }
 
         /** Reads up to one block at position into the outgoing frame; the bytes read, or -1. */
