@@ -27,7 +27,7 @@ public final class Sockets {
     private Sockets() {}
 
     public static final int AF_UNIX = 1, AF_INET = 2, AF_INET6 = 10;
-    public static final int SOL_SOCKET = 1, IPPROTO_IP = 0, IPPROTO_ICMP = 1, IPPROTO_TCP = 6;
+    public static final int SOL_SOCKET = 1, IPPROTO_IP = 0, IPPROTO_ICMP = 1, IPPROTO_TCP = 6, IPPROTO_ICMPV6 = 58;
     public static final int SO_REUSEADDR = 2, SO_ERROR = 4, SO_SNDBUF = 7, SO_RCVBUF = 8, SO_LINGER = 13;
     public static final int TCP_NODELAY = 1, TCP_CORK = 3;
     public static final int IPPROTO_IPV6 = 41, IPV6_V6ONLY = 26;
@@ -74,6 +74,11 @@ public final class Sockets {
      */
     public static int ping4() {
         return socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
+    }
+
+    /** As {@link #ping4}, an ICMPv6 echo socket (the same net.ipv4.ping_group_range allows it). */
+    public static int ping6() {
+        return socket(AF_INET6, SOCK_DGRAM, IPPROTO_ICMPV6);
     }
 
     /** A non-blocking unix stream socket: fd or -errno. */
@@ -369,5 +374,76 @@ public final class Sockets {
     private static void readSockaddr(MemorySegment sa, int[] addrPort) {
         addrPort[0] = sa.get(NET_INT, 4);
         addrPort[1] = Short.toUnsignedInt(sa.get(NET_SHORT, 2));
+    }
+
+    // ---- one address form for both versions: hi:lo, an IPv4 address as ::ffff:a.b.c.d ----
+
+    /** The high 32 bits of the low half of an IPv4-mapped address. */
+    private static final long V4_MAPPED = 0xffffL << 32;
+
+    private static boolean isMapped(long hi, long lo) {
+        return hi == 0 && (lo & -1L << 32) == V4_MAPPED;
+    }
+
+    /** Writes the sockaddr for hi:lo (sockaddr_in for an IPv4-mapped one) into s; its length. */
+    private static int sockaddr(Native.Scratch s, long hi, long lo, int scopeId, int port) {
+        if (isMapped(hi, lo)) {
+            sockaddrIn(s.sockaddr, 0, (int) lo, port);
+            return SOCKADDR_IN_SIZE;
+        }
+        sockaddrIn6(s.sockaddr, 0, hi, lo, port);
+        s.sockaddr.set(JAVA_INT, 24, scopeId);
+        return SOCKADDR_IN6_SIZE;
+    }
+
+    /** Reads a sockaddr_in or sockaddr_in6 into peer: hi, lo (IPv4 mapped) and port. */
+    private static void readPeer(MemorySegment sa, long[] peer) {
+        if (sa.get(JAVA_SHORT, 0) == AF_INET) {
+            peer[0] = 0;
+            peer[1] = V4_MAPPED | (sa.get(NET_INT, 4) & 0xffffffffL);
+            peer[2] = Short.toUnsignedInt(sa.get(NET_SHORT, 2));
+        } else {
+            readSockaddr6(sa, peer);
+        }
+    }
+
+    /** Connects to hi:lo (IPv4-mapped: an IPv4 socket's destination), scopeId for a link-local IPv6 one: as {@link #connect4}. */
+    public static int connect(int fd, long hi, long lo, int scopeId, int port) {
+        Native.Scratch s = scratch();
+        return sockaddrCall(CONNECT, s, fd, sockaddr(s, hi, lo, scopeId, port));
+    }
+
+    /** Binds to hi:lo (IPv4-mapped for an IPv4 socket): 0 or -errno. */
+    public static int bind(int fd, long hi, long lo, int port) {
+        Native.Scratch s = scratch();
+        return sockaddrCall(BIND, s, fd, sockaddr(s, hi, lo, 0, port));
+    }
+
+    /** As {@link #accept4} on a socket of either version: the peer in peer (hi, lo, port; IPv4 mapped). */
+    public static int accept(int fd, long[] peer) {
+        Native.Scratch s = scratch();
+        s.len.set(JAVA_INT, 0, SOCKADDR_IN6_SIZE);
+        int r = (int) syscall(ACCEPT4, s.errno, fd, s.sockaddr.address(), s.len.address(), SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (r < 0) return -errno(s.errno);
+        readPeer(s.sockaddr, peer);
+        return r;
+    }
+
+    /** One datagram into native memory (truncated to len) on a socket of either version, its source in peer: bytes or -errno. */
+    public static int recvFrom(int fd, MemorySegment buf, long off, int len, long[] peer) {
+        Native.Scratch s = scratch();
+        s.len.set(JAVA_INT, 0, SOCKADDR_IN6_SIZE);
+        long r = syscall(RECVFROM, s.errno, fd, address(buf, off, len), len, 0, s.sockaddr.address(), s.len.address());
+        if (r < 0) return -errno(s.errno);
+        readPeer(s.sockaddr, peer);
+        return (int) r;
+    }
+
+    /** One datagram from native memory to [hi:lo]:port (IPv4-mapped from an IPv4 socket): bytes or -errno. */
+    public static int sendTo(int fd, MemorySegment buf, long off, int len, long hi, long lo, int port) {
+        Native.Scratch s = scratch();
+        int sl = sockaddr(s, hi, lo, 0, port);
+        long r = syscall(SENDTO, s.errno, fd, address(buf, off, len), len, MSG_NOSIGNAL, s.sockaddr.address(), sl);
+        return r < 0 ? -errno(s.errno) : (int) r;
     }
 }
