@@ -7,7 +7,10 @@ import io.jslirp.nat.FlowStatus;
 import io.jslirp.engine.HostTransport;
 import io.jslirp.engine.Ipv6Transport;
 import io.jslirp.policy.Nameservers;
+import io.jslirp.policy.AddressPlan;
+import io.jslirp.policy.HostAddress;
 import io.jslirp.policy.OutboundPolicy;
+import io.jslirp.sys.HostSockets;
 import io.jslirp.forward.PortForward;
 import io.jslirp.link.Link;
 import io.jslirp.loop.EventLoop;
@@ -58,7 +61,8 @@ public final class Engine {
         FrameSink sink = capture == null ? link : new CapturingSink(link, capture);
         this.stack = new Stack(config.network(), config.bootFile(), sink, new Counters(), addresses);
         this.nameservers = config.nameservers() == null ? null : new Nameservers(config.nameservers());
-        this.transport = new HostTransport(loop, stack, new OutboundPolicy(config.network(), addresses, config.outboundAddress(), config.rules()),
+        this.transport = new HostTransport(loop, stack, new OutboundPolicy(addresses, AddressPlan.of(config.network()), config.rules(),
+                config.outboundAddress() == 0 ? null : HostAddress.ipv4(config.outboundAddress()), HostSockets.SYSTEM),
                 nameservers, config.tcp(), config.udpIdleNanos(), config.limits(), config.preserveSource());
         stack.setTransport(transport);
         if (config.tftpRoot() != null) transport.serveTftp(config.tftpRoot());

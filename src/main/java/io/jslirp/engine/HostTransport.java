@@ -4,7 +4,7 @@ import io.jslirp.forward.ForwardListener;
 import io.jslirp.forward.ForwardListener6;
 import io.jslirp.policy.ForwardSource;
 import io.jslirp.forward.HostForward;
-import io.jslirp.policy.Ipv4ForwardSource;
+import io.jslirp.policy.AddressPlan;
 import io.jslirp.forward.PortForward;
 import io.jslirp.forward.UdpForwardSocket;
 import io.jslirp.forward.UdpForwards;
@@ -70,7 +70,7 @@ public final class HostTransport implements Transport {
         Family family = new Ipv4Family(stack, policy);
         this.gateway = family.gateway();
         this.dns = nameservers == null ? null : new DnsForwarder(loop, family, nameservers);
-        ForwardSource forwardSource = new Ipv4ForwardSource(stack.config(), stack.addresses(), family.gateway(), preserveSource);
+        ForwardSource forwardSource = new ForwardSource(stack.addresses(), AddressPlan.of(stack.config()), family.gateway(), preserveSource);
         this.tcp = new TcpNat(loop, family, nameservers, forwardSource, tcpConfig, limits);
         this.udp = new UdpNat(loop, family, idleTimeoutNanos, limits);
         this.ping = new PingNat(loop, stack, policy, idleTimeoutNanos);

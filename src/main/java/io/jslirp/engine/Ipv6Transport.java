@@ -1,7 +1,7 @@
 package io.jslirp.engine;
 
 import io.jslirp.policy.ForwardSource;
-import io.jslirp.policy.Ipv6ForwardSource;
+import io.jslirp.policy.AddressPlan;
 import io.jslirp.forward.UdpForwards;
 import io.jslirp.nat.Family;
 import io.jslirp.nat.FlowStatus;
@@ -10,10 +10,9 @@ import io.jslirp.nat.Limits;
 import io.jslirp.nat.TcpNat;
 import io.jslirp.nat.UdpNat;
 import io.jslirp.policy.DestinationRules;
-import io.jslirp.policy.HostAddress6;
+import io.jslirp.policy.HostAddress;
 import io.jslirp.policy.Nameservers;
 import io.jslirp.policy.OutboundPolicy;
-import io.jslirp.policy.OutboundPolicy6;
 import io.jslirp.service.DnsForwarder;
 
 import io.jslirp.loop.Reactor;
@@ -31,7 +30,7 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * Carries the guest's IPv6 TCP and UDP flows over host IPv6 sockets ({@link OutboundPolicy6}) and
+ * Carries the guest's IPv6 TCP and UDP flows over host IPv6 sockets ({@link OutboundPolicy}) and
  * serves the DNS address fd00::3 by forwarding to the nameservers of resolv.conf, as
  * {@link HostTransport} does for IPv4. Its flows count against the limits apart from IPv4's.
  */
@@ -53,13 +52,13 @@ public final class Ipv6Transport implements Transport {
      * @param rules          the host destinations the guest may reach (--allow, --deny), as for IPv4
      */
     public Ipv6Transport(Reactor loop, Stack6 stack, Nameservers nameservers, TcpConfig tcpConfig,
-                         long idleTimeoutNanos, Limits limits, boolean preserveSource, HostAddress6 outboundAddress,
+                         long idleTimeoutNanos, Limits limits, boolean preserveSource, HostAddress outboundAddress,
                          DestinationRules rules) {
         this.stack = stack;
         Ipv6Family family = new Ipv6Family(stack, outboundAddress, rules);
         this.family = family;
         this.dns = nameservers == null ? null : new DnsForwarder(loop, family, nameservers);
-        ForwardSource forwardSource = new Ipv6ForwardSource(stack.network(), stack.addresses(), family.gateway(), preserveSource);
+        ForwardSource forwardSource = new ForwardSource(stack.addresses(), AddressPlan.of(stack.network()), family.gateway(), preserveSource);
         this.tcp = new TcpNat(loop, family, nameservers, forwardSource, tcpConfig, limits);
         this.udp = new UdpNat(loop, family, idleTimeoutNanos, limits);
         this.udpForwards = new UdpForwards(loop, family, udp, forwardSource, idleTimeoutNanos);

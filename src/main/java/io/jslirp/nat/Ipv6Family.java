@@ -1,8 +1,10 @@
 package io.jslirp.nat;
 
 import io.jslirp.policy.DestinationRules;
-import io.jslirp.policy.HostAddress6;
-import io.jslirp.policy.OutboundPolicy6;
+import io.jslirp.policy.HostAddress;
+import io.jslirp.policy.AddressPlan;
+import io.jslirp.policy.OutboundPolicy;
+import io.jslirp.sys.HostSockets;
 
 import io.jslirp.stack.Counters;
 import io.jslirp.stack.Stack6;
@@ -12,19 +14,19 @@ import io.jslirp.util.AddressBook;
 import io.jslirp.wire.Ipv6;
 import io.jslirp.wire.Udp;
 
-/** IPv6 flows: the {@link Stack6}'s output and host IPv6 sockets, by the {@link OutboundPolicy6}; addresses are handles. */
+/** IPv6 flows: the {@link Stack6}'s output and host IPv6 sockets, by the {@link OutboundPolicy}; addresses are handles. */
 public final class Ipv6Family implements Family {
     private final Stack6 stack;
     private final AddressBook addresses;
-    private final OutboundPolicy6 policy;
+    private final OutboundPolicy policy;
     /** Handles held for the life of the family. */
     private final int gateway, dns;
 
     /** outboundAddress: what outbound sockets are bound to (--outbound-addr6), or null; rules: --allow and --deny. */
-    public Ipv6Family(Stack6 stack, HostAddress6 outboundAddress, DestinationRules rules) {
+    public Ipv6Family(Stack6 stack, HostAddress outboundAddress, DestinationRules rules) {
         this.stack = stack;
         this.addresses = stack.addresses();
-        this.policy = new OutboundPolicy6(stack.network(), addresses, outboundAddress, rules);
+        this.policy = new OutboundPolicy(addresses, AddressPlan.of(stack.network()), rules, outboundAddress, HostSockets.SYSTEM);
         this.gateway = addresses.acquire(stack.network().gatewayHi(), stack.network().gatewayLo());
         this.dns = addresses.acquire(stack.network().dnsHi(), stack.network().dnsLo());
     }

@@ -11,6 +11,7 @@ import io.jslirp.loop.Timer;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
+import io.jslirp.sys.HostSockets;
 import io.jslirp.sys.Sockets;
 import io.jslirp.tcp.TcpConnection;
 import io.jslirp.tcp.TcpHostSide;
@@ -98,7 +99,7 @@ public final class TcpFlow implements Handler, TcpHostSide {
     private void connectNextNameserver(int errno) {
         for (Nameserver ns = nameservers.next(); ns != null; ns = nameservers.next()) {
             closeSocket();
-            int s = ns.socket(true);
+            int s = ns.socket(HostSockets.SYSTEM, true);
             if (s < 0) {
                 errno = -s;
                 continue;
@@ -108,7 +109,7 @@ public final class TcpFlow implements Handler, TcpHostSide {
             Sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
             hostNameserver = ns;
             hostPort = 53;
-            int r = ns.connect(fd);
+            int r = ns.connect(HostSockets.SYSTEM, fd);
             if (r == 0) {
                 connected();
                 return;

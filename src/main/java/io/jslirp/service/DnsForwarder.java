@@ -14,6 +14,7 @@ import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
+import io.jslirp.sys.HostSockets;
 import io.jslirp.sys.Libc;
 import io.jslirp.util.Log;
 import io.jslirp.wire.Ipv4;
@@ -103,12 +104,12 @@ public final class DnsForwarder {
             closeSocket();
             for (Nameserver ns = tries.next(); ns != null; ns = tries.next()) {
                 if (tries.retrying()) counters.dnsRetries++;
-                int s = ns.socket(false);
+                int s = ns.socket(HostSockets.SYSTEM, false);
                 if (s < 0) {
                     lastError = -s;
                     continue;
                 }
-                int r = ns.connect(s);
+                int r = ns.connect(HostSockets.SYSTEM, s);
                 if (r == 0) r = Libc.write(s, message, 0, length);
                 if (r < 0) {
                     Libc.close(s);
