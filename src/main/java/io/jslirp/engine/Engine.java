@@ -3,9 +3,9 @@ package io.jslirp.engine;
 import io.jslirp.service.RouterAdvertisements;
 
 import io.jslirp.capture.Capture;
+import io.jslirp.nat.Family;
 import io.jslirp.nat.FlowStatus;
-import io.jslirp.engine.HostTransport;
-import io.jslirp.engine.Ipv6Transport;
+import io.jslirp.policy.ForwardSource;
 import io.jslirp.policy.Nameservers;
 import io.jslirp.policy.AddressPlan;
 import io.jslirp.policy.HostAddress;
@@ -17,6 +17,8 @@ import io.jslirp.loop.EventLoop;
 import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
 import io.jslirp.stack.FrameSink;
+import io.jslirp.stack.GuestOutput;
+import io.jslirp.tcp.TcpConfig;
 import io.jslirp.stack.Stack;
 import io.jslirp.stack.Stack6;
 import io.jslirp.sys.Epoll;
@@ -39,9 +41,8 @@ public final class Engine {
     private final Link link;
     private final EventLoop loop;
     private final Stack stack;
+    /** Every flow of both versions. */
     private final HostTransport transport;
-    /** IPv6 flows (with --enable-ipv6), else null. */
-    private final Ipv6Transport transport6;
     private final EventFd wakeup = new EventFd();
     /** The one representation of addresses above the wire, both versions: handles shared by the stacks, the NAT and the forwards. */
     private final AddressBook addresses = new AddressBook();
@@ -61,13 +62,20 @@ public final class Engine {
         FrameSink sink = capture == null ? link : new CapturingSink(link, capture);
         this.stack = new Stack(config.network(), config.bootFile(), sink, new Counters(), addresses);
         this.nameservers = config.nameservers() == null ? null : new Nameservers(config.nameservers());
-        this.transport = new HostTransport(loop, stack, new OutboundPolicy(addresses, AddressPlan.of(config.network()), config.rules(),
-                config.outboundAddress() == 0 ? null : HostAddress.ipv4(config.outboundAddress()), HostSockets.SYSTEM),
-                nameservers, config.tcp(), config.udpIdleNanos(), config.limits(), config.preserveSource());
-        stack.setTransport(transport);
-        if (config.tftpRoot() != null) transport.serveTftp(config.tftpRoot());
-        this.transport6 = config.ipv6() == null ? null : startIpv6(config, sink);
-        transport.setIpv6(transport6);
+        HostSockets sockets = HostSockets.SYSTEM;
+        Family ipv4 = family(stack, AddressPlan.of(config.network()),
+                config.outboundAddress() == 0 ? null : HostAddress.ipv4(config.outboundAddress()), config.tcp(), config, sockets);
+        Stack6 stack6 = config.ipv6() == null ? null : new Stack6(config.ipv6(), sink, stack.counters(), addresses);
+        Family ipv6 = stack6 == null ? null : family(stack6, AddressPlan.of(config.ipv6()), config.outboundAddress6(), config.tcp6(), config,
+                sockets);
+        this.transport = new HostTransport(loop, sockets, ipv4, ipv6, nameservers, config.udpIdleNanos(), config.limits());
+        stack.setTransport(transport.entry(ipv4));
+        if (config.tftpRoot() != null) transport.serveTftp(stack, config.tftpRoot());
+        if (stack6 != null) {
+            stack6.setTransport(transport.entry(ipv6));
+            stack.setIpv6(stack6);
+            new RouterAdvertisements(loop, stack6);
+        }
         for (PortForward forward : config.forwards()) transport.forward(forward);
         loop.atEndOfIteration(link::flush); // after the transport's flush, which produces frames
         new LinkReceiver(link, stack, loop, capture);
@@ -78,14 +86,12 @@ public final class Engine {
         });
     }
 
-    private Ipv6Transport startIpv6(EngineConfig config, FrameSink sink) {
-        Stack6 stack6 = new Stack6(config.ipv6(), sink, stack.counters(), addresses);
-        Ipv6Transport t = new Ipv6Transport(loop, stack6, nameservers, config.tcp6(), config.udpIdleNanos(), config.limits(),
-                config.preserveSource(), config.outboundAddress6(), config.rules());
-        stack6.setTransport(t);
-        stack.setIpv6(stack6);
-        new RouterAdvertisements(loop, stack6);
-        return t;
+    /** One IP version's family: its stack's output, where its flows go (--allow, --deny, --outbound-addr), its TCP's MSS. */
+    private static Family family(GuestOutput out, AddressPlan plan, HostAddress outboundAddress, TcpConfig tcp, EngineConfig config,
+                                 HostSockets sockets) {
+        OutboundPolicy policy = new OutboundPolicy(out.addresses(), plan, config.rules(), outboundAddress, sockets);
+        ForwardSource source = new ForwardSource(out.addresses(), plan, out.gateway(), config.preserveSource());
+        return new Family(out, policy, source, tcp, sockets);
     }
 
     private static Capture openCapture(Capture.Settings settings) {
@@ -115,7 +121,6 @@ public final class Engine {
     /** A snapshot of every open flow, IPv4 and IPv6 (from the loop's thread only). */
     public void flows(Consumer<FlowStatus> sink) {
         transport.flows(sink);
-        if (transport6 != null) transport6.flows(sink);
     }
 
     public HostTransport transport() {
@@ -144,7 +149,6 @@ public final class Engine {
         } finally {
             atShutdown.forEach(Runnable::run);
             transport.shutdown();
-            if (transport6 != null) transport6.shutdown();
             loop.close();
             link.close();
             wakeup.close();

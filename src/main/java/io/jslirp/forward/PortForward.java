@@ -37,6 +37,11 @@ public record PortForward(Protocol protocol, int hostAddress, HostAddress host6,
         return host6 != null;
     }
 
+    /** The host address, either version (an IPv4 one in its mapped form). */
+    public HostAddress host() {
+        return host6 != null ? host6 : HostAddress.ipv4(hostAddress);
+    }
+
     /** As {@link #parse(Protocol, String, boolean)} without IPv6 loopback by default. */
     public static List<PortForward> parse(Protocol protocol, String spec) {
         return parse(protocol, spec, false);

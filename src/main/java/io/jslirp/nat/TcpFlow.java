@@ -10,7 +10,7 @@ import io.jslirp.loop.Handler;
 import io.jslirp.loop.Timer;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
-import io.jslirp.sys.Libc;
+import io.jslirp.wire.Ipv4;
 import io.jslirp.sys.HostSockets;
 import io.jslirp.sys.Sockets;
 import io.jslirp.tcp.TcpConnection;
@@ -29,6 +29,8 @@ public final class TcpFlow implements Handler, TcpHostSide {
     /** The largest write to the host socket that is taken for a request, whose answer the loop may wait for ({@link Reactor#expectAnswer}). */
     private static final int REQUEST_BYTES = 16 << 10;
     private final TcpNat nat;
+    final Family family;
+    private final HostSockets sockets;
     private final Reactor loop;
     private final Clock clock;
     /** The host socket; a connection to the DNS address replaces it while it moves on to the next nameserver. */
@@ -57,8 +59,10 @@ public final class TcpFlow implements Handler, TcpHostSide {
     /** Payload bytes written to the host socket, and read from it. */
     long fromGuest, toGuest;
 
-    TcpFlow(TcpNat nat, Reactor loop, int fd) {
+    TcpFlow(TcpNat nat, Family family, Reactor loop, int fd) {
         this.nat = nat;
+        this.family = family;
+        this.sockets = family.sockets();
         this.loop = loop;
         this.clock = loop.clock();
         this.openedAt = clock.now();
@@ -99,17 +103,17 @@ public final class TcpFlow implements Handler, TcpHostSide {
     private void connectNextNameserver(int errno) {
         for (Nameserver ns = nameservers.next(); ns != null; ns = nameservers.next()) {
             closeSocket();
-            int s = ns.socket(HostSockets.SYSTEM, true);
+            int s = ns.socket(sockets, true);
             if (s < 0) {
                 errno = -s;
                 continue;
             }
             fd = s;
             socketClosed = false;
-            Sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
+            sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
             hostNameserver = ns;
             hostPort = 53;
-            int r = ns.connect(HostSockets.SYSTEM, fd);
+            int r = ns.connect(sockets, fd);
             if (r == 0) {
                 connected();
                 return;
@@ -121,7 +125,7 @@ public final class TcpFlow implements Handler, TcpHostSide {
             }
             errno = -r;
             int failed = errno;
-            Log.debug(() -> nat.describe(conn) + " nameserver " + nameservers.current() + ": " + Errno.describe(failed));
+            Log.debug(() -> describe() + " nameserver " + nameservers.current() + ": " + Errno.describe(failed));
         }
         connectFailed(errno);
     }
@@ -137,14 +141,14 @@ public final class TcpFlow implements Handler, TcpHostSide {
             connectNextNameserver(errno);
             return;
         }
-        Log.debug(() -> nat.describe(conn) + " host connect failed: " + Errno.describe(errno));
+        Log.debug(() -> describe() + " host connect failed: " + Errno.describe(errno));
         int code = Unreachable.code(errno, false);
         if (code < 0) {
             conn.hostRefused();
             return;
         }
         long tcpHead = ((long) conn.guestPort << 48) | ((long) conn.remotePort << 32) | (conn.guestInitialSequence() & 0xffffffffL);
-        nat.unreachable(code, conn.guestAddress, conn.remoteAddress, tcpHead);
+        family.sendUnreachable(code, Ipv4.PROTO_TCP, conn.guestAddress, conn.remoteAddress, tcpHead);
         conn.hostUnreachable();
     }
 
@@ -155,8 +159,14 @@ public final class TcpFlow implements Handler, TcpHostSide {
         hostPort = clientPort;
     }
 
-    /** A snapshot for the status report; family writes the connection's addresses. */
-    FlowStatus status(long now, Family family) {
+    /** The connection for logs. */
+    String describe() {
+        return "tcp " + family.format(conn.guestAddress) + ":" + conn.guestPort + " -> " + family.format(conn.remoteAddress) + ":"
+                + conn.remotePort + " " + conn.state();
+    }
+
+    /** A snapshot for the status report. */
+    FlowStatus status(long now) {
         String host = hostNameserver != null ? (hostNameserver.isIpv6() ? "[" + hostNameserver + "]" : hostNameserver.toString())
                 : forwardClient != null ? forwardClient : family.format(hostAddress);
         return new FlowStatus("tcp", conn.state().name(), forwardClient != null, family.format(conn.guestAddress), conn.guestPort,
@@ -181,13 +191,13 @@ public final class TcpFlow implements Handler, TcpHostSide {
     @Override
     public void onEvents(int events) {
         if (connecting) {
-            int err = Sockets.soError(fd);
+            int err = sockets.soError(fd);
             if (err == 0) {
                 connected();
             } else {
                 connectFailed(err); // a connection to the DNS address may go on to the next nameserver
             }
-        } else if ((events & Epoll.ERR) != 0 && Sockets.soError(fd) != 0) {
+        } else if ((events & Epoll.ERR) != 0 && sockets.soError(fd) != 0) {
             conn.hostReset();
             return;
         } else if ((events & (Epoll.IN | Epoll.HUP)) != 0) {
@@ -200,7 +210,7 @@ public final class TcpFlow implements Handler, TcpHostSide {
         while (conn.readyForHostData()) {
             RingBuffer ring = conn.fromHost();
             int want = ring.free();
-            long n = Libc.readv2(fd, ring.memory(), ring.writeOffset(), ring.writeSpan(), ring.memory(), 0, ring.writeSpan2());
+            long n = sockets.readv2(fd, ring.memory(), ring.writeOffset(), ring.writeSpan(), ring.memory(), 0, ring.writeSpan2());
             if (n > 0) {
                 loop.moved((int) n);
                 toGuest += n;
@@ -221,7 +231,7 @@ public final class TcpFlow implements Handler, TcpHostSide {
     @Override
     public int writeToHost(MemorySegment data, long offset, int length) {
         if (connecting || socketClosed || shutDown) return 0;
-        int n = Libc.write(fd, data, offset, length);
+        int n = sockets.write(fd, data, offset, length);
         if (n <= 0) return 0;
         fromGuest += n;
         return n;
@@ -237,7 +247,7 @@ public final class TcpFlow implements Handler, TcpHostSide {
         if (conn.state() == TcpConnection.State.CLOSED) return;
         RingBuffer ring = conn.toHost();
         if (!ring.isEmpty() && !connecting) {
-            long n = Libc.writev2(fd, ring.memory(), ring.readOffset(), ring.readSpan(), ring.memory(), 0, ring.readSpan2());
+            long n = sockets.writev2(fd, ring.memory(), ring.readOffset(), ring.readSpan(), ring.memory(), 0, ring.readSpan2());
             if (n > 0) {
                 fromGuest += n;
                 conn.deliveredToHost((int) n);
@@ -248,7 +258,7 @@ public final class TcpFlow implements Handler, TcpHostSide {
             }
         }
         if (conn.guestFinished() && ring.isEmpty() && !shutDown) {
-            Sockets.shutdown(fd, Sockets.SHUT_WR);
+            sockets.shutdown(fd, Sockets.SHUT_WR);
             shutDown = true;
         }
         conn.flush(now);
@@ -281,14 +291,14 @@ public final class TcpFlow implements Handler, TcpHostSide {
 
     /** Shutdown of the whole instance: the host peer and the guest both see a reset. */
     void abort() {
-        if (!socketClosed) Sockets.setLingerZero(fd);
+        if (!socketClosed) sockets.setLingerZero(fd);
         conn.hostReset();
     }
 
     @Override
     public void closed(boolean reset) {
         connectEnded();
-        if (reset && !socketClosed) Sockets.setLingerZero(fd);
+        if (reset && !socketClosed) sockets.setLingerZero(fd);
         closeSocket();
         loop.schedule(timer, Long.MAX_VALUE);
         if (nameserverTimer != null) loop.schedule(nameserverTimer, Long.MAX_VALUE);
@@ -300,6 +310,6 @@ public final class TcpFlow implements Handler, TcpHostSide {
         socketClosed = true;
         if (interest != 0) loop.forget(fd); // closing the descriptor takes it out of epoll
         interest = 0;
-        Libc.close(fd);
+        sockets.close(fd);
     }
 }

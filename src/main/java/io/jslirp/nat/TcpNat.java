@@ -10,7 +10,7 @@ import io.jslirp.loop.Clock;
 import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
 import io.jslirp.sys.Errno;
-import io.jslirp.sys.Libc;
+import io.jslirp.sys.HostSockets;
 import io.jslirp.sys.Sockets;
 import io.jslirp.tcp.Resets;
 import io.jslirp.tcp.TcpConfig;
@@ -30,18 +30,16 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 
 /**
- * The guest's TCP connections, each re-originated as a non-blocking host socket. Flows touched in
- * a loop iteration are flushed once at its end.
+ * The guest's TCP connections of both IP versions, each re-originated as a non-blocking host
+ * socket of its version (each flow keeps the {@link Family} it came by). Flows touched in a loop
+ * iteration are flushed once at its end. The limits and the buffer budget hold for both versions together.
  */
 public final class TcpNat {
     private final Reactor loop;
     private final Clock clock;
-    private final Family family;
-    private final TcpOutput output;
+    private final HostSockets sockets;
     /** Where TCP to the DNS address goes, or null with --disable-dns. */
     private final Nameservers dns;
-    private final ForwardSource forwardSource;
-    private final TcpConfig config;
     private final Limits limits;
     private final Counters counters;
     /** Connections whose host connect has not completed. */
@@ -59,20 +57,20 @@ public final class TcpNat {
     /** How long the first SYN waits for the guest's answer to an ARP request (a guest that never sent a frame). */
     private static final long ARP_WAIT_NANOS = 20_000_000L;
 
-    /** forwardSource: where forwarded clients appear to come from. */
-    public TcpNat(Reactor loop, Family family, Nameservers dns, ForwardSource forwardSource, TcpConfig config, Limits limits) {
+    /**
+     * @param dns          where TCP to the DNS address goes, or null with --disable-dns
+     * @param bufferBudget what all connections' buffers together may grow by (see {@link BufferPool})
+     */
+    public TcpNat(Reactor loop, HostSockets sockets, Counters counters, Nameservers dns, Limits limits, long bufferBudget) {
         this.loop = loop;
         this.clock = loop.clock();
-        this.family = family;
-        this.forwardSource = forwardSource;
-        this.output = family.output();
+        this.sockets = sockets;
         this.dns = dns;
-        this.config = config;
         this.limits = limits;
         this.connectionLimit = new LimitWarning(limits.tcpConnections() + " TCP connections (--max-connections)");
         this.halfOpenLimit = new LimitWarning(limits.halfOpen() + " TCP connections being opened (--max-half-open)");
-        this.counters = family.counters();
-        this.buffers = new BufferPool(config.bufferBudget());
+        this.counters = counters;
+        this.buffers = new BufferPool(bufferBudget);
         loop.atEndOfIteration(this::flush);
     }
 
@@ -80,7 +78,8 @@ public final class TcpNat {
         return flows.size();
     }
 
-    public void segment(MemorySegment f, long off, int len, int src, int dst) {
+    /** A segment from the guest by family (see {@link io.jslirp.stack.Transport#tcp}). */
+    public void segment(Family family, MemorySegment f, long off, int len, int src, int dst) {
         int srcPort = Tcp.sourcePort(f, off);
         int dstPort = Tcp.destinationPort(f, off);
         if (!Tcp.parseOptions(f, off, options)) {
@@ -103,18 +102,18 @@ public final class TcpNat {
             return;
         }
         if ((Tcp.flags(f, off) & (Tcp.SYN | Tcp.ACK | Tcp.RST)) == Tcp.SYN) {
-            open(f, off, len, src, srcPort, dst, dstPort);
+            open(family, f, off, len, src, srcPort, dst, dstPort);
         } else {
-            Resets.answer(f, off, len, src, dst, output);
+            Resets.answer(f, off, len, src, dst, family.output());
         }
     }
 
-    private void open(MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort) {
+    private void open(Family family, MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort) {
         boolean toNameservers = dns != null && dst == family.dns() && dstPort == Nameservers.PORT;
         int target = toNameservers ? OutboundPolicy.UNREACHABLE : family.target(dst);
         if (toNameservers ? dns.isEmpty() : target == OutboundPolicy.UNREACHABLE) {
             counters.tcpRefused++;
-            Resets.answer(f, off, len, src, dst, output);
+            Resets.answer(f, off, len, src, dst, family.output());
             return;
         }
         int refusal = OutboundPolicy.refusalCode(target);
@@ -135,18 +134,18 @@ public final class TcpNat {
                 (limit != null ? limit : noDescriptors).refused(clock.now());
             }
             counters.tcpRefused++;
-            Resets.answer(f, off, len, src, dst, output);
+            Resets.answer(f, off, len, src, dst, family.output());
             return;
         }
-        if (fd >= 0) Sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
-        TcpFlow flow = new TcpFlow(this, loop, fd);
+        if (fd >= 0) sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
+        TcpFlow flow = new TcpFlow(this, family, loop, fd);
         flow.conn = new TcpConnection(src, srcPort, dst, dstPort, Tcp.seq(f, off), options,
-                ThreadLocalRandom.current().nextInt(), config, buffers, output, flow);
+                ThreadLocalRandom.current().nextInt(), family.tcp(), buffers, family.output(), flow);
         flows.put(src, srcPort, dst, dstPort, flow);
         family.retain(src);
         family.retain(dst);
         counters.tcpConnections++;
-        Log.debug(() -> describe(flow.conn) + " opened");
+        Log.debug(() -> flow.describe() + " opened");
         halfOpen++;
         if (toNameservers) flow.connectNameservers(new NameserverTries(dns));
         else {
@@ -159,18 +158,18 @@ public final class TcpNat {
 
     /**
      * A host client (clientAddress:clientPort) connected to a forwarded port: open a connection to
-     * guestAddress:guestPort, coming from the gateway or the client (see {@link ForwardSource}).
-     * The host socket is read only once the guest has answered.
+     * guestAddress:guestPort over family, coming from the gateway or the client (see
+     * {@link Family#forwardSource}). The host socket is read only once the guest has answered.
      */
-    public void forward(int fd, int guestAddress, int guestPort, int clientAddress, int clientPort) {
+    public void forward(Family family, int fd, int guestAddress, int guestPort, int clientAddress, int clientPort) {
         if (flows.size() + dials.size() >= limits.tcpConnections()) {
             counters.refusedAtLimit++;
             connectionLimit.refused(clock.now());
-            Sockets.setLingerZero(fd);
-            Libc.close(fd);
+            sockets.setLingerZero(fd);
+            sockets.close(fd);
             return;
         }
-        int source = forwardSource.of(clientAddress);
+        int source = family.forwardSource(clientAddress);
         int port = clientPort;
         if (source == family.gateway() || !free(guestAddress, guestPort, source, port)) {
             int gateway = family.gateway();
@@ -179,19 +178,19 @@ public final class TcpNat {
         }
         if (port < 0) {
             Log.warn("no free port left for a forwarded connection to " + family.format(guestAddress) + ":" + guestPort);
-            Sockets.setLingerZero(fd);
-            Libc.close(fd);
+            sockets.setLingerZero(fd);
+            sockets.close(fd);
             return;
         }
-        Sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
-        GuestDial dial = new GuestDial(fd, guestAddress, guestPort, source, port, family.format(clientAddress), clientPort,
+        sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
+        GuestDial dial = new GuestDial(family, fd, guestAddress, guestPort, source, port, family.format(clientAddress), clientPort,
                 ThreadLocalRandom.current().nextInt(), clock.now());
         dial.timer = new Timer(() -> dialTimedOut(dial));
         dials.put(guestAddress, guestPort, source, port, dial);
         family.retain(guestAddress); // released when the dial fails, else by the connection it becomes
         family.retain(source);
         Log.debug(() -> describe(dial) + " opening");
-        if (family.resolveGuestMac(guestAddress)) {
+        if (family.output().resolveGuestMac(guestAddress)) {
             sendSyn(dial);
         } else {
             loop.schedule(dial.timer, clock.now() + ARP_WAIT_NANOS); // the SYN goes once the guest's ARP answer is in
@@ -205,7 +204,7 @@ public final class TcpNat {
 
     private void sendSyn(GuestDial d) {
         long now = clock.now();
-        TcpConnection.sendSyn(output, config, d.source, d.sourcePort, d.guestAddress, d.guestPort, d.iss, now);
+        TcpConnection.sendSyn(d.family.output(), d.family.tcp(), d.source, d.sourcePort, d.guestAddress, d.guestPort, d.iss, now);
         loop.schedule(d.timer, now + (FIRST_SYN_TIMEOUT_NANOS << d.syns));
         d.syns++;
     }
@@ -233,29 +232,24 @@ public final class TcpNat {
         if ((flags & (Tcp.SYN | Tcp.ACK)) != (Tcp.SYN | Tcp.ACK) || !acksOurSyn) return;
         dials.remove(d.guestAddress, d.guestPort, d.source, d.sourcePort);
         loop.schedule(d.timer, Long.MAX_VALUE);
-        TcpFlow flow = new TcpFlow(this, loop, d.fd);
+        TcpFlow flow = new TcpFlow(this, d.family, loop, d.fd);
         flow.conn = TcpConnection.openedToGuest(d.guestAddress, d.guestPort, d.source, d.sourcePort, Tcp.seq(f, off),
-                options, Tcp.window(f, off), d.iss, config, buffers, output, flow);
+                options, Tcp.window(f, off), d.iss, d.family.tcp(), buffers, d.family.output(), flow);
         flow.connectedAlready(d.client, d.clientPort);
         flows.put(d.guestAddress, d.guestPort, d.source, d.sourcePort, flow);
         counters.tcpConnections++;
-        Log.debug(() -> describe(flow.conn) + " opened (forwarded)");
+        Log.debug(() -> flow.describe() + " opened (forwarded)");
         markDirty(flow);
     }
 
     /** Gives up a dial; the host client gets a RST when reset. */
     private void endDial(GuestDial d, boolean reset) {
         dials.remove(d.guestAddress, d.guestPort, d.source, d.sourcePort);
-        family.release(d.guestAddress);
-        family.release(d.source);
+        d.family.release(d.guestAddress);
+        d.family.release(d.source);
         loop.schedule(d.timer, Long.MAX_VALUE);
-        if (reset) Sockets.setLingerZero(d.fd);
-        Libc.close(d.fd);
-    }
-
-    /** Sends the guest an ICMP destination unreachable for its TCP connection attempt (see {@link TcpFlow}). */
-    void unreachable(int code, int guest, int remote, long tcpHead) {
-        family.sendUnreachable(code, Ipv4.PROTO_TCP, guest, remote, tcpHead);
+        if (reset) sockets.setLingerZero(d.fd);
+        sockets.close(d.fd);
     }
 
     /** A connection's host connect completed or was given up. */
@@ -263,20 +257,15 @@ public final class TcpNat {
         halfOpen--;
     }
 
-    /** The connection for logs, its addresses as this family writes them. */
-    String describe(TcpConnection c) {
-        return "tcp " + family.format(c.guestAddress) + ":" + c.guestPort + " -> " + family.format(c.remoteAddress) + ":"
-                + c.remotePort + " " + c.state();
-    }
-
     /** A snapshot of every connection, also those still being opened toward the guest. */
     public void statuses(Consumer<FlowStatus> sink) {
         long now = clock.now();
-        flows.forEach(f -> sink.accept(f.status(now, family)));
-        dials.forEach(d -> sink.accept(d.status(now, family)));
+        flows.forEach(f -> sink.accept(f.status(now)));
+        dials.forEach(d -> sink.accept(d.status(now)));
     }
 
     private String describe(GuestDial d) {
+        Family family = d.family;
         return "forwarded tcp " + family.format(d.source) + ":" + d.sourcePort + " -> " + family.format(d.guestAddress) + ":" + d.guestPort;
     }
 
@@ -290,9 +279,9 @@ public final class TcpNat {
     void remove(TcpFlow flow, boolean reset) {
         TcpConnection c = flow.conn;
         flows.remove(c.guestAddress, c.guestPort, c.remoteAddress, c.remotePort);
-        family.release(c.guestAddress);
-        family.release(c.remoteAddress);
-        Log.debug(() -> describe(c) + (reset ? " reset by the guest" : " closed"));
+        flow.family.release(c.guestAddress);
+        flow.family.release(c.remoteAddress);
+        Log.debug(() -> flow.describe() + (reset ? " reset by the guest" : " closed"));
     }
 
     private void flush() {

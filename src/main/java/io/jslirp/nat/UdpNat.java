@@ -9,7 +9,8 @@ import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
-import io.jslirp.sys.Libc;
+import io.jslirp.stack.GuestOutput;
+import io.jslirp.sys.HostSockets;
 import io.jslirp.util.FlowTable;
 import io.jslirp.util.Log;
 import io.jslirp.wire.Icmpv4;
@@ -20,9 +21,9 @@ import java.lang.foreign.MemorySegment;
 import java.util.function.Consumer;
 
 /**
- * The guest's UDP flows: one connected host socket per (guest address and port, destination
- * address and port), closed after an idle timeout. Replies go back to the guest from the address
- * it sent to.
+ * The guest's UDP flows of both IP versions: one connected host socket of the flow's version per
+ * (guest address and port, destination address and port), closed after an idle timeout. Replies
+ * go back to the guest from the address it sent to. The flow limit holds for both versions together.
  */
 public final class UdpNat {
     /** Datagrams read from one socket per wakeup before other work gets its turn. */
@@ -30,8 +31,7 @@ public final class UdpNat {
 
     private final Reactor loop;
     private final Clock clock;
-    private final Family family;
-    private final int payloadOffset, maxPayload;
+    private final HostSockets sockets;
     private final long idleTimeoutNanos;
     private final Limits limits;
     private final Counters counters;
@@ -39,16 +39,14 @@ public final class UdpNat {
     private final LimitWarning noDescriptors = new LimitWarning("open files (ulimit -n) for UDP flows");
     private final FlowTable<Flow> flows = new FlowTable<>(64);
 
-    public UdpNat(Reactor loop, Family family, long idleTimeoutNanos, Limits limits) {
+    public UdpNat(Reactor loop, HostSockets sockets, Counters counters, long idleTimeoutNanos, Limits limits) {
         this.loop = loop;
         this.clock = loop.clock();
-        this.family = family;
-        this.payloadOffset = family.udpPayloadOffset();
-        this.maxPayload = family.maxUdpPayload();
+        this.sockets = sockets;
         this.idleTimeoutNanos = idleTimeoutNanos;
         this.limits = limits;
         this.flowLimit = new LimitWarning(limits.udpFlows() + " UDP flows (--max-udp-flows)");
-        this.counters = family.counters();
+        this.counters = counters;
     }
 
     public int size() {
@@ -60,7 +58,8 @@ public final class UdpNat {
         return flows.get(guestAddress, guestPort, address, port) != null;
     }
 
-    public void datagram(MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort) {
+    /** A datagram's payload from the guest by family (see {@link io.jslirp.stack.Transport#udp}). */
+    public void datagram(Family family, MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort) {
         Flow flow = flows.get(src, srcPort, dst, dstPort);
         if (flow == null) {
             int target = family.target(dst);
@@ -88,11 +87,11 @@ public final class UdpNat {
             }
             int r = family.connect(fd, target, dstPort);
             if (r < 0) {
-                Libc.close(fd);
+                sockets.close(fd);
                 counters.unsupported++;
                 return;
             }
-            flow = new Flow(fd, src, srcPort, dst, dstPort, target);
+            flow = new Flow(family, fd, src, srcPort, dst, dstPort, target);
             flows.put(src, srcPort, dst, dstPort, flow);
             family.retain(src);
             family.retain(dst);
@@ -102,7 +101,7 @@ public final class UdpNat {
             Log.debug(() -> opened + " opened");
         }
         flow.lastLength = len;
-        int n = Libc.write(flow.fd, f, off, len); // a full socket buffer drops the datagram, as a router would
+        int n = sockets.write(flow.fd, f, off, len); // a full socket buffer drops the datagram, as a router would
         if (n < 0) flow.reportError(-n);
         else flow.fromGuest += n;
         flow.touch();
@@ -116,8 +115,8 @@ public final class UdpNat {
     /** A snapshot of every flow. */
     public void statuses(Consumer<FlowStatus> sink) {
         long now = clock.now();
-        flows.forEach(f -> sink.accept(new FlowStatus("udp", "open", false, family.format(f.guestAddress), f.guestPort,
-                family.format(f.remoteAddress), f.remotePort, family.format(f.hostAddress), f.remotePort, f.fromGuest, f.toGuest,
+        flows.forEach(f -> sink.accept(new FlowStatus("udp", "open", false, f.family.format(f.guestAddress), f.guestPort,
+                f.family.format(f.remoteAddress), f.remotePort, f.family.format(f.hostAddress), f.remotePort, f.fromGuest, f.toGuest,
                 now - f.openedAt)));
     }
 
@@ -128,6 +127,7 @@ public final class UdpNat {
     }
 
     private final class Flow implements Handler {
+        final Family family;
         final int fd;
         final int guestAddress, guestPort, remoteAddress, remotePort;
         /** Where the host socket is connected (the remote, or the host's loopback for the gateway). */
@@ -139,7 +139,8 @@ public final class UdpNat {
         /** Payload length of the guest's latest datagram, for the header an ICMP error quotes. */
         int lastLength;
 
-        Flow(int fd, int guestAddress, int guestPort, int remoteAddress, int remotePort, int hostAddress) {
+        Flow(Family family, int fd, int guestAddress, int guestPort, int remoteAddress, int remotePort, int hostAddress) {
+            this.family = family;
             this.fd = fd;
             this.hostAddress = hostAddress;
             this.guestAddress = guestAddress;
@@ -154,16 +155,17 @@ public final class UdpNat {
 
         @Override
         public void onEvents(int events) {
-            MemorySegment frame = family.output().frame();
+            GuestOutput out = family.output();
+            MemorySegment frame = out.frame();
             for (int i = 0; i < READ_BUDGET; i++) {
-                int n = Libc.read(fd, frame, payloadOffset, maxPayload);
+                int n = sockets.read(fd, frame, out.udpPayloadOffset(), out.maxUdpPayload());
                 if (n == -Errno.EAGAIN) return;
                 if (n < 0) {
                     reportError(-n); // the host's ICMP error for an earlier datagram
                     continue;
                 }
                 loop.moved(n);
-                family.sendUdp(remoteAddress, remotePort, guestAddress, guestPort, n);
+                out.sendUdp(remoteAddress, remotePort, guestAddress, guestPort, n);
                 toGuest += n;
                 touch();
             }
@@ -183,7 +185,7 @@ public final class UdpNat {
         void close() {
             loop.unregister(fd);
             loop.schedule(idle, Long.MAX_VALUE);
-            Libc.close(fd);
+            sockets.close(fd);
             flows.remove(guestAddress, guestPort, remoteAddress, remotePort);
             family.release(guestAddress);
             family.release(remoteAddress);

@@ -15,7 +15,7 @@ import io.jslirp.stack.Counters;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.HostSockets;
-import io.jslirp.sys.Libc;
+import io.jslirp.stack.GuestOutput;
 import io.jslirp.util.Log;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Udp;
@@ -27,7 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The DNS address's service (port 53): each guest query over UDP goes, unchanged (so with the
+ * The DNS addresses' service (port 53 of 10.0.2.3 and fd00::3): each guest query over UDP goes, unchanged (so with the
  * guest's query ID), to one nameserver of resolv.conf at a time through its own connected host
  * socket; when that nameserver refuses (ICMP error) or is silent for {@link Nameservers#ATTEMPT_TIMEOUT_NANOS},
  * the query goes to the next one. The nameserver that answered last is asked first next time.
@@ -41,34 +41,34 @@ public final class DnsForwarder {
 
     private final Reactor loop;
     private final Clock clock;
-    private final Family family;
+    private final HostSockets sockets;
     private final Counters counters;
     private final Nameservers nameservers;
     private final ArrayDeque<Query> idle = new ArrayDeque<>();
     private final List<Query> pending = new ArrayList<>();
 
-    public DnsForwarder(Reactor loop, Family family, Nameservers nameservers) {
+    public DnsForwarder(Reactor loop, HostSockets sockets, Counters counters, Nameservers nameservers) {
         this.loop = loop;
         this.clock = loop.clock();
-        this.family = family;
-        this.counters = family.counters();
+        this.sockets = sockets;
+        this.counters = counters;
         this.nameservers = nameservers;
     }
 
-    /** Whether a flow to destination:port is for this service. */
-    public boolean serves(int destination, int port) {
+    /** Whether a flow of family to destination:port is for this service. */
+    public boolean serves(Family family, int destination, int port) {
         return destination == family.dns() && port == PORT;
     }
 
-    /** A query of len bytes at off in f, from guest:guestPort to the DNS address. */
-    public void query(MemorySegment f, long off, int len, int guest, int guestPort) {
+    /** A query of len bytes at off in f, from guest:guestPort to family's DNS address. */
+    public void query(Family family, MemorySegment f, long off, int len, int guest, int guestPort) {
         counters.dnsQueries++;
         if (nameservers.isEmpty() || pending.size() >= MAX_PENDING) {
             counters.dnsUnanswered++;
             return;
         }
         Query q = idle.isEmpty() ? new Query() : idle.pop();
-        q.start(f, off, len, guest, guestPort);
+        q.start(family, f, off, len, guest, guestPort);
     }
 
     /** Drops every pending query (shutdown). */
@@ -80,13 +80,15 @@ public final class DnsForwarder {
     private final class Query implements Handler {
         private final Timer timer = new Timer(this::timedOut);
         private final NameserverTries tries = new NameserverTries(nameservers);
+        private Family family;
         private MemorySegment message = MemorySegment.NULL;
         private int length, guest, guestPort;
         private int fd = -1;
         /** Why the latest nameserver failed (an errno), 0 for silence. */
         private int lastError;
 
-        void start(MemorySegment f, long off, int len, int guest, int guestPort) {
+        void start(Family family, MemorySegment f, long off, int len, int guest, int guestPort) {
+            this.family = family;
             if (message.byteSize() < len) message = Arena.ofAuto().allocate(Math.max(512, len));
             MemorySegment.copy(f, off, message, 0, len);
             this.length = len;
@@ -104,15 +106,15 @@ public final class DnsForwarder {
             closeSocket();
             for (Nameserver ns = tries.next(); ns != null; ns = tries.next()) {
                 if (tries.retrying()) counters.dnsRetries++;
-                int s = ns.socket(HostSockets.SYSTEM, false);
+                int s = ns.socket(sockets, false);
                 if (s < 0) {
                     lastError = -s;
                     continue;
                 }
-                int r = ns.connect(HostSockets.SYSTEM, s);
-                if (r == 0) r = Libc.write(s, message, 0, length);
+                int r = ns.connect(sockets, s);
+                if (r == 0) r = sockets.write(s, message, 0, length);
                 if (r < 0) {
-                    Libc.close(s);
+                    sockets.close(s);
                     lastError = -r;
                     Log.debug(() -> "dns: nameserver " + tries.current() + " failed: " + Errno.describe(lastError));
                     continue;
@@ -127,8 +129,8 @@ public final class DnsForwarder {
 
         @Override
         public void onEvents(int events) {
-            MemorySegment frame = family.output().frame();
-            int n = Libc.read(fd, frame, family.udpPayloadOffset(), family.maxUdpPayload());
+            GuestOutput out = family.output();
+            int n = sockets.read(fd, out.frame(), out.udpPayloadOffset(), out.maxUdpPayload());
             if (n == -Errno.EAGAIN) return;
             if (n < 0) {
                 lastError = -n; // the nameserver's ICMP error, e.g. port unreachable
@@ -137,7 +139,7 @@ public final class DnsForwarder {
                 return;
             }
             tries.answered();
-            family.sendUdp(family.dns(), PORT, guest, guestPort, n);
+            out.sendUdp(family.dns(), PORT, guest, guestPort, n);
             finish();
         }
 
@@ -172,7 +174,7 @@ public final class DnsForwarder {
         private void closeSocket() {
             if (fd < 0) return;
             loop.unregister(fd);
-            Libc.close(fd);
+            sockets.close(fd);
             fd = -1;
         }
     }
