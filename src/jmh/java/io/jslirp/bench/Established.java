@@ -4,7 +4,6 @@ import io.jslirp.stack.Counters;
 import io.jslirp.stack.Stack;
 import io.jslirp.tcp.TcpConfig;
 import io.jslirp.tcp.TcpConnection;
-import io.jslirp.tcp.TcpHostSide;
 import io.jslirp.util.BufferPool;
 import io.jslirp.wire.Tcp;
 import io.jslirp.wire.TcpOptions;
@@ -38,18 +37,8 @@ final class Established {
         // Addresses above the wire are handles of the stack's book.
         int guest = stack.addresses().acquire4(GuestFrames.GUEST), remote = stack.addresses().acquire4(GuestFrames.REMOTE);
         conn = new TcpConnection(guest, GuestFrames.GUEST_PORT, remote, GuestFrames.REMOTE_PORT,
-                GUEST_ISN, syn, ISS, config, new BufferPool(config.bufferBudget()), stack, new TcpHostSide() {
-                    @Override
-                    public void closed(boolean reset) {
-                        throw new IllegalStateException("connection closed");
-                    }
-
-                    @Override
-                    public int writeToHost(MemorySegment data, long offset, int length) {
-                        return 0; // in-order data is buffered, as with a host socket that is not writable
-                    }
-                });
-        conn.hostConnected(NOW);
+                GUEST_ISN, syn, ISS, config, new BufferPool(config.bufferBudget()), stack);
+        if ((conn.hostConnected(NOW) & TcpConnection.SEND_NOW) != 0) conn.sendNow();
         MemorySegment ack = GuestFrames.tcp(Tcp.ACK, GUEST_ISN + 1, ISS + 1, 0xffff, 0);
         conn.onSegment(ack, GuestFrames.TCP_OFFSET, GuestFrames.tcpLength(ack), options(ack), NOW);
         if (conn.state() != TcpConnection.State.ESTABLISHED) throw new IllegalStateException(conn.toString());

@@ -77,7 +77,12 @@ public final class Engine {
             new RouterAdvertisements(loop, stack6);
         }
         for (PortForward forward : config.forwards()) transport.forward(forward);
-        loop.atEndOfIteration(link::flush); // after the transport's flush, which produces frames
+        // One end-of-iteration step, in this order whatever was built first: the transport's flush
+        // produces frames, the link's writes them out.
+        loop.atEndOfIteration(() -> {
+            transport.flush();
+            link.flush();
+        });
         new LinkReceiver(link, stack, loop, capture);
         if (capture != null) loop.schedule(captureWriteOut, loop.clock().now() + CAPTURE_WRITE_OUT_NANOS);
         loop.register(wakeup.fd(), Epoll.IN, events -> {

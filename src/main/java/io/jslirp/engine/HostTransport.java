@@ -136,6 +136,11 @@ public final class HostTransport {
         }
     }
 
+    /** End of the loop iteration: what the flows' events produced goes out (before the link flushes its frames). */
+    public void flush() {
+        tcp.flush();
+    }
+
     /** Closes the forwarded ports, resets every TCP connection and closes every UDP, DNS, ping and TFTP flow. */
     public void shutdown() {
         forwards.forEach(HostForward::close);

@@ -1,21 +1,18 @@
 package io.jslirp.nat;
 
-import io.jslirp.policy.ForwardSource;
 import io.jslirp.policy.NameserverTries;
 import io.jslirp.policy.Nameservers;
 import io.jslirp.policy.OutboundPolicy;
 
-import io.jslirp.loop.Reactor;
 import io.jslirp.loop.Clock;
+import io.jslirp.loop.Reactor;
 import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.HostSockets;
 import io.jslirp.sys.Sockets;
 import io.jslirp.tcp.Resets;
-import io.jslirp.tcp.TcpConfig;
 import io.jslirp.tcp.TcpConnection;
-import io.jslirp.tcp.TcpOutput;
 import io.jslirp.util.BufferPool;
 import io.jslirp.util.FlowTable;
 import io.jslirp.util.Log;
@@ -31,10 +28,18 @@ import java.util.function.Consumer;
 
 /**
  * The guest's TCP connections of both IP versions, each re-originated as a non-blocking host
- * socket of its version (each flow keeps the {@link Family} it came by). Flows touched in a loop
- * iteration are flushed once at its end. The limits and the buffer budget hold for both versions together.
+ * socket of its version (each flow keeps the {@link Family} it came by). The NAT is the one that
+ * acts on what a connection and its flow leave to do (send now, forget a closed one): every
+ * event, the guest's segments, the host sockets' readiness and the timers, comes here and is
+ * settled after the flow handled it, never from inside. Flows touched in a loop iteration are
+ * flushed once at its end ({@link #flush}, which the engine runs before the link's). The limits
+ * and the buffer budget hold for both versions together.
  */
 public final class TcpNat {
+    private static final long FIRST_SYN_TIMEOUT_NANOS = 1_000_000_000L;
+    /** How long the first SYN waits for the guest's answer to an ARP request (a guest that never sent a frame). */
+    private static final long ARP_WAIT_NANOS = 20_000_000L;
+
     private final Reactor loop;
     private final Clock clock;
     private final HostSockets sockets;
@@ -53,9 +58,6 @@ public final class TcpNat {
     /** Forwarded host connections whose SYN toward the guest is not answered yet. */
     private final FlowTable<GuestDial> dials = new FlowTable<>(16);
     private final GatewayPorts gatewayPorts = new GatewayPorts();
-    private static final long FIRST_SYN_TIMEOUT_NANOS = 1_000_000_000L;
-    /** How long the first SYN waits for the guest's answer to an ARP request (a guest that never sent a frame). */
-    private static final long ARP_WAIT_NANOS = 20_000_000L;
 
     /**
      * @param dns          where TCP to the DNS address goes, or null with --disable-dns
@@ -71,7 +73,6 @@ public final class TcpNat {
         this.halfOpenLimit = new LimitWarning(limits.halfOpen() + " TCP connections being opened (--max-half-open)");
         this.counters = counters;
         this.buffers = new BufferPool(bufferBudget);
-        loop.atEndOfIteration(this::flush);
     }
 
     public int size() {
@@ -88,12 +89,12 @@ public final class TcpNat {
         }
         TcpFlow flow = flows.get(src, srcPort, dst, dstPort);
         if (flow != null && flow.conn.reopenedBy(Tcp.flags(f, off), Tcp.seq(f, off), options)) {
-            flow.conn.retire();
+            settle(flow, flow.connecting(), flow.conn.retire(), false);
             flow = null;
         }
         if (flow != null) {
-            flow.conn.onSegment(f, off, len, options, clock.now());
-            markDirty(flow);
+            boolean connecting = flow.connecting();
+            settle(flow, connecting, flow.segment(f, off, len, options, clock.now()), true);
             return;
         }
         GuestDial dial = dials.get(src, srcPort, dst, dstPort);
@@ -138,22 +139,17 @@ public final class TcpNat {
             return;
         }
         if (fd >= 0) sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
-        TcpFlow flow = new TcpFlow(this, family, loop, fd);
-        flow.conn = new TcpConnection(src, srcPort, dst, dstPort, Tcp.seq(f, off), options,
-                ThreadLocalRandom.current().nextInt(), family.tcp(), buffers, family.output(), flow);
+        TcpConnection conn = new TcpConnection(src, srcPort, dst, dstPort, Tcp.seq(f, off), options,
+                ThreadLocalRandom.current().nextInt(), family.tcp(), buffers, family.output());
+        TcpFlow flow = new TcpFlow(this, family, loop, conn, fd, target, dstPort, null);
         flows.put(src, srcPort, dst, dstPort, flow);
         family.retain(src);
         family.retain(dst);
         counters.tcpConnections++;
         Log.debug(() -> flow.describe() + " opened");
         halfOpen++;
-        if (toNameservers) flow.connectNameservers(new NameserverTries(dns));
-        else {
-            flow.hostAddress = target;
-            flow.hostPort = dstPort;
-            flow.connect(family.connect(fd, target, dstPort));
-        }
-        markDirty(flow);
+        int r = toNameservers ? flow.connectNameservers(new NameserverTries(dns)) : flow.connect(family.connect(fd, target, dstPort));
+        settle(flow, true, r, true);
     }
 
     /**
@@ -201,7 +197,6 @@ public final class TcpNat {
         return flows.get(guestAddress, guestPort, source, port) == null && dials.get(guestAddress, guestPort, source, port) == null;
     }
 
-
     private void sendSyn(GuestDial d) {
         long now = clock.now();
         TcpConnection.sendSyn(d.family.output(), d.family.tcp(), d.source, d.sourcePort, d.guestAddress, d.guestPort, d.iss, now);
@@ -232,14 +227,13 @@ public final class TcpNat {
         if ((flags & (Tcp.SYN | Tcp.ACK)) != (Tcp.SYN | Tcp.ACK) || !acksOurSyn) return;
         dials.remove(d.guestAddress, d.guestPort, d.source, d.sourcePort);
         loop.schedule(d.timer, Long.MAX_VALUE);
-        TcpFlow flow = new TcpFlow(this, d.family, loop, d.fd);
-        flow.conn = TcpConnection.openedToGuest(d.guestAddress, d.guestPort, d.source, d.sourcePort, Tcp.seq(f, off),
-                options, Tcp.window(f, off), d.iss, d.family.tcp(), buffers, d.family.output(), flow);
-        flow.connectedAlready(d.client, d.clientPort);
+        TcpConnection conn = TcpConnection.openedToGuest(d.guestAddress, d.guestPort, d.source, d.sourcePort, Tcp.seq(f, off),
+                options, Tcp.window(f, off), d.iss, d.family.tcp(), buffers, d.family.output());
+        TcpFlow flow = new TcpFlow(this, d.family, loop, conn, d.fd, OutboundPolicy.UNREACHABLE, d.clientPort, d.client);
         flows.put(d.guestAddress, d.guestPort, d.source, d.sourcePort, flow);
         counters.tcpConnections++;
         Log.debug(() -> flow.describe() + " opened (forwarded)");
-        markDirty(flow);
+        markDirty(flow); // the handshake's last ACK goes at the flush
     }
 
     /** Gives up a dial; the host client gets a RST when reset. */
@@ -252,9 +246,34 @@ public final class TcpNat {
         sockets.close(d.fd);
     }
 
-    /** A connection's host connect completed or was given up. */
-    void connectEnded() {
-        halfOpen--;
+    // ---- the loop's events for a flow, which reach the NAT through it ----
+
+    /** flow's host socket is ready (events). */
+    void hostEvents(TcpFlow flow, int events) {
+        boolean connecting = flow.connecting();
+        settle(flow, connecting, flow.hostEvents(events), true);
+    }
+
+    /** flow's connection timer came due. */
+    void timer(TcpFlow flow) {
+        settle(flow, flow.connecting(), flow.onTimer(), true);
+    }
+
+    /** The nameserver flow tries did not answer its connect in time. */
+    void nameserverSilent(TcpFlow flow) {
+        settle(flow, flow.connecting(), flow.nameserverSilent(), true);
+    }
+
+    /**
+     * Does what an event on flow left to do (r: the connection's result bits): the segments due
+     * at once go out, a closed connection is forgotten, a live one is flushed at the end of the
+     * iteration (when mark). wasConnecting: whether its host connect was in progress before the event.
+     */
+    private void settle(TcpFlow flow, boolean wasConnecting, int r, boolean mark) {
+        if ((r & TcpConnection.SEND_NOW) != 0) flow.conn.sendNow();
+        if ((r & TcpConnection.CLOSED) != 0) remove(flow, (r & TcpConnection.RESET_HOST) != 0);
+        else if (mark && flow.markDirty()) dirty.add(flow);
+        if (wasConnecting && !flow.connecting()) halfOpen--;
     }
 
     /** A snapshot of every connection, also those still being opened toward the guest. */
@@ -269,14 +288,13 @@ public final class TcpNat {
         return "forwarded tcp " + family.format(d.source) + ":" + d.sourcePort + " -> " + family.format(d.guestAddress) + ":" + d.guestPort;
     }
 
-    void markDirty(TcpFlow flow) {
-        if (!flow.dirty) {
-            flow.dirty = true;
-            dirty.add(flow);
-        }
+    private void markDirty(TcpFlow flow) {
+        if (flow.markDirty()) dirty.add(flow);
     }
 
-    void remove(TcpFlow flow, boolean reset) {
+    /** Forgets a closed connection: its host socket (reset for the host peer when reset), its addresses. */
+    private void remove(TcpFlow flow, boolean reset) {
+        flow.close(reset);
         TcpConnection c = flow.conn;
         flows.remove(c.guestAddress, c.guestPort, c.remoteAddress, c.remotePort);
         flow.family.release(c.guestAddress);
@@ -284,12 +302,12 @@ public final class TcpNat {
         Log.debug(() -> flow.describe() + (reset ? " reset by the guest" : " closed"));
     }
 
-    private void flush() {
+    /** End of the loop iteration: each flow touched writes toward the host once, then sends toward the guest. */
+    public void flush() {
         long now = clock.now();
         for (int i = 0; i < dirty.size(); i++) {
             TcpFlow flow = dirty.get(i);
-            flow.dirty = false;
-            flow.flush(now);
+            settle(flow, flow.connecting(), flow.flush(now), false);
         }
         dirty.clear();
     }
@@ -298,7 +316,7 @@ public final class TcpNat {
     public void resetAll() {
         List<TcpFlow> all = new ArrayList<>();
         flows.forEach(all::add);
-        for (TcpFlow f : all) f.abort();
+        for (TcpFlow f : all) settle(f, f.connecting(), f.abort(), false);
         List<GuestDial> pending = new ArrayList<>();
         dials.forEach(pending::add);
         for (GuestDial d : pending) endDial(d, true);

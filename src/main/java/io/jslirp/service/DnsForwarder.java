@@ -1,7 +1,6 @@
 package io.jslirp.service;
 
 import io.jslirp.nat.Family;
-import io.jslirp.nat.TcpFlow;
 import io.jslirp.nat.Unreachable;
 import io.jslirp.policy.Nameserver;
 import io.jslirp.policy.NameserverTries;
@@ -31,7 +30,7 @@ import java.util.List;
  * guest's query ID), to one nameserver of resolv.conf at a time through its own connected host
  * socket; when that nameserver refuses (ICMP error) or is silent for {@link Nameservers#ATTEMPT_TIMEOUT_NANOS},
  * the query goes to the next one. The nameserver that answered last is asked first next time.
- * TCP connections to the DNS address are ordinary TCP flows ({@link TcpFlow#connectNameservers})
+ * TCP connections to the DNS address are ordinary TCP flows of {@code nat.TcpNat}
  * that take the nameservers in the same order ({@link NameserverTries}).
  */
 public final class DnsForwarder {
