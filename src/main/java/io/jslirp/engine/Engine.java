@@ -3,24 +3,14 @@ package io.jslirp.engine;
 import io.jslirp.service.RouterAdvertisements;
 
 import io.jslirp.capture.Capture;
-import io.jslirp.nat.Family;
 import io.jslirp.nat.FlowStatus;
-import io.jslirp.policy.ForwardSource;
-import io.jslirp.policy.Nameservers;
-import io.jslirp.policy.AddressPlan;
-import io.jslirp.policy.HostAddress;
-import io.jslirp.policy.OutboundPolicy;
 import io.jslirp.sys.HostSockets;
-import io.jslirp.forward.PortForward;
 import io.jslirp.link.Link;
 import io.jslirp.loop.EventLoop;
 import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
 import io.jslirp.stack.FrameSink;
-import io.jslirp.stack.GuestOutput;
-import io.jslirp.tcp.TcpConfig;
 import io.jslirp.stack.Stack;
-import io.jslirp.stack.Stack6;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.EventFd;
 import io.jslirp.util.AddressBook;
@@ -46,8 +36,6 @@ public final class Engine {
     private final EventFd wakeup = new EventFd();
     /** The one representation of addresses above the wire, both versions: handles shared by the stacks, the NAT and the forwards. */
     private final AddressBook addresses = new AddressBook();
-    /** Shared by both IP versions' DNS over UDP and TCP: the one that answered last is asked first. Null with --disable-dns. */
-    private final Nameservers nameservers;
     /** Null without --pcap. */
     private final Capture capture;
     private final Timer captureWriteOut = new Timer(this::writeOutCapture);
@@ -60,23 +48,10 @@ public final class Engine {
         this.loop = new EventLoop(config.busyPollNanos());
         this.capture = openCapture(config.capture());
         FrameSink sink = capture == null ? link : new CapturingSink(link, capture);
-        this.stack = new Stack(config.network(), config.bootFile(), sink, new Counters(), addresses);
-        this.nameservers = config.nameservers() == null ? null : new Nameservers(config.nameservers());
-        HostSockets sockets = HostSockets.SYSTEM;
-        Family ipv4 = family(stack, AddressPlan.of(config.network()),
-                config.outboundAddress() == 0 ? null : HostAddress.ipv4(config.outboundAddress()), config.tcp(), config, sockets);
-        Stack6 stack6 = config.ipv6() == null ? null : new Stack6(config.ipv6(), sink, stack.counters(), addresses);
-        Family ipv6 = stack6 == null ? null : family(stack6, AddressPlan.of(config.ipv6()), config.outboundAddress6(), config.tcp6(), config,
-                sockets);
-        this.transport = new HostTransport(loop, sockets, ipv4, ipv6, nameservers, config.udpIdleNanos(), config.limits());
-        stack.setTransport(transport.entry(ipv4));
-        if (config.tftpRoot() != null) transport.serveTftp(stack, config.tftpRoot());
-        if (stack6 != null) {
-            stack6.setTransport(transport.entry(ipv6));
-            stack.setIpv6(stack6);
-            new RouterAdvertisements(loop, stack6);
-        }
-        for (PortForward forward : config.forwards()) transport.forward(forward);
+        VirtualNetwork network = new VirtualNetwork(config, sink, addresses, loop, HostSockets.SYSTEM);
+        this.stack = network.stack();
+        this.transport = network.transport();
+        if (network.stack6() != null) new RouterAdvertisements(loop, network.stack6());
         // One end-of-iteration step, in this order whatever was built first: the transport's flush
         // produces frames, the link's writes them out.
         loop.atEndOfIteration(() -> {
@@ -91,13 +66,6 @@ public final class Engine {
         });
     }
 
-    /** One IP version's family: its stack's output, where its flows go (--allow, --deny, --outbound-addr), its TCP's MSS. */
-    private static Family family(GuestOutput out, AddressPlan plan, HostAddress outboundAddress, TcpConfig tcp, EngineConfig config,
-                                 HostSockets sockets) {
-        OutboundPolicy policy = new OutboundPolicy(out.addresses(), plan, config.rules(), outboundAddress, sockets);
-        ForwardSource source = new ForwardSource(out.addresses(), plan, out.gateway(), config.preserveSource());
-        return new Family(out, policy, source, tcp, sockets);
-    }
 
     private static Capture openCapture(Capture.Settings settings) {
         if (settings == null) return null;
