@@ -39,7 +39,7 @@ final class OutboundAddress {
         }
         int fd = Sockets.udp6();
         if (fd < 0) throw new IllegalArgumentException("cannot create a socket: " + Errno.describe(-fd));
-        int r = Sockets.bind6(fd, address.hi(), address.lo(), 0);
+        int r = Sockets.bind(fd, address.hi(), address.lo(), 0);
         Libc.close(fd);
         if (r < 0) throw new IllegalArgumentException("--outbound-addr6 " + text + " cannot be used: " + Errno.describe(-r));
         return address;
@@ -52,7 +52,7 @@ final class OutboundAddress {
     static boolean ipv6LoopbackUsable() {
         int fd = Sockets.udp6();
         if (fd < 0) return false;
-        int r = Sockets.bind6(fd, HostAddress.LOOPBACK.hi(), HostAddress.LOOPBACK.lo(), 0);
+        int r = Sockets.bind(fd, HostAddress.LOOPBACK.hi(), HostAddress.LOOPBACK.lo(), 0);
         Libc.close(fd);
         return r == 0;
     }
