@@ -23,14 +23,14 @@ import io.jslirp.util.AddressBook;
  * version, one {@link HostTransport}), on a {@link Reactor} with {@link HostSockets}. The engine
  * runs it on the event loop and the kernel's sockets; tests on virtual time and fake sockets.
  */
-public final class VirtualNetwork {
+final class VirtualNetwork {
     private final Stack stack;
     /** Null without --enable-ipv6. */
     private final Stack6 stack6;
     private final HostTransport transport;
 
     /** Throws UncheckedIOException when the TFTP directory cannot be resolved, IllegalArgumentException when a forward cannot be bound. */
-    public VirtualNetwork(EngineConfig config, FrameSink sink, AddressBook addresses, Reactor loop, HostSockets sockets) {
+    VirtualNetwork(EngineConfig config, FrameSink sink, AddressBook addresses, Reactor loop, HostSockets sockets) {
         this.stack = new Stack(config.network(), config.bootFile(), sink, new Counters(), addresses);
         this.stack6 = config.ipv6() == null ? null : new Stack6(config.ipv6(), sink, stack.counters(), addresses);
         Nameservers nameservers = config.nameservers() == null ? null : new Nameservers(config.nameservers());

@@ -37,7 +37,7 @@ public final class NatHarness {
 
     public final VirtualLoop loop = new VirtualLoop(START);
     public final FakeSockets sockets = new FakeSockets();
-    public final VirtualNetwork network;
+    private final VirtualNetwork network;
     private final List<byte[]> toGuest = new ArrayList<>();
     private final MemorySegment rx = Arena.ofAuto().allocate(65536 + 64);
 
