@@ -2,10 +2,7 @@ package io.jslirp.nat;
 
 import io.jslirp.policy.OutboundPolicy;
 
-import io.jslirp.loop.Clock;
-import io.jslirp.loop.Handler;
 import io.jslirp.loop.Reactor;
-import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
 import io.jslirp.stack.GuestOutput;
 import io.jslirp.sys.Epoll;
@@ -30,10 +27,7 @@ import java.util.List;
  * codec reads both. Addresses are handles of the engine's {@link io.jslirp.util.AddressBook}.
  */
 public final class PingNat {
-    private static final int READ_BUDGET = 64;
-
     private final Reactor loop;
-    private final Clock clock;
     private final HostSockets sockets;
     private final long idleTimeoutNanos;
     private final Counters counters;
@@ -42,7 +36,6 @@ public final class PingNat {
 
     public PingNat(Reactor loop, HostSockets sockets, Counters counters, long idleTimeoutNanos) {
         this.loop = loop;
-        this.clock = loop.clock();
         this.sockets = sockets;
         this.idleTimeoutNanos = idleTimeoutNanos;
         this.counters = counters;
@@ -62,9 +55,7 @@ public final class PingNat {
             if (flow == null) return;
         }
         flow.lastHead = head;
-        int n = sockets.write(flow.fd, f, off, len); // a full socket buffer drops it, as a router would
-        if (n < 0) flow.reportError(-n);
-        flow.touch();
+        flow.send(f, off, len);
     }
 
     private Flow open(Family family, int src, int id, int dst, long head) {
@@ -98,8 +89,6 @@ public final class PingNat {
         }
         Flow flow = new Flow(family, fd, src, id, dst);
         flows.put(src, id, dst, 0, flow);
-        family.retain(src);
-        family.retain(dst);
         loop.register(fd, Epoll.IN, flow);
         counters.pingFlows++;
         Log.debug(() -> flow + " opened");
@@ -127,61 +116,47 @@ public final class PingNat {
         all.forEach(Flow::close);
     }
 
-    private final class Flow implements Handler {
-        final Family family;
-        final int fd;
-        final int guestAddress, guestId, remoteAddress;
-        final Timer idle = new Timer(this::close);
+    private final class Flow extends DatagramFlow {
+        final int guestId;
         /** Bytes 4-7 of the guest's latest echo request (identifier, sequence). */
         long lastHead;
 
         Flow(Family family, int fd, int guestAddress, int guestId, int remoteAddress) {
-            this.family = family;
-            this.fd = fd;
-            this.guestAddress = guestAddress;
+            super(loop, sockets, family, fd, guestAddress, remoteAddress, idleTimeoutNanos);
             this.guestId = guestId;
-            this.remoteAddress = remoteAddress;
         }
 
-        void touch() {
-            loop.schedule(idle, clock.now() + idleTimeoutNanos);
-        }
-
-        /** Echo replies (ICMP header and data, as the ping socket gives them), with the guest's identifier put back. */
         @Override
-        public void onEvents(int events) {
-            GuestOutput out = family.output();
+        long offset(GuestOutput out) {
+            return out.icmpOffset();
+        }
+
+        /** The largest IP payload the frame takes. */
+        @Override
+        int room(GuestOutput out) {
+            return out.maxUdpPayload() + Udp.HEADER_LENGTH;
+        }
+
+        /** An echo reply (ICMP header and data, as the ping socket gives it) goes on with the guest's identifier put back. */
+        @Override
+        boolean received(GuestOutput out, int n) {
             MemorySegment frame = out.frame();
             long at = out.icmpOffset();
-            int room = out.maxUdpPayload() + Udp.HEADER_LENGTH; // the largest IP payload the frame takes
-            for (int i = 0; i < READ_BUDGET; i++) {
-                int n = sockets.read(fd, frame, at, room);
-                if (n == -Errno.EAGAIN) return;
-                if (n < 0) {
-                    reportError(-n);
-                    continue;
-                }
-                if (n < Icmpv4.HEADER_LENGTH || Icmpv4.type(frame, at) != family.echoReplyType()) continue;
-                Icmpv4.setEchoId(frame, at, guestId);
-                out.sendIcmp(remoteAddress, guestAddress, n);
-                touch();
-            }
-            loop.runAgain();
+            if (n < Icmpv4.HEADER_LENGTH || Icmpv4.type(frame, at) != family.echoReplyType()) return false;
+            Icmpv4.setEchoId(frame, at, guestId);
+            out.sendIcmp(remoteAddress, guestAddress, n);
+            return true;
         }
 
         /** The host's ICMP error (unreachable host or network) for an earlier request. */
+        @Override
         void reportError(int errno) {
             unreachable(family, errno, guestAddress, remoteAddress, lastHead);
         }
 
-        void close() {
-            loop.unregister(fd);
-            loop.schedule(idle, Long.MAX_VALUE);
-            sockets.close(fd);
+        @Override
+        void forget() {
             flows.remove(guestAddress, guestId, remoteAddress, 0);
-            Log.debug(() -> this + " closed");
-            family.release(guestAddress);
-            family.release(remoteAddress);
         }
 
         @Override

@@ -4,8 +4,6 @@ import io.jslirp.policy.OutboundPolicy;
 
 import io.jslirp.loop.Reactor;
 import io.jslirp.loop.Clock;
-import io.jslirp.loop.Handler;
-import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
@@ -26,8 +24,6 @@ import java.util.function.Consumer;
  * go back to the guest from the address it sent to. The flow limit holds for both versions together.
  */
 public final class UdpNat {
-    /** Datagrams read from one socket per wakeup before other work gets its turn. */
-    private static final int READ_BUDGET = 64;
 
     private final Reactor loop;
     private final Clock clock;
@@ -93,18 +89,13 @@ public final class UdpNat {
             }
             flow = new Flow(family, fd, src, srcPort, dst, dstPort, target);
             flows.put(src, srcPort, dst, dstPort, flow);
-            family.retain(src);
-            family.retain(dst);
             loop.register(fd, Epoll.IN, flow);
             counters.udpFlows++;
             Flow opened = flow;
             Log.debug(() -> opened + " opened");
         }
         flow.lastLength = len;
-        int n = sockets.write(flow.fd, f, off, len); // a full socket buffer drops the datagram, as a router would
-        if (n < 0) flow.reportError(-n);
-        else flow.fromGuest += n;
-        flow.touch();
+        flow.send(f, off, len);
     }
 
     /** The first 8 bytes of a UDP header (checksum 0), as an ICMP error quotes them. */
@@ -126,70 +117,60 @@ public final class UdpNat {
         all.forEach(Flow::close);
     }
 
-    private final class Flow implements Handler {
-        final Family family;
-        final int fd;
-        final int guestAddress, guestPort, remoteAddress, remotePort;
+    private final class Flow extends DatagramFlow {
+        final int guestPort, remotePort;
         /** Where the host socket is connected (the remote, or the host's loopback for the gateway). */
         final int hostAddress;
         final long openedAt = clock.now();
         /** Payload bytes sent on the host socket, and received from it. */
         long fromGuest, toGuest;
-        final Timer idle = new Timer(this::close);
         /** Payload length of the guest's latest datagram, for the header an ICMP error quotes. */
         int lastLength;
 
         Flow(Family family, int fd, int guestAddress, int guestPort, int remoteAddress, int remotePort, int hostAddress) {
-            this.family = family;
-            this.fd = fd;
+            super(loop, sockets, family, fd, guestAddress, remoteAddress, idleTimeoutNanos);
             this.hostAddress = hostAddress;
-            this.guestAddress = guestAddress;
             this.guestPort = guestPort;
-            this.remoteAddress = remoteAddress;
             this.remotePort = remotePort;
         }
 
-        void touch() {
-            loop.schedule(idle, clock.now() + idleTimeoutNanos);
+        @Override
+        long offset(GuestOutput out) {
+            return out.udpPayloadOffset();
         }
 
         @Override
-        public void onEvents(int events) {
-            GuestOutput out = family.output();
-            MemorySegment frame = out.frame();
-            for (int i = 0; i < READ_BUDGET; i++) {
-                int n = sockets.read(fd, frame, out.udpPayloadOffset(), out.maxUdpPayload());
-                if (n == -Errno.EAGAIN) return;
-                if (n < 0) {
-                    reportError(-n); // the host's ICMP error for an earlier datagram
-                    continue;
-                }
-                loop.moved(n);
-                out.sendUdp(remoteAddress, remotePort, guestAddress, guestPort, n);
-                toGuest += n;
-                touch();
-            }
-            loop.runAgain();
+        int room(GuestOutput out) {
+            return out.maxUdpPayload();
+        }
+
+        @Override
+        void sent(int n) {
+            fromGuest += n;
+        }
+
+        @Override
+        boolean received(GuestOutput out, int n) {
+            loop.moved(n);
+            out.sendUdp(remoteAddress, remotePort, guestAddress, guestPort, n);
+            toGuest += n;
+            return true;
         }
 
         /**
          * Passes an ICMP error the host socket reported on to the guest, as a router would: a
          * closed port gives port unreachable (the guest's socket sees "connection refused").
          */
+        @Override
         void reportError(int errno) {
             int code = Unreachable.code(errno, true);
             if (code < 0) return;
             family.sendUnreachable(code, Ipv4.PROTO_UDP, guestAddress, remoteAddress, udpHead(guestPort, remotePort, lastLength));
         }
 
-        void close() {
-            loop.unregister(fd);
-            loop.schedule(idle, Long.MAX_VALUE);
-            sockets.close(fd);
+        @Override
+        void forget() {
             flows.remove(guestAddress, guestPort, remoteAddress, remotePort);
-            family.release(guestAddress);
-            family.release(remoteAddress);
-            Log.debug(() -> this + " closed");
         }
 
         @Override
