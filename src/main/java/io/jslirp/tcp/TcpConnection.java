@@ -128,6 +128,8 @@ public final class TcpConnection {
     // What the current event leaves the caller to do (result bits), and the segments it made due
     // at once, sent by sendNow (or at the latest by the flush).
     private int result;
+    /** Whether any of the following is due. */
+    private boolean due;
     private boolean synAckDue, probeDue;
     /** Pure ACKs due: one for each segment that arrived beyond a gap, so the guest counts duplicate ACKs. */
     private int acksDue;
@@ -542,7 +544,7 @@ public final class TcpConnection {
         if (len <= 0) return;
         resendFrom = from; // due at once (sendNow)
         resendLength = len;
-        result |= SEND_NOW;
+        due();
         if (Seq.gt(from + len, retransmitNext)) retransmitNext = from + len;
         if (from == sndUna) {
             firstHoleSentAt = now;
@@ -607,7 +609,7 @@ public final class TcpConnection {
             int stored = toHost.writeAhead(-skip, s, payloadOff, len);
             if (stored > 0) outOfOrder.add(seq, seq + stored);
             acksDue++;
-            result |= SEND_NOW;
+            due();
             return false;
         }
         if (skip >= len) {
@@ -665,6 +667,8 @@ public final class TcpConnection {
      * retransmission, an ACK for each segment beyond a gap, a zero-window probe, a reset.
      */
     public void sendNow() {
+        if (!due) return;
+        due = false;
         if (synAckDue) {
             synAckDue = false;
             sendSynAck(now);
@@ -851,7 +855,7 @@ public final class TcpConnection {
                     sacked.clear();
                 } else if (sndWnd == 0 && unsent() > 0) {
                     probeDue = true;
-                    result |= SEND_NOW;
+                    due();
                     rto = Math.min(rto * 2, TcpConfig.MAX_RTO_NANOS);
                     deadline = now + rto;
                 }
@@ -899,16 +903,22 @@ public final class TcpConnection {
         fromHost.close();
     }
 
+    /** Something was made due at once: the caller is told ({@link #SEND_NOW}), {@link #sendNow} sends it. */
+    private void due() {
+        due = true;
+        result |= SEND_NOW;
+    }
+
     private void synAckDue() {
         synAckDue = true;
-        result |= SEND_NOW;
+        due();
     }
 
     private void resetDue(int seq, int ack, int flags) {
         resetSeq = seq;
         resetAck = ack;
         resetFlags = flags;
-        result |= SEND_NOW;
+        due();
     }
 
     /** The result bits of the current event, which start over for the next. */
