@@ -1,29 +1,20 @@
 package io.jslirp.engine;
 
+
 import io.jslirp.capture.Capture;
 import io.jslirp.nat.FlowStatus;
-import io.jslirp.engine.HostTransport;
-import io.jslirp.engine.Ipv6Transport;
-import io.jslirp.policy.Nameservers;
-import io.jslirp.policy.OutboundPolicy;
-import io.jslirp.forward.PortForward;
+import io.jslirp.sys.HostSockets;
 import io.jslirp.link.Link;
 import io.jslirp.loop.EventLoop;
 import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
 import io.jslirp.stack.FrameSink;
-import io.jslirp.service.DhcpServer;
-import io.jslirp.service.Dhcpv6Server;
-import io.jslirp.service.LinkServices;
-import io.jslirp.service.RouterAdvertisements;
 import io.jslirp.stack.Stack;
-import io.jslirp.stack.Transport;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.EventFd;
 import io.jslirp.util.AddressBook;
 
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,14 +30,11 @@ public final class Engine {
     private final Link link;
     private final EventLoop loop;
     private final Stack stack;
+    /** Every flow of both versions. */
     private final HostTransport transport;
-    /** IPv6 flows (with --enable-ipv6), else null. */
-    private final Ipv6Transport transport6;
     private final EventFd wakeup = new EventFd();
     /** The one representation of addresses above the wire, both versions: handles shared by the stacks, the NAT and the forwards. */
     private final AddressBook addresses = new AddressBook();
-    /** Shared by both IP versions' DNS over UDP and TCP: the one that answered last is asked first. Null with --disable-dns. */
-    private final Nameservers nameservers;
     /** Null without --pcap. */
     private final Capture capture;
     private final Timer captureWriteOut = new Timer(this::writeOutCapture);
@@ -59,45 +47,24 @@ public final class Engine {
         this.loop = new EventLoop(config.busyPollNanos());
         this.capture = openCapture(config.capture());
         FrameSink sink = capture == null ? link : new CapturingSink(link, capture);
-        this.stack = new Stack(config.network(), config.ipv6(), sink, new Counters(), addresses);
-        stack.setServices(new LinkServices(new DhcpServer(config.network(), config.bootFile(), stack.ipv4()),
-                config.ipv6() == null ? null : new Dhcpv6Server(stack.ipv6(), config.ipv6()),
-                config.ipv6() == null ? null : new RouterAdvertisements(loop, stack.ipv6(), config.ipv6())));
-        this.nameservers = config.nameservers() == null ? null : new Nameservers(config.nameservers());
-        this.transport = new HostTransport(loop, stack, new OutboundPolicy(config.network(), addresses, config.outboundAddress(), config.rules()),
-                nameservers, config.tcp(), config.udpIdleNanos(), config.limits(), config.preserveSource());
-        if (config.tftpRoot() != null) transport.serveTftp(config.tftpRoot());
-        this.transport6 = config.ipv6() == null ? null : new Ipv6Transport(loop, stack, nameservers, config.tcp6(),
-                config.udpIdleNanos(), config.limits(), config.preserveSource(), config.outboundAddress6(), config.rules());
-        stack.setTransport(transport6 == null ? transport : new VersionedTransport(addresses, transport, transport6));
-        transport.setIpv6(transport6);
-        for (PortForward forward : config.forwards()) transport.forward(forward);
-        loop.atEndOfIteration(link::flush); // after the transport's flush, which produces frames
+        VirtualNetwork network = new VirtualNetwork(config, sink, addresses, loop, HostSockets.SYSTEM);
+        this.stack = network.stack();
+        this.transport = network.transport();
+        network.start(loop);
+        // One end-of-iteration step, in this order whatever was built first: the transport's flush
+        // produces frames, the link's writes them out.
+        loop.atEndOfIteration(() -> {
+            transport.flush();
+            link.flush();
+        });
         new LinkReceiver(link, stack, loop, capture);
-        if (capture != null) loop.schedule(captureWriteOut, EventLoop.now() + CAPTURE_WRITE_OUT_NANOS);
+        if (capture != null) loop.schedule(captureWriteOut, loop.clock().now() + CAPTURE_WRITE_OUT_NANOS);
         loop.register(wakeup.fd(), Epoll.IN, events -> {
             wakeup.drain();
             if (stopRequested) loop.stop();
         });
     }
 
-    /** The stack's one transport, until the NAT side has one for both versions: each packet to its version's, by its source address. */
-    private record VersionedTransport(AddressBook addresses, Transport ipv4, Transport ipv6) implements Transport {
-        @Override
-        public void tcp(MemorySegment frame, long offset, int length, int source, int destination) {
-            (addresses.isIpv4(source) ? ipv4 : ipv6).tcp(frame, offset, length, source, destination);
-        }
-
-        @Override
-        public void udp(MemorySegment frame, long offset, int length, int source, int sourcePort, int destination, int destinationPort) {
-            (addresses.isIpv4(source) ? ipv4 : ipv6).udp(frame, offset, length, source, sourcePort, destination, destinationPort);
-        }
-
-        @Override
-        public void icmpEcho(MemorySegment frame, long offset, int length, int source, int destination) {
-            (addresses.isIpv4(source) ? ipv4 : ipv6).icmpEcho(frame, offset, length, source, destination);
-        }
-    }
 
     private static Capture openCapture(Capture.Settings settings) {
         if (settings == null) return null;
@@ -110,7 +77,7 @@ public final class Engine {
 
     private void writeOutCapture() {
         capture.writeOut();
-        loop.schedule(captureWriteOut, EventLoop.now() + CAPTURE_WRITE_OUT_NANOS);
+        loop.schedule(captureWriteOut, loop.clock().now() + CAPTURE_WRITE_OUT_NANOS);
     }
 
     public Counters counters() {
@@ -126,7 +93,6 @@ public final class Engine {
     /** A snapshot of every open flow, IPv4 and IPv6 (from the loop's thread only). */
     public void flows(Consumer<FlowStatus> sink) {
         transport.flows(sink);
-        if (transport6 != null) transport6.flows(sink);
     }
 
     public HostTransport transport() {
@@ -155,7 +121,6 @@ public final class Engine {
         } finally {
             atShutdown.forEach(Runnable::run);
             transport.shutdown();
-            if (transport6 != null) transport6.shutdown();
             loop.close();
             link.close();
             wakeup.close();

@@ -1,6 +1,6 @@
 package io.jslirp.forward;
 
-import io.jslirp.policy.HostAddress6;
+import io.jslirp.policy.HostAddress;
 
 import io.jslirp.wire.Ipv4;
 
@@ -12,7 +12,7 @@ import java.util.List;
  * (IPv4, host order; or the IPv6 address host6 when it is not null) go to guestAddress:guestPort,
  * where guestAddress 0 means the guest's own address (the one it last sent from).
  */
-public record PortForward(Protocol protocol, int hostAddress, HostAddress6 host6, int hostPort, int guestAddress, int guestPort) {
+public record PortForward(Protocol protocol, int hostAddress, HostAddress host6, int hostPort, int guestAddress, int guestPort) {
     public enum Protocol {
         TCP, UDP;
 
@@ -37,6 +37,11 @@ public record PortForward(Protocol protocol, int hostAddress, HostAddress6 host6
         return host6 != null;
     }
 
+    /** The host address, either version (an IPv4 one in its mapped form). */
+    public HostAddress host() {
+        return host6 != null ? host6 : HostAddress.ipv4(hostAddress);
+    }
+
     /** As {@link #parse(Protocol, String, boolean)} without IPv6 loopback by default. */
     public static List<PortForward> parse(Protocol protocol, String spec) {
         return parse(protocol, spec, false);
@@ -52,14 +57,14 @@ public record PortForward(Protocol protocol, int hostAddress, HostAddress6 host6
     public static List<PortForward> parse(Protocol protocol, String spec, boolean alsoIpv6Loopback) {
         String rest = spec;
         int address = Ipv4.parse("127.0.0.1");
-        HostAddress6 host6 = null;
+        HostAddress host6 = null;
         boolean bothLoopbacks = alsoIpv6Loopback;
         int slash = rest.indexOf('/');
         if (slash >= 0) {
             String text = rest.substring(0, slash);
             try {
                 if (text.contains(":")) {
-                    host6 = HostAddress6.parse(text);
+                    host6 = HostAddress.parse(text);
                     address = 0;
                 } else {
                     address = Ipv4.parse(text);
@@ -82,7 +87,7 @@ public record PortForward(Protocol protocol, int hostAddress, HostAddress6 host6
         }
         if (bothLoopbacks) {
             for (int i = 0; i <= host[1] - host[0]; i++) {
-                forwards.add(new PortForward(protocol, 0, HostAddress6.LOOPBACK, host[0] + i, 0, guest[0] + i));
+                forwards.add(new PortForward(protocol, 0, HostAddress.LOOPBACK, host[0] + i, 0, guest[0] + i));
             }
         }
         return forwards;

@@ -4,9 +4,9 @@ import io.jslirp.nat.Family;
 import io.jslirp.nat.FlowStatus;
 import io.jslirp.nat.GatewayPorts;
 import io.jslirp.nat.UdpNat;
-import io.jslirp.policy.ForwardSource;
 
-import io.jslirp.loop.EventLoop;
+import io.jslirp.loop.Reactor;
+import io.jslirp.loop.Clock;
 import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
 import io.jslirp.util.FlowTable;
@@ -16,31 +16,30 @@ import java.lang.foreign.MemorySegment;
 import java.util.function.Consumer;
 
 /**
- * The guest side of forwarded host UDP ports, for one IP version: each host client of a
+ * The guest side of forwarded host UDP ports, both IP versions: each host client of a
  * forwarded port ({@link UdpForwardSocket}) gets a mapping here, its datagrams reach the guest
  * from the gateway and a port of the gateway's own (32768–60999), or with --preserve-source from
  * the client's own address and port (see {@link ForwardSource}), and what the guest sends back
- * there goes to that client from the forwarded socket. A mapping ends after the UDP idle timeout.
+ * there goes to that client from the forwarded socket. A mapping keeps the {@link Family} it
+ * reaches the guest by, and ends after the UDP idle timeout.
  */
 public final class UdpForwards {
-    private final EventLoop loop;
-    final Family family;
+    private final Reactor loop;
+    private final Clock clock;
     private final long idleTimeoutNanos;
     private final Counters counters;
-    private final ForwardSource forwardSource;
     /** The guest's own UDP flows, whose gateway ports a mapping must not take. */
     private final UdpNat guestFlows;
     /** Mappings by what the guest's replies carry: (guest address, guest port, source, source port). */
     private final FlowTable<Mapping> byGuestSide = new FlowTable<>(16);
     private final GatewayPorts gatewayPorts = new GatewayPorts();
 
-    public UdpForwards(EventLoop loop, Family family, UdpNat guestFlows, ForwardSource forwardSource, long idleTimeoutNanos) {
+    public UdpForwards(Reactor loop, Counters counters, UdpNat guestFlows, long idleTimeoutNanos) {
         this.loop = loop;
-        this.family = family;
-        this.forwardSource = forwardSource;
+        this.clock = loop.clock();
         this.guestFlows = guestFlows;
         this.idleTimeoutNanos = idleTimeoutNanos;
-        this.counters = family.counters();
+        this.counters = counters;
     }
 
     public int size() {
@@ -62,19 +61,19 @@ public final class UdpForwards {
 
     /** A snapshot of every forwarded client's mapping. */
     public void statuses(Consumer<FlowStatus> sink) {
-        long now = EventLoop.now();
-        byGuestSide.forEach(m -> sink.accept(new FlowStatus("udp", "open", true, family.format(m.guestAddress), m.guestPort,
-                family.format(m.source), m.sourcePort, m.socket.formatClientAddress(m), m.clientPort, m.fromGuest, m.toGuest,
+        long now = clock.now();
+        byGuestSide.forEach(m -> sink.accept(new FlowStatus("udp", "open", true, m.family.format(m.guestAddress), m.guestPort,
+                m.family.format(m.source), m.sourcePort, m.socket.formatClientAddress(m), m.clientPort, m.fromGuest, m.toGuest,
                 now - m.openedAt)));
     }
 
     /**
      * A new client of socket at client:clientPort (a handle of either version, held by the caller
-     * during the call, which the mapping keeps): a mapping toward guest:guestPort, or null when no
-     * port is left. A client of the other IP version comes from the gateway.
+     * during the call, which the mapping keeps): a mapping toward guest:guestPort over family, or
+     * null when no port is left. A client of the other IP version comes from the gateway.
      */
-    Mapping open(UdpForwardSocket socket, int client, int clientPort, int guest, int guestPort) {
-        int source = forwardSource.of(client);
+    Mapping open(UdpForwardSocket socket, Family family, int client, int clientPort, int guest, int guestPort) {
+        int source = family.forwardSource(client);
         int port = clientPort;
         if (source == family.gateway() || !free(guest, guestPort, source, port)) {
             int gateway = family.gateway();
@@ -85,7 +84,7 @@ public final class UdpForwards {
             Log.warn("no free port left for a forwarded UDP client of " + socket.forward());
             return null;
         }
-        Mapping m = new Mapping(socket, client, clientPort, guest, guestPort, source, port);
+        Mapping m = new Mapping(socket, family, client, clientPort, guest, guestPort, source, port);
         byGuestSide.put(guest, guestPort, source, port, m);
         family.retain(guest);
         family.retain(source);
@@ -94,13 +93,13 @@ public final class UdpForwards {
         return m;
     }
 
-    /** Sends length bytes at the family's UDP payload offset of its frame to the guest, through m. */
+    /** Sends length bytes at the UDP payload offset of m's family's frame to the guest, through m. */
     void toGuest(Mapping m, int length) {
-        if (!family.resolveGuestMac(m.guestAddress)) {
+        if (!m.family.output().resolveGuestMac(m.guestAddress)) {
             counters.sendDropped++; // the guest's ARP answer teaches its MAC; the client's next datagram gets through
             return;
         }
-        family.sendUdp(m.source, m.sourcePort, m.guestAddress, m.guestPort, length);
+        m.family.output().sendUdp(m.source, m.sourcePort, m.guestAddress, m.guestPort, length);
         m.toGuest += length;
         m.touch();
     }
@@ -112,16 +111,18 @@ public final class UdpForwards {
     /** One host client of a forwarded UDP port, and the address and port the guest sees it at. */
     final class Mapping {
         final UdpForwardSocket socket;
+        final Family family;
         /** The client (a handle held by the mapping) and its port. */
         final int client, clientPort;
         final int guestAddress, guestPort, source, sourcePort;
         final Timer idle = new Timer(this::close);
-        final long openedAt = EventLoop.now();
+        final long openedAt = clock.now();
         /** Payload bytes the guest sent the client, and the client the guest. */
         long fromGuest, toGuest;
 
-        Mapping(UdpForwardSocket socket, int client, int clientPort, int guestAddress, int guestPort, int source, int sourcePort) {
+        Mapping(UdpForwardSocket socket, Family family, int client, int clientPort, int guestAddress, int guestPort, int source, int sourcePort) {
             this.socket = socket;
+            this.family = family;
             this.client = client;
             this.clientPort = clientPort;
             this.guestAddress = guestAddress;
@@ -130,12 +131,8 @@ public final class UdpForwards {
             this.sourcePort = sourcePort;
         }
 
-        UdpForwards owner() {
-            return UdpForwards.this;
-        }
-
         void touch() {
-            loop.schedule(idle, EventLoop.now() + idleTimeoutNanos);
+            loop.schedule(idle, clock.now() + idleTimeoutNanos);
         }
 
         void close() {

@@ -2,7 +2,6 @@ package io.jslirp.nat;
 
 import io.jslirp.policy.ForwardSource;
 
-import io.jslirp.loop.EventLoop;
 import io.jslirp.loop.Timer;
 
 /**
@@ -14,18 +13,21 @@ final class GuestDial {
     /** SYN retransmissions before the host client is reset (after 1 + 2 + 4 s). */
     static final int MAX_SYNS = 4;
 
+    final Family family;
     final int fd;
     final int guestAddress, guestPort, source, sourcePort;
     /** The host client's address, as text (an IPv6 client's handle is not kept), and its port. */
     final String client;
     final int clientPort;
-    final long openedAt = EventLoop.now();
+    final long openedAt;
     final int iss;
     /** Resends the SYN, then gives up (set by the owner, whose method it runs). */
     Timer timer;
     int syns;
 
-    GuestDial(int fd, int guestAddress, int guestPort, int source, int sourcePort, String client, int clientPort, int iss) {
+    GuestDial(Family family, int fd, int guestAddress, int guestPort, int source, int sourcePort, String client, int clientPort, int iss, long openedAt) {
+        this.openedAt = openedAt;
+        this.family = family;
         this.fd = fd;
         this.client = client;
         this.clientPort = clientPort;
@@ -37,7 +39,7 @@ final class GuestDial {
     }
 
     /** For the status report; the owner writes the addresses (an IPv4 address or an IPv6 handle). */
-    FlowStatus status(long now, Family family) {
+    FlowStatus status(long now) {
         return new FlowStatus("tcp", "SYN_SENT", true, family.format(guestAddress), guestPort, family.format(source), sourcePort,
                 client, clientPort, 0, 0, now - openedAt);
     }

@@ -2,54 +2,47 @@ package io.jslirp.nat;
 
 import io.jslirp.policy.OutboundPolicy;
 
-import io.jslirp.loop.EventLoop;
-import io.jslirp.loop.Handler;
-import io.jslirp.loop.Timer;
+import io.jslirp.loop.Reactor;
 import io.jslirp.stack.Counters;
 import io.jslirp.stack.GuestOutput;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
-import io.jslirp.sys.Libc;
-import io.jslirp.sys.Sockets;
+import io.jslirp.sys.HostSockets;
 import io.jslirp.util.FlowTable;
 import io.jslirp.util.Log;
 import io.jslirp.wire.Bytes;
 import io.jslirp.wire.Icmpv4;
-import io.jslirp.wire.Ipv4;
+import io.jslirp.wire.Udp;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The guest's pings to hosts beyond the virtual network (the gateway and the DNS address answer
- * in {@code Stack} themselves): one unprivileged ICMP socket (a "ping socket", allowed by
- * net.ipv4.ping_group_range) per (guest address, echo identifier, destination), closed after an
- * idle timeout. The kernel gives each socket its own identifier; replies get the guest's back.
- * Addresses are handles of the stack's {@link io.jslirp.util.AddressBook}.
+ * The guest's pings to hosts beyond the virtual network, IPv4 and IPv6 (the gateway and the DNS
+ * address answer in the stack themselves): one unprivileged ICMP or ICMPv6 socket (a "ping
+ * socket", allowed for both versions by net.ipv4.ping_group_range) per (guest address, echo
+ * identifier, destination), closed after an idle timeout. The kernel gives each socket its own
+ * identifier; replies get the guest's back. ICMPv6's echo messages have ICMP's layout, so one
+ * codec reads both. Addresses are handles of the engine's {@link io.jslirp.util.AddressBook}.
  */
 public final class PingNat {
-    private static final int READ_BUDGET = 64;
-    private static final int MAX_MESSAGE = 65535 - Ipv4.MIN_HEADER_LENGTH;
-
-    private final EventLoop loop;
-    private final GuestOutput stack;
-    private final OutboundPolicy policy;
+    private final Reactor loop;
+    private final HostSockets sockets;
     private final long idleTimeoutNanos;
     private final Counters counters;
     private final FlowTable<Flow> flows = new FlowTable<>(16);
     private boolean refusalLogged;
 
-    public PingNat(EventLoop loop, GuestOutput stack, OutboundPolicy policy, long idleTimeoutNanos) {
+    public PingNat(Reactor loop, HostSockets sockets, Counters counters, long idleTimeoutNanos) {
         this.loop = loop;
-        this.stack = stack;
-        this.policy = policy;
+        this.sockets = sockets;
         this.idleTimeoutNanos = idleTimeoutNanos;
-        this.counters = stack.counters();
+        this.counters = counters;
     }
 
-    /** An echo request of len bytes (ICMP header and data, checksum verified) at off, from src to dst. */
-    public void echo(MemorySegment f, long off, int len, int src, int dst) {
+    /** An echo request of len bytes (ICMP header and data, checksum verified) at off, from src to dst by family. */
+    public void echo(Family family, MemorySegment f, long off, int len, int src, int dst) {
         if (Icmpv4.code(f, off) != 0) { // the kernel sends only code 0
             counters.unsupported++;
             return;
@@ -58,17 +51,15 @@ public final class PingNat {
         Flow flow = flows.get(src, id, dst, 0);
         long head = Bytes.u32(f, off + 4) & 0xffffffffL; // identifier and sequence, for an ICMP error's quote
         if (flow == null) {
-            flow = open(src, id, dst, head);
+            flow = open(family, src, id, dst, head);
             if (flow == null) return;
         }
         flow.lastHead = head;
-        int n = Libc.write(flow.fd, f, off, len); // a full socket buffer drops it, as a router would
-        if (n < 0) flow.reportError(-n);
-        flow.touch();
+        flow.send(f, off, len);
     }
 
-    private Flow open(int src, int id, int dst, long head) {
-        int target = policy.target(dst);
+    private Flow open(Family family, int src, int id, int dst, long head) {
+        int target = family.target(dst);
         if (target == OutboundPolicy.UNREACHABLE) {
             counters.unsupported++;
             return null;
@@ -76,30 +67,28 @@ public final class PingNat {
         int refusal = OutboundPolicy.refusalCode(target);
         if (refusal >= 0) {
             counters.policyRefused++;
-            stack.sendUnreachable(refusal, Ipv4.PROTO_ICMP, src, dst, echoHead(head));
+            family.sendUnreachable(refusal, family.icmpProtocol(), src, dst, echoHead(family, head));
             return null;
         }
-        int fd = Sockets.ping4();
+        int fd = family.pingSocket();
         if (fd < 0) {
             counters.unsupported++;
             if (!refusalLogged) {
                 refusalLogged = true;
-                Log.warn("cannot ping " + stack.addresses().format(dst) + " for the guest (" + Errno.describe(-fd) + "): only the gateway answers ping."
+                Log.warn("cannot ping " + family.format(dst) + " for the guest (" + Errno.describe(-fd) + "): only the gateway answers ping."
                         + (fd == -Errno.EACCES ? " Ping sockets need the group of jslirp's user in net.ipv4.ping_group_range,"
                         + " e.g. sysctl -w net.ipv4.ping_group_range='0 2147483647'" : ""));
             }
             return null;
         }
-        int r = Sockets.connect4(fd, stack.addresses().ipv4(target), 0);
+        int r = sockets.connect(fd, family.addresses().hi(target), family.addresses().lo(target), 0);
         if (r < 0) { // no route: the guest hears it as from a router
-            Libc.close(fd);
-            unreachable(-r, src, dst, head);
+            sockets.close(fd);
+            unreachable(family, -r, src, dst, head);
             return null;
         }
-        Flow flow = new Flow(fd, src, id, dst);
+        Flow flow = new Flow(family, fd, src, id, dst);
         flows.put(src, id, dst, 0, flow);
-        stack.addresses().retain(src);
-        stack.addresses().retain(dst);
         loop.register(fd, Epoll.IN, flow);
         counters.pingFlows++;
         Log.debug(() -> flow + " opened");
@@ -110,15 +99,15 @@ public final class PingNat {
      * Passes a host error for the guest's echo request on as a router would: ICMP destination
      * unreachable quoting the request's type, identifier and sequence (what ping matches it by).
      */
-    private void unreachable(int errno, int guest, int remote, long head) {
+    private static void unreachable(Family family, int errno, int guest, int remote, long head) {
         int code = Unreachable.code(errno, false);
         if (code < 0) return;
-        stack.sendUnreachable(code, Ipv4.PROTO_ICMP, guest, remote, echoHead(head));
+        family.sendUnreachable(code, family.icmpProtocol(), guest, remote, echoHead(family, head));
     }
 
     /** The first 8 bytes of an echo request (checksum 0), as an ICMP error quotes them. */
-    private static long echoHead(long idAndSequence) {
-        return ((long) Icmpv4.ECHO_REQUEST << 56) | idAndSequence;
+    private static long echoHead(Family family, long idAndSequence) {
+        return ((long) family.echoRequestType() << 56) | idAndSequence;
     }
 
     public void closeAll() {
@@ -127,62 +116,52 @@ public final class PingNat {
         all.forEach(Flow::close);
     }
 
-    private final class Flow implements Handler {
-        final int fd;
-        final int guestAddress, guestId, remoteAddress;
-        final Timer idle = new Timer(this::close);
+    private final class Flow extends DatagramFlow {
+        final int guestId;
         /** Bytes 4-7 of the guest's latest echo request (identifier, sequence). */
         long lastHead;
 
-        Flow(int fd, int guestAddress, int guestId, int remoteAddress) {
-            this.fd = fd;
-            this.guestAddress = guestAddress;
+        Flow(Family family, int fd, int guestAddress, int guestId, int remoteAddress) {
+            super(loop, sockets, family, fd, guestAddress, remoteAddress, idleTimeoutNanos);
             this.guestId = guestId;
-            this.remoteAddress = remoteAddress;
         }
 
-        void touch() {
-            loop.schedule(idle, EventLoop.now() + idleTimeoutNanos);
-        }
-
-        /** Echo replies (ICMP header and data, as the ping socket gives them), with the guest's identifier put back. */
         @Override
-        public void onEvents(int events) {
-            MemorySegment frame = stack.frame();
-            long at = stack.icmpOffset();
-            for (int i = 0; i < READ_BUDGET; i++) {
-                int n = Libc.read(fd, frame, at, MAX_MESSAGE);
-                if (n == -Errno.EAGAIN) return;
-                if (n < 0) {
-                    reportError(-n);
-                    continue;
-                }
-                if (n < Icmpv4.HEADER_LENGTH || Icmpv4.type(frame, at) != Icmpv4.ECHO_REPLY) continue;
-                Icmpv4.setEchoId(frame, at, guestId);
-                stack.sendIcmp(remoteAddress, guestAddress, n);
-                touch();
-            }
-            loop.runAgain();
+        long offset(GuestOutput out) {
+            return out.icmpOffset();
+        }
+
+        /** The largest IP payload the frame takes. */
+        @Override
+        int room(GuestOutput out) {
+            return out.maxUdpPayload() + Udp.HEADER_LENGTH;
+        }
+
+        /** An echo reply (ICMP header and data, as the ping socket gives it) goes on with the guest's identifier put back. */
+        @Override
+        boolean received(GuestOutput out, int n) {
+            MemorySegment frame = out.frame();
+            long at = out.icmpOffset();
+            if (n < Icmpv4.HEADER_LENGTH || Icmpv4.type(frame, at) != family.echoReplyType()) return false;
+            Icmpv4.setEchoId(frame, at, guestId);
+            out.sendIcmp(remoteAddress, guestAddress, n);
+            return true;
         }
 
         /** The host's ICMP error (unreachable host or network) for an earlier request. */
+        @Override
         void reportError(int errno) {
-            unreachable(errno, guestAddress, remoteAddress, lastHead);
+            unreachable(family, errno, guestAddress, remoteAddress, lastHead);
         }
 
-        void close() {
-            loop.unregister(fd);
-            loop.schedule(idle, Long.MAX_VALUE);
-            Libc.close(fd);
+        @Override
+        void forget() {
             flows.remove(guestAddress, guestId, remoteAddress, 0);
-            Log.debug(() -> this + " closed");
-            stack.addresses().release(guestAddress);
-            stack.addresses().release(remoteAddress);
         }
 
         @Override
         public String toString() {
-            return "ping " + stack.addresses().format(guestAddress) + " id " + guestId + " -> " + stack.addresses().format(remoteAddress);
+            return "ping " + family.format(guestAddress) + " id " + guestId + " -> " + family.format(remoteAddress);
         }
     }
 }

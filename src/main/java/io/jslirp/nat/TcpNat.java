@@ -1,20 +1,18 @@
 package io.jslirp.nat;
 
-import io.jslirp.policy.ForwardSource;
 import io.jslirp.policy.NameserverTries;
 import io.jslirp.policy.Nameservers;
 import io.jslirp.policy.OutboundPolicy;
 
-import io.jslirp.loop.EventLoop;
+import io.jslirp.loop.Clock;
+import io.jslirp.loop.Reactor;
 import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
 import io.jslirp.sys.Errno;
-import io.jslirp.sys.Libc;
+import io.jslirp.sys.HostSockets;
 import io.jslirp.sys.Sockets;
 import io.jslirp.tcp.Resets;
-import io.jslirp.tcp.TcpConfig;
 import io.jslirp.tcp.TcpConnection;
-import io.jslirp.tcp.TcpOutput;
 import io.jslirp.util.BufferPool;
 import io.jslirp.util.FlowTable;
 import io.jslirp.util.Log;
@@ -29,17 +27,24 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 
 /**
- * The guest's TCP connections, each re-originated as a non-blocking host socket. Flows touched in
- * a loop iteration are flushed once at its end.
+ * The guest's TCP connections of both IP versions, each re-originated as a non-blocking host
+ * socket of its version (each flow keeps the {@link Family} it came by). The NAT is the one that
+ * acts on what a connection and its flow leave to do (send now, forget a closed one): every
+ * event, the guest's segments, the host sockets' readiness and the timers, comes here and is
+ * settled after the flow handled it, never from inside. Flows touched in a loop iteration are
+ * flushed once at its end ({@link #flush}, which the engine runs before the link's). The limits
+ * and the buffer budget hold for both versions together.
  */
 public final class TcpNat {
-    private final EventLoop loop;
-    private final Family family;
-    private final TcpOutput output;
+    private static final long FIRST_SYN_TIMEOUT_NANOS = 1_000_000_000L;
+    /** How long the first SYN waits for the guest's answer to an ARP request (a guest that never sent a frame). */
+    private static final long ARP_WAIT_NANOS = 20_000_000L;
+
+    private final Reactor loop;
+    private final Clock clock;
+    private final HostSockets sockets;
     /** Where TCP to the DNS address goes, or null with --disable-dns. */
     private final Nameservers dns;
-    private final ForwardSource forwardSource;
-    private final TcpConfig config;
     private final Limits limits;
     private final Counters counters;
     /** Connections whose host connect has not completed. */
@@ -53,31 +58,29 @@ public final class TcpNat {
     /** Forwarded host connections whose SYN toward the guest is not answered yet. */
     private final FlowTable<GuestDial> dials = new FlowTable<>(16);
     private final GatewayPorts gatewayPorts = new GatewayPorts();
-    private static final long FIRST_SYN_TIMEOUT_NANOS = 1_000_000_000L;
-    /** How long the first SYN waits for the guest's answer to an ARP request (a guest that never sent a frame). */
-    private static final long ARP_WAIT_NANOS = 20_000_000L;
 
-    /** forwardSource: where forwarded clients appear to come from. */
-    public TcpNat(EventLoop loop, Family family, Nameservers dns, ForwardSource forwardSource, TcpConfig config, Limits limits) {
+    /**
+     * @param dns          where TCP to the DNS address goes, or null with --disable-dns
+     * @param bufferBudget what all connections' buffers together may grow by (see {@link BufferPool})
+     */
+    public TcpNat(Reactor loop, HostSockets sockets, Counters counters, Nameservers dns, Limits limits, long bufferBudget) {
         this.loop = loop;
-        this.family = family;
-        this.forwardSource = forwardSource;
-        this.output = family.output();
+        this.clock = loop.clock();
+        this.sockets = sockets;
         this.dns = dns;
-        this.config = config;
         this.limits = limits;
         this.connectionLimit = new LimitWarning(limits.tcpConnections() + " TCP connections (--max-connections)");
         this.halfOpenLimit = new LimitWarning(limits.halfOpen() + " TCP connections being opened (--max-half-open)");
-        this.counters = family.counters();
-        this.buffers = new BufferPool(config.bufferBudget());
-        loop.atEndOfIteration(this::flush);
+        this.counters = counters;
+        this.buffers = new BufferPool(bufferBudget);
     }
 
     public int size() {
         return flows.size();
     }
 
-    public void segment(MemorySegment f, long off, int len, int src, int dst) {
+    /** A segment from the guest by family (see {@link io.jslirp.stack.Transport#tcp}). */
+    public void segment(Family family, MemorySegment f, long off, int len, int src, int dst) {
         int srcPort = Tcp.sourcePort(f, off);
         int dstPort = Tcp.destinationPort(f, off);
         if (!Tcp.parseOptions(f, off, options)) {
@@ -86,12 +89,12 @@ public final class TcpNat {
         }
         TcpFlow flow = flows.get(src, srcPort, dst, dstPort);
         if (flow != null && flow.conn.reopenedBy(Tcp.flags(f, off), Tcp.seq(f, off), options)) {
-            flow.conn.retire();
+            settle(flow, flow.connecting(), flow.conn.retire(), false);
             flow = null;
         }
         if (flow != null) {
-            flow.conn.onSegment(f, off, len, options, EventLoop.now());
-            markDirty(flow);
+            boolean connecting = flow.connecting();
+            settle(flow, connecting, flow.segment(f, off, len, options, clock.now()), true);
             return;
         }
         GuestDial dial = dials.get(src, srcPort, dst, dstPort);
@@ -100,18 +103,18 @@ public final class TcpNat {
             return;
         }
         if ((Tcp.flags(f, off) & (Tcp.SYN | Tcp.ACK | Tcp.RST)) == Tcp.SYN) {
-            open(f, off, len, src, srcPort, dst, dstPort);
+            open(family, f, off, len, src, srcPort, dst, dstPort);
         } else {
-            Resets.answer(f, off, len, src, dst, output);
+            Resets.answer(f, off, len, src, dst, family.output());
         }
     }
 
-    private void open(MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort) {
+    private void open(Family family, MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort) {
         boolean toNameservers = dns != null && dst == family.dns() && dstPort == Nameservers.PORT;
         int target = toNameservers ? OutboundPolicy.UNREACHABLE : family.target(dst);
         if (toNameservers ? dns.isEmpty() : target == OutboundPolicy.UNREACHABLE) {
             counters.tcpRefused++;
-            Resets.answer(f, off, len, src, dst, output);
+            Resets.answer(f, off, len, src, dst, family.output());
             return;
         }
         int refusal = OutboundPolicy.refusalCode(target);
@@ -129,45 +132,40 @@ public final class TcpNat {
                 Log.warn("cannot open a TCP socket: " + Errno.describe(-fd));
             } else {
                 counters.refusedAtLimit++;
-                (limit != null ? limit : noDescriptors).refused(EventLoop.now());
+                (limit != null ? limit : noDescriptors).refused(clock.now());
             }
             counters.tcpRefused++;
-            Resets.answer(f, off, len, src, dst, output);
+            Resets.answer(f, off, len, src, dst, family.output());
             return;
         }
-        if (fd >= 0) Sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
-        TcpFlow flow = new TcpFlow(this, loop, fd);
-        flow.conn = new TcpConnection(src, srcPort, dst, dstPort, Tcp.seq(f, off), options,
-                ThreadLocalRandom.current().nextInt(), config, buffers, output, flow);
+        if (fd >= 0) sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
+        TcpConnection conn = new TcpConnection(src, srcPort, dst, dstPort, Tcp.seq(f, off), options,
+                ThreadLocalRandom.current().nextInt(), family.tcp(), buffers, family.output());
+        TcpFlow flow = new TcpFlow(this, family, loop, conn, fd, target, dstPort, null);
         flows.put(src, srcPort, dst, dstPort, flow);
         family.retain(src);
         family.retain(dst);
         counters.tcpConnections++;
-        Log.debug(() -> describe(flow.conn) + " opened");
+        Log.debug(() -> flow.describe() + " opened");
         halfOpen++;
-        if (toNameservers) flow.connectNameservers(new NameserverTries(dns));
-        else {
-            flow.hostAddress = target;
-            flow.hostPort = dstPort;
-            flow.connect(family.connect(fd, target, dstPort));
-        }
-        markDirty(flow);
+        int r = toNameservers ? flow.connectNameservers(new NameserverTries(dns)) : flow.connect(family.connect(fd, target, dstPort));
+        settle(flow, true, r, true);
     }
 
     /**
      * A host client (clientAddress:clientPort) connected to a forwarded port: open a connection to
-     * guestAddress:guestPort, coming from the gateway or the client (see {@link ForwardSource}).
-     * The host socket is read only once the guest has answered.
+     * guestAddress:guestPort over family, coming from the gateway or the client (see
+     * {@link Family#forwardSource}). The host socket is read only once the guest has answered.
      */
-    public void forward(int fd, int guestAddress, int guestPort, int clientAddress, int clientPort) {
+    public void forward(Family family, int fd, int guestAddress, int guestPort, int clientAddress, int clientPort) {
         if (flows.size() + dials.size() >= limits.tcpConnections()) {
             counters.refusedAtLimit++;
-            connectionLimit.refused(EventLoop.now());
-            Sockets.setLingerZero(fd);
-            Libc.close(fd);
+            connectionLimit.refused(clock.now());
+            sockets.setLingerZero(fd);
+            sockets.close(fd);
             return;
         }
-        int source = forwardSource.of(clientAddress);
+        int source = family.forwardSource(clientAddress);
         int port = clientPort;
         if (source == family.gateway() || !free(guestAddress, guestPort, source, port)) {
             int gateway = family.gateway();
@@ -176,22 +174,22 @@ public final class TcpNat {
         }
         if (port < 0) {
             Log.warn("no free port left for a forwarded connection to " + family.format(guestAddress) + ":" + guestPort);
-            Sockets.setLingerZero(fd);
-            Libc.close(fd);
+            sockets.setLingerZero(fd);
+            sockets.close(fd);
             return;
         }
-        Sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
-        GuestDial dial = new GuestDial(fd, guestAddress, guestPort, source, port, family.format(clientAddress), clientPort,
-                ThreadLocalRandom.current().nextInt());
+        sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
+        GuestDial dial = new GuestDial(family, fd, guestAddress, guestPort, source, port, family.format(clientAddress), clientPort,
+                ThreadLocalRandom.current().nextInt(), clock.now());
         dial.timer = new Timer(() -> dialTimedOut(dial));
         dials.put(guestAddress, guestPort, source, port, dial);
         family.retain(guestAddress); // released when the dial fails, else by the connection it becomes
         family.retain(source);
         Log.debug(() -> describe(dial) + " opening");
-        if (family.resolveGuestMac(guestAddress)) {
+        if (family.output().resolveGuestMac(guestAddress)) {
             sendSyn(dial);
         } else {
-            loop.schedule(dial.timer, EventLoop.now() + ARP_WAIT_NANOS); // the SYN goes once the guest's ARP answer is in
+            loop.schedule(dial.timer, clock.now() + ARP_WAIT_NANOS); // the SYN goes once the guest's ARP answer is in
         }
     }
 
@@ -199,10 +197,9 @@ public final class TcpNat {
         return flows.get(guestAddress, guestPort, source, port) == null && dials.get(guestAddress, guestPort, source, port) == null;
     }
 
-
     private void sendSyn(GuestDial d) {
-        long now = EventLoop.now();
-        TcpConnection.sendSyn(output, config, d.source, d.sourcePort, d.guestAddress, d.guestPort, d.iss, now);
+        long now = clock.now();
+        TcpConnection.sendSyn(d.family.output(), d.family.tcp(), d.source, d.sourcePort, d.guestAddress, d.guestPort, d.iss, now);
         loop.schedule(d.timer, now + (FIRST_SYN_TIMEOUT_NANOS << d.syns));
         d.syns++;
     }
@@ -230,74 +227,87 @@ public final class TcpNat {
         if ((flags & (Tcp.SYN | Tcp.ACK)) != (Tcp.SYN | Tcp.ACK) || !acksOurSyn) return;
         dials.remove(d.guestAddress, d.guestPort, d.source, d.sourcePort);
         loop.schedule(d.timer, Long.MAX_VALUE);
-        TcpFlow flow = new TcpFlow(this, loop, d.fd);
-        flow.conn = TcpConnection.openedToGuest(d.guestAddress, d.guestPort, d.source, d.sourcePort, Tcp.seq(f, off),
-                options, Tcp.window(f, off), d.iss, config, buffers, output, flow);
-        flow.connectedAlready(d.client, d.clientPort);
+        TcpConnection conn = TcpConnection.openedToGuest(d.guestAddress, d.guestPort, d.source, d.sourcePort, Tcp.seq(f, off),
+                options, Tcp.window(f, off), d.iss, d.family.tcp(), buffers, d.family.output());
+        TcpFlow flow = new TcpFlow(this, d.family, loop, conn, d.fd, OutboundPolicy.UNREACHABLE, d.clientPort, d.client);
         flows.put(d.guestAddress, d.guestPort, d.source, d.sourcePort, flow);
         counters.tcpConnections++;
-        Log.debug(() -> describe(flow.conn) + " opened (forwarded)");
-        markDirty(flow);
+        Log.debug(() -> flow.describe() + " opened (forwarded)");
+        markDirty(flow); // the handshake's last ACK goes at the flush
     }
 
     /** Gives up a dial; the host client gets a RST when reset. */
     private void endDial(GuestDial d, boolean reset) {
         dials.remove(d.guestAddress, d.guestPort, d.source, d.sourcePort);
-        family.release(d.guestAddress);
-        family.release(d.source);
+        d.family.release(d.guestAddress);
+        d.family.release(d.source);
         loop.schedule(d.timer, Long.MAX_VALUE);
-        if (reset) Sockets.setLingerZero(d.fd);
-        Libc.close(d.fd);
+        if (reset) sockets.setLingerZero(d.fd);
+        sockets.close(d.fd);
     }
 
-    /** Sends the guest an ICMP destination unreachable for its TCP connection attempt (see {@link TcpFlow}). */
-    void unreachable(int code, int guest, int remote, long tcpHead) {
-        family.sendUnreachable(code, Ipv4.PROTO_TCP, guest, remote, tcpHead);
+    // ---- the loop's events for a flow, which reach the NAT through it ----
+
+    /** flow's host socket is ready (events). */
+    void hostEvents(TcpFlow flow, int events) {
+        boolean connecting = flow.connecting();
+        settle(flow, connecting, flow.hostEvents(events), true);
     }
 
-    /** A connection's host connect completed or was given up. */
-    void connectEnded() {
-        halfOpen--;
+    /** flow's connection timer came due. */
+    void timer(TcpFlow flow) {
+        settle(flow, flow.connecting(), flow.onTimer(), true);
     }
 
-    /** The connection for logs, its addresses as this family writes them. */
-    String describe(TcpConnection c) {
-        return "tcp " + family.format(c.guestAddress) + ":" + c.guestPort + " -> " + family.format(c.remoteAddress) + ":"
-                + c.remotePort + " " + c.state();
+    /** The nameserver flow tries did not answer its connect in time. */
+    void nameserverSilent(TcpFlow flow) {
+        settle(flow, flow.connecting(), flow.nameserverSilent(), true);
+    }
+
+    /**
+     * Does what an event on flow left to do (r: the connection's result bits): the segments due
+     * at once go out, a closed connection is forgotten, a live one is flushed at the end of the
+     * iteration (when mark). wasConnecting: whether its host connect was in progress before the event.
+     */
+    private void settle(TcpFlow flow, boolean wasConnecting, int r, boolean mark) {
+        if ((r & TcpConnection.SEND_NOW) != 0) flow.conn.sendNow();
+        if ((r & TcpConnection.CLOSED) != 0) remove(flow, (r & TcpConnection.RESET_HOST) != 0);
+        else if (mark && flow.markDirty()) dirty.add(flow);
+        if (wasConnecting && !flow.connecting()) halfOpen--;
     }
 
     /** A snapshot of every connection, also those still being opened toward the guest. */
     public void statuses(Consumer<FlowStatus> sink) {
-        long now = EventLoop.now();
-        flows.forEach(f -> sink.accept(f.status(now, family)));
-        dials.forEach(d -> sink.accept(d.status(now, family)));
+        long now = clock.now();
+        flows.forEach(f -> sink.accept(f.status(now)));
+        dials.forEach(d -> sink.accept(d.status(now)));
     }
 
     private String describe(GuestDial d) {
+        Family family = d.family;
         return "forwarded tcp " + family.format(d.source) + ":" + d.sourcePort + " -> " + family.format(d.guestAddress) + ":" + d.guestPort;
     }
 
-    void markDirty(TcpFlow flow) {
-        if (!flow.dirty) {
-            flow.dirty = true;
-            dirty.add(flow);
-        }
+    private void markDirty(TcpFlow flow) {
+        if (flow.markDirty()) dirty.add(flow);
     }
 
-    void remove(TcpFlow flow, boolean reset) {
+    /** Forgets a closed connection: its host socket (reset for the host peer when reset), its addresses. */
+    private void remove(TcpFlow flow, boolean reset) {
+        flow.close(reset);
         TcpConnection c = flow.conn;
         flows.remove(c.guestAddress, c.guestPort, c.remoteAddress, c.remotePort);
-        family.release(c.guestAddress);
-        family.release(c.remoteAddress);
-        Log.debug(() -> describe(c) + (reset ? " reset by the guest" : " closed"));
+        flow.family.release(c.guestAddress);
+        flow.family.release(c.remoteAddress);
+        Log.debug(() -> flow.describe() + (reset ? " reset by the guest" : " closed"));
     }
 
-    private void flush() {
-        long now = EventLoop.now();
+    /** End of the loop iteration: each flow touched writes toward the host once, then sends toward the guest. */
+    public void flush() {
+        long now = clock.now();
         for (int i = 0; i < dirty.size(); i++) {
             TcpFlow flow = dirty.get(i);
-            flow.dirty = false;
-            flow.flush(now);
+            settle(flow, flow.connecting(), flow.flush(now), false);
         }
         dirty.clear();
     }
@@ -306,7 +316,7 @@ public final class TcpNat {
     public void resetAll() {
         List<TcpFlow> all = new ArrayList<>();
         flows.forEach(all::add);
-        for (TcpFlow f : all) f.abort();
+        for (TcpFlow f : all) settle(f, f.connecting(), f.abort(), false);
         List<GuestDial> pending = new ArrayList<>();
         dials.forEach(pending::add);
         for (GuestDial d : pending) endDial(d, true);

@@ -2,13 +2,13 @@ package io.jslirp.nat;
 
 import io.jslirp.policy.OutboundPolicy;
 
-import io.jslirp.loop.EventLoop;
-import io.jslirp.loop.Handler;
-import io.jslirp.loop.Timer;
+import io.jslirp.loop.Reactor;
+import io.jslirp.loop.Clock;
 import io.jslirp.stack.Counters;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
-import io.jslirp.sys.Libc;
+import io.jslirp.stack.GuestOutput;
+import io.jslirp.sys.HostSockets;
 import io.jslirp.util.FlowTable;
 import io.jslirp.util.Log;
 import io.jslirp.wire.Icmpv4;
@@ -19,17 +19,15 @@ import java.lang.foreign.MemorySegment;
 import java.util.function.Consumer;
 
 /**
- * The guest's UDP flows: one connected host socket per (guest address and port, destination
- * address and port), closed after an idle timeout. Replies go back to the guest from the address
- * it sent to.
+ * The guest's UDP flows of both IP versions: one connected host socket of the flow's version per
+ * (guest address and port, destination address and port), closed after an idle timeout. Replies
+ * go back to the guest from the address it sent to. The flow limit holds for both versions together.
  */
 public final class UdpNat {
-    /** Datagrams read from one socket per wakeup before other work gets its turn. */
-    private static final int READ_BUDGET = 64;
 
-    private final EventLoop loop;
-    private final Family family;
-    private final int payloadOffset, maxPayload;
+    private final Reactor loop;
+    private final Clock clock;
+    private final HostSockets sockets;
     private final long idleTimeoutNanos;
     private final Limits limits;
     private final Counters counters;
@@ -37,15 +35,14 @@ public final class UdpNat {
     private final LimitWarning noDescriptors = new LimitWarning("open files (ulimit -n) for UDP flows");
     private final FlowTable<Flow> flows = new FlowTable<>(64);
 
-    public UdpNat(EventLoop loop, Family family, long idleTimeoutNanos, Limits limits) {
+    public UdpNat(Reactor loop, HostSockets sockets, Counters counters, long idleTimeoutNanos, Limits limits) {
         this.loop = loop;
-        this.family = family;
-        this.payloadOffset = family.udpPayloadOffset();
-        this.maxPayload = family.maxUdpPayload();
+        this.clock = loop.clock();
+        this.sockets = sockets;
         this.idleTimeoutNanos = idleTimeoutNanos;
         this.limits = limits;
         this.flowLimit = new LimitWarning(limits.udpFlows() + " UDP flows (--max-udp-flows)");
-        this.counters = family.counters();
+        this.counters = counters;
     }
 
     public int size() {
@@ -57,7 +54,8 @@ public final class UdpNat {
         return flows.get(guestAddress, guestPort, address, port) != null;
     }
 
-    public void datagram(MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort) {
+    /** A datagram's payload from the guest by family (see {@link io.jslirp.stack.Transport#udp}). */
+    public void datagram(Family family, MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort) {
         Flow flow = flows.get(src, srcPort, dst, dstPort);
         if (flow == null) {
             int target = family.target(dst);
@@ -79,30 +77,25 @@ public final class UdpNat {
                     return;
                 }
                 counters.refusedAtLimit++;
-                (limit != null ? limit : noDescriptors).refused(EventLoop.now());
+                (limit != null ? limit : noDescriptors).refused(clock.now());
                 family.sendUnreachable(Icmpv4.CODE_ADMIN_PROHIBITED, Ipv4.PROTO_UDP, src, dst, udpHead(srcPort, dstPort, len));
                 return;
             }
             int r = family.connect(fd, target, dstPort);
             if (r < 0) {
-                Libc.close(fd);
+                sockets.close(fd);
                 counters.unsupported++;
                 return;
             }
-            flow = new Flow(fd, src, srcPort, dst, dstPort, target);
+            flow = new Flow(family, fd, src, srcPort, dst, dstPort, target);
             flows.put(src, srcPort, dst, dstPort, flow);
-            family.retain(src);
-            family.retain(dst);
             loop.register(fd, Epoll.IN, flow);
             counters.udpFlows++;
             Flow opened = flow;
             Log.debug(() -> opened + " opened");
         }
         flow.lastLength = len;
-        int n = Libc.write(flow.fd, f, off, len); // a full socket buffer drops the datagram, as a router would
-        if (n < 0) flow.reportError(-n);
-        else flow.fromGuest += n;
-        flow.touch();
+        flow.send(f, off, len);
     }
 
     /** The first 8 bytes of a UDP header (checksum 0), as an ICMP error quotes them. */
@@ -112,9 +105,9 @@ public final class UdpNat {
 
     /** A snapshot of every flow. */
     public void statuses(Consumer<FlowStatus> sink) {
-        long now = EventLoop.now();
-        flows.forEach(f -> sink.accept(new FlowStatus("udp", "open", false, family.format(f.guestAddress), f.guestPort,
-                family.format(f.remoteAddress), f.remotePort, family.format(f.hostAddress), f.remotePort, f.fromGuest, f.toGuest,
+        long now = clock.now();
+        flows.forEach(f -> sink.accept(new FlowStatus("udp", "open", false, f.family.format(f.guestAddress), f.guestPort,
+                f.family.format(f.remoteAddress), f.remotePort, f.family.format(f.hostAddress), f.remotePort, f.fromGuest, f.toGuest,
                 now - f.openedAt)));
     }
 
@@ -124,67 +117,60 @@ public final class UdpNat {
         all.forEach(Flow::close);
     }
 
-    private final class Flow implements Handler {
-        final int fd;
-        final int guestAddress, guestPort, remoteAddress, remotePort;
+    private final class Flow extends DatagramFlow {
+        final int guestPort, remotePort;
         /** Where the host socket is connected (the remote, or the host's loopback for the gateway). */
         final int hostAddress;
-        final long openedAt = EventLoop.now();
+        final long openedAt = clock.now();
         /** Payload bytes sent on the host socket, and received from it. */
         long fromGuest, toGuest;
-        final Timer idle = new Timer(this::close);
         /** Payload length of the guest's latest datagram, for the header an ICMP error quotes. */
         int lastLength;
 
-        Flow(int fd, int guestAddress, int guestPort, int remoteAddress, int remotePort, int hostAddress) {
-            this.fd = fd;
+        Flow(Family family, int fd, int guestAddress, int guestPort, int remoteAddress, int remotePort, int hostAddress) {
+            super(loop, sockets, family, fd, guestAddress, remoteAddress, idleTimeoutNanos);
             this.hostAddress = hostAddress;
-            this.guestAddress = guestAddress;
             this.guestPort = guestPort;
-            this.remoteAddress = remoteAddress;
             this.remotePort = remotePort;
         }
 
-        void touch() {
-            loop.schedule(idle, EventLoop.now() + idleTimeoutNanos);
+        @Override
+        long offset(GuestOutput out) {
+            return out.udpPayloadOffset();
         }
 
         @Override
-        public void onEvents(int events) {
-            MemorySegment frame = family.output().frame();
-            for (int i = 0; i < READ_BUDGET; i++) {
-                int n = Libc.read(fd, frame, payloadOffset, maxPayload);
-                if (n == -Errno.EAGAIN) return;
-                if (n < 0) {
-                    reportError(-n); // the host's ICMP error for an earlier datagram
-                    continue;
-                }
-                loop.moved(n);
-                family.sendUdp(remoteAddress, remotePort, guestAddress, guestPort, n);
-                toGuest += n;
-                touch();
-            }
-            loop.runAgain();
+        int room(GuestOutput out) {
+            return out.maxUdpPayload();
+        }
+
+        @Override
+        void sent(int n) {
+            fromGuest += n;
+        }
+
+        @Override
+        boolean received(GuestOutput out, int n) {
+            loop.moved(n);
+            out.sendUdp(remoteAddress, remotePort, guestAddress, guestPort, n);
+            toGuest += n;
+            return true;
         }
 
         /**
          * Passes an ICMP error the host socket reported on to the guest, as a router would: a
          * closed port gives port unreachable (the guest's socket sees "connection refused").
          */
+        @Override
         void reportError(int errno) {
             int code = Unreachable.code(errno, true);
             if (code < 0) return;
             family.sendUnreachable(code, Ipv4.PROTO_UDP, guestAddress, remoteAddress, udpHead(guestPort, remotePort, lastLength));
         }
 
-        void close() {
-            loop.unregister(fd);
-            loop.schedule(idle, Long.MAX_VALUE);
-            Libc.close(fd);
+        @Override
+        void forget() {
             flows.remove(guestAddress, guestPort, remoteAddress, remotePort);
-            family.release(guestAddress);
-            family.release(remoteAddress);
-            Log.debug(() -> this + " closed");
         }
 
         @Override

@@ -1,6 +1,6 @@
 package io.jslirp.policy;
 
-import io.jslirp.sys.Sockets;
+import io.jslirp.sys.HostSockets;
 import io.jslirp.wire.Ipv4;
 
 import java.net.Inet6Address;
@@ -50,14 +50,28 @@ public record Nameserver(int ipv4, byte[] ipv6, int scopeId) {
     }
 
     /** A new non-blocking socket toward this server, TCP or UDP: fd or -errno. */
-    public int socket(boolean tcp) {
-        if (isIpv6()) return tcp ? Sockets.tcp6() : Sockets.udp6();
-        return tcp ? Sockets.tcp4() : Sockets.udp4();
+    public int socket(HostSockets sockets, boolean tcp) {
+        return tcp ? sockets.tcp(isIpv6()) : sockets.udp(isIpv6());
     }
 
-    /** Connects fd (from {@link #socket}) to port 53 of this server: as {@link Sockets#connect4}. */
-    public int connect(int fd) {
-        return isIpv6() ? Sockets.connect6(fd, ipv6, scopeId, PORT) : Sockets.connect4(fd, ipv4, PORT);
+    /** Connects fd (from {@link #socket}) to port 53 of this server: as {@link HostSockets#connect}. */
+    public int connect(HostSockets sockets, int fd) {
+        return sockets.connect(fd, hi(), lo(), scopeId, PORT);
+    }
+
+    /** The address's high half (network order; 0 for IPv4, held as ::ffff:a.b.c.d). */
+    long hi() {
+        return isIpv6() ? half(0) : 0;
+    }
+
+    long lo() {
+        return isIpv6() ? half(8) : 0xffffL << 32 | (ipv4 & 0xffffffffL);
+    }
+
+    private long half(int from) {
+        long v = 0;
+        for (int i = from; i < from + 8; i++) v = v << 8 | (ipv6[i] & 0xff);
+        return v;
     }
 
     @Override

@@ -1,19 +1,20 @@
 package io.jslirp.service;
 
 import io.jslirp.nat.Family;
-import io.jslirp.nat.TcpFlow;
 import io.jslirp.nat.Unreachable;
 import io.jslirp.policy.Nameserver;
 import io.jslirp.policy.NameserverTries;
 import io.jslirp.policy.Nameservers;
 
-import io.jslirp.loop.EventLoop;
+import io.jslirp.loop.Reactor;
+import io.jslirp.loop.Clock;
 import io.jslirp.loop.Handler;
 import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
-import io.jslirp.sys.Libc;
+import io.jslirp.sys.HostSockets;
+import io.jslirp.stack.GuestOutput;
 import io.jslirp.util.Log;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Udp;
@@ -25,11 +26,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The DNS address's service (port 53): each guest query over UDP goes, unchanged (so with the
+ * The DNS addresses' service (port 53 of 10.0.2.3 and fd00::3): each guest query over UDP goes, unchanged (so with the
  * guest's query ID), to one nameserver of resolv.conf at a time through its own connected host
  * socket; when that nameserver refuses (ICMP error) or is silent for {@link Nameservers#ATTEMPT_TIMEOUT_NANOS},
  * the query goes to the next one. The nameserver that answered last is asked first next time.
- * TCP connections to the DNS address are ordinary TCP flows ({@link TcpFlow#connectNameservers})
+ * TCP connections to the DNS address are ordinary TCP flows of {@code nat.TcpNat}
  * that take the nameservers in the same order ({@link NameserverTries}).
  */
 public final class DnsForwarder {
@@ -37,34 +38,36 @@ public final class DnsForwarder {
     /** Queries waiting for an answer at once; more are dropped, as a busy resolver would. */
     private static final int MAX_PENDING = 256;
 
-    private final EventLoop loop;
-    private final Family family;
+    private final Reactor loop;
+    private final Clock clock;
+    private final HostSockets sockets;
     private final Counters counters;
     private final Nameservers nameservers;
     private final ArrayDeque<Query> idle = new ArrayDeque<>();
     private final List<Query> pending = new ArrayList<>();
 
-    public DnsForwarder(EventLoop loop, Family family, Nameservers nameservers) {
+    public DnsForwarder(Reactor loop, HostSockets sockets, Counters counters, Nameservers nameservers) {
         this.loop = loop;
-        this.family = family;
-        this.counters = family.counters();
+        this.clock = loop.clock();
+        this.sockets = sockets;
+        this.counters = counters;
         this.nameservers = nameservers;
     }
 
-    /** Whether a flow to destination:port is for this service. */
-    public boolean serves(int destination, int port) {
+    /** Whether a flow of family to destination:port is for this service. */
+    public boolean serves(Family family, int destination, int port) {
         return destination == family.dns() && port == PORT;
     }
 
-    /** A query of len bytes at off in f, from guest:guestPort to the DNS address. */
-    public void query(MemorySegment f, long off, int len, int guest, int guestPort) {
+    /** A query of len bytes at off in f, from guest:guestPort to family's DNS address. */
+    public void query(Family family, MemorySegment f, long off, int len, int guest, int guestPort) {
         counters.dnsQueries++;
         if (nameservers.isEmpty() || pending.size() >= MAX_PENDING) {
             counters.dnsUnanswered++;
             return;
         }
         Query q = idle.isEmpty() ? new Query() : idle.pop();
-        q.start(f, off, len, guest, guestPort);
+        q.start(family, f, off, len, guest, guestPort);
     }
 
     /** Drops every pending query (shutdown). */
@@ -76,13 +79,15 @@ public final class DnsForwarder {
     private final class Query implements Handler {
         private final Timer timer = new Timer(this::timedOut);
         private final NameserverTries tries = new NameserverTries(nameservers);
+        private Family family;
         private MemorySegment message = MemorySegment.NULL;
         private int length, guest, guestPort;
         private int fd = -1;
         /** Why the latest nameserver failed (an errno), 0 for silence. */
         private int lastError;
 
-        void start(MemorySegment f, long off, int len, int guest, int guestPort) {
+        void start(Family family, MemorySegment f, long off, int len, int guest, int guestPort) {
+            this.family = family;
             if (message.byteSize() < len) message = Arena.ofAuto().allocate(Math.max(512, len));
             MemorySegment.copy(f, off, message, 0, len);
             this.length = len;
@@ -100,22 +105,22 @@ public final class DnsForwarder {
             closeSocket();
             for (Nameserver ns = tries.next(); ns != null; ns = tries.next()) {
                 if (tries.retrying()) counters.dnsRetries++;
-                int s = ns.socket(false);
+                int s = ns.socket(sockets, false);
                 if (s < 0) {
                     lastError = -s;
                     continue;
                 }
-                int r = ns.connect(s);
-                if (r == 0) r = Libc.write(s, message, 0, length);
+                int r = ns.connect(sockets, s);
+                if (r == 0) r = sockets.write(s, message, 0, length);
                 if (r < 0) {
-                    Libc.close(s);
+                    sockets.close(s);
                     lastError = -r;
                     Log.debug(() -> "dns: nameserver " + tries.current() + " failed: " + Errno.describe(lastError));
                     continue;
                 }
                 fd = s;
                 loop.register(fd, Epoll.IN, this);
-                loop.schedule(timer, EventLoop.now() + Nameservers.ATTEMPT_TIMEOUT_NANOS);
+                loop.schedule(timer, clock.now() + Nameservers.ATTEMPT_TIMEOUT_NANOS);
                 return;
             }
             giveUp();
@@ -123,8 +128,8 @@ public final class DnsForwarder {
 
         @Override
         public void onEvents(int events) {
-            MemorySegment frame = family.output().frame();
-            int n = Libc.read(fd, frame, family.udpPayloadOffset(), family.maxUdpPayload());
+            GuestOutput out = family.output();
+            int n = sockets.read(fd, out.frame(), out.udpPayloadOffset(), out.maxUdpPayload());
             if (n == -Errno.EAGAIN) return;
             if (n < 0) {
                 lastError = -n; // the nameserver's ICMP error, e.g. port unreachable
@@ -133,7 +138,7 @@ public final class DnsForwarder {
                 return;
             }
             tries.answered();
-            family.sendUdp(family.dns(), PORT, guest, guestPort, n);
+            out.sendUdp(family.dns(), PORT, guest, guestPort, n);
             finish();
         }
 
@@ -168,7 +173,7 @@ public final class DnsForwarder {
         private void closeSocket() {
             if (fd < 0) return;
             loop.unregister(fd);
-            Libc.close(fd);
+            sockets.close(fd);
             fd = -1;
         }
     }

@@ -1,6 +1,6 @@
 package io.jslirp.service;
 
-import io.jslirp.loop.EventLoop;
+import io.jslirp.loop.Reactor;
 import io.jslirp.loop.Timer;
 import io.jslirp.stack.Ipv6Network;
 import io.jslirp.stack.ServiceOutput;
@@ -23,15 +23,16 @@ public final class RouterAdvertisements {
     private static final int ROUTER_LIFETIME = 1800, PREFIX_VALID = 86400, PREFIX_PREFERRED = 14400, DNS_LIFETIME = 1800;
     private static final long ALL_NODES_MAC = Ethernet.ipv6Multicast(Ipv6.ALL_NODES_LO);
 
-    private final EventLoop loop;
+    /** Where the periodic advertisements are timed, once started; null before (and in tests). */
+    private Reactor loop;
     private final Timer timer = new Timer(this::tick);
     private final ServiceOutput out;
     private final Ndp.Advertisement advertisement;
     /** fe80::2 and ff02::1: handles held for the life of the service. */
     private final int router, allNodes;
 
-    /** out: the stack's IPv6 output; loop: where the periodic advertisements are timed, or null for none (tests). */
-    public RouterAdvertisements(EventLoop loop, ServiceOutput out, Ipv6Network network) {
+    /** out: the stack's IPv6 output. Answers solicitations; unsolicited advertisements wait for {@link #start}. */
+    public RouterAdvertisements(ServiceOutput out, Ipv6Network network) {
         this.out = out;
         AddressBook book = out.addresses();
         this.router = book.acquire(Ipv6Network.LINK_LOCAL_HI, Ipv6Network.ROUTER_LINK_LOCAL_LO);
@@ -40,13 +41,17 @@ public final class RouterAdvertisements {
                 .link(network.gatewayMac(), network.mtu())
                 .prefix(network.prefixHi(), Ipv6Network.PREFIX_LENGTH, PREFIX_VALID, PREFIX_PREFERRED)
                 .dns(network.dnsHi(), network.dnsLo(), DNS_LIFETIME);
+    }
+
+    /** Sends an unsolicited advertisement now and then every {@code INTERVAL_NANOS}, timed by loop. */
+    public void start(Reactor loop) {
         this.loop = loop;
-        if (loop != null) loop.schedule(timer, EventLoop.now());
+        loop.schedule(timer, loop.clock().now());
     }
 
     private void tick() {
         advertise();
-        loop.schedule(timer, EventLoop.now() + INTERVAL_NANOS);
+        loop.schedule(timer, loop.clock().now() + INTERVAL_NANOS);
     }
 
     /** An unsolicited Router Advertisement to all nodes. */

@@ -1,6 +1,7 @@
 package io.jslirp.service;
 
-import io.jslirp.loop.EventLoop;
+import io.jslirp.loop.Reactor;
+import io.jslirp.loop.Clock;
 import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
 import io.jslirp.stack.GuestOutput;
@@ -25,9 +26,11 @@ public final class TftpServer {
     static final int MAX_TRANSFERS = 16;
     static final long RETRANSMIT_NANOS = 1_000_000_000L;
     static final int MAX_RETRANSMITS = 5;
-    private final long PAYLOAD;
+    /** Where a datagram's payload goes in the output's frame. */
+    private final long payload;
 
-    private final EventLoop loop;
+    private final Reactor loop;
+    private final Clock clock;
     private final GuestOutput stack;
     /** The gateway's address handle, held for the life of the server: the transfers come from its port 69. */
     private final int gateway;
@@ -39,17 +42,18 @@ public final class TftpServer {
     private final ByteBuffer dataArea;
     private final Transfer[] transfers = new Transfer[MAX_TRANSFERS];
 
-    public TftpServer(EventLoop loop, GuestOutput stack, TftpFiles files) {
+    public TftpServer(Reactor loop, GuestOutput stack, TftpFiles files) {
         this.loop = loop;
+        this.clock = loop.clock();
         this.stack = stack;
         this.files = files;
         this.counters = stack.counters();
-        this.PAYLOAD = stack.udpPayloadOffset();
+        this.payload = stack.udpPayloadOffset();
         this.gateway = stack.gateway();
         stack.addresses().retain(gateway);
         int fitting = stack.mtu() - Ipv4.MIN_HEADER_LENGTH - Udp.HEADER_LENGTH - Tftp.HEADER_LENGTH;
         this.maxBlockSize = Math.clamp(fitting, Tftp.MIN_BLOCK_SIZE, Tftp.MAX_BLOCK_SIZE);
-        this.dataArea = stack.frame().asSlice(PAYLOAD + Tftp.HEADER_LENGTH, Tftp.MAX_BLOCK_SIZE).asByteBuffer();
+        this.dataArea = stack.frame().asSlice(payload + Tftp.HEADER_LENGTH, Tftp.MAX_BLOCK_SIZE).asByteBuffer();
     }
 
     /** Takes a datagram the guest sent to the gateway's TFTP port. */
@@ -120,7 +124,7 @@ public final class TftpServer {
     }
 
     private void sendError(int guest, int guestPort, int code, String message) {
-        int length = Tftp.writeError(stack.frame(), PAYLOAD, code, message);
+        int length = Tftp.writeError(stack.frame(), payload, code, message);
         stack.sendUdp(gateway, Tftp.PORT, guest, guestPort, length);
     }
 
@@ -175,7 +179,7 @@ public final class TftpServer {
             MemorySegment frame = stack.frame();
             int length;
             if (block == 0) {
-                length = Tftp.writeOack(frame, PAYLOAD, negotiatedBlockSize, transferSize);
+                length = Tftp.writeOack(frame, payload, negotiatedBlockSize, transferSize);
             } else {
                 int n = read((block - 1) * blockSize);
                 if (n < 0) {
@@ -184,11 +188,11 @@ public final class TftpServer {
                     return;
                 }
                 last = n < blockSize;
-                Tftp.writeDataHeader(frame, PAYLOAD, block);
+                Tftp.writeDataHeader(frame, payload, block);
                 length = Tftp.HEADER_LENGTH + n;
             }
             stack.sendUdp(gateway, Tftp.PORT, guest, guestPort, length);
-            loop.schedule(retransmit, EventLoop.now() + RETRANSMIT_NANOS);
+            loop.schedule(retransmit, clock.now() + RETRANSMIT_NANOS);
         }
 
         /** Reads up to one block at position into the outgoing frame; the bytes read, or -1. */

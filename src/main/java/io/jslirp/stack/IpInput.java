@@ -71,6 +71,10 @@ final class IpInput {
             drop(out, error, f, off, h);
             return;
         }
+        if (v.namesNoLinkAddress(h)) {
+            counters.dropped(Drop.UNSUPPORTED);
+            return;
+        }
         neighbours.heard(out, h, mac);
         if (h.isFragment()) {
             MemorySegment whole = reassembler.add(v, f, off + h.headerLength(), h, clock.getAsLong());

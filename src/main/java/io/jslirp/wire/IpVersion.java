@@ -67,6 +67,22 @@ public enum IpVersion {
      * address or to a multicast one. IPv4's are all handed on, as ever (a broadcast to the
      * gateway's ports, a source of 0.0.0.0).
      */
+    /**
+     * Whether an IPv6 packet names an address that never crosses a link: an IPv4-mapped one
+     * (::ffff:0:0/96, which would reach IPv4's flows and policy under IPv6's guise), or comes from
+     * the loopback ::1 (RFC 4291 2.5.3: a guest sends from it before SLAAC gives it an address, and
+     * an answer to it could not come back). Dropped as unsupported. (A crafted packet to ::1 is
+     * taken, as one to 127.0.0.1 is over IPv4: the outbound policy decides.)
+     */
+    public boolean namesNoLinkAddress(IpHeader h) {
+        return this == V6 && (mapped(h.sourceHi(), h.sourceLo()) || mapped(h.destinationHi(), h.destinationLo())
+                || (h.sourceHi() == 0 && h.sourceLo() == 1));
+    }
+
+    private static boolean mapped(long hi, long lo) {
+        return hi == 0 && (lo >>> 32) == 0xffffL;
+    }
+
     public boolean staysOnLink(IpHeader h) {
         return this == V6 && ((h.sourceHi() | h.sourceLo()) == 0 || Ipv6.isMulticast(h.destinationHi()));
     }

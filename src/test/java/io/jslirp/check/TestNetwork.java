@@ -39,7 +39,7 @@ public final class TestNetwork {
         NetworkConfig config = NetworkConfig.defaults();
         Ipv6Network network6 = ipv6 ? Ipv6Network.defaults(config) : null;
         stack = new Stack(config, network6, link, counters, addresses);
-        advertisements = ipv6 ? new RouterAdvertisements(null, stack.ipv6(), network6) : null;
+        advertisements = ipv6 ? new RouterAdvertisements(stack.ipv6(), network6) : null;
         stack.setServices(new LinkServices(new DhcpServer(config, bootFile, stack.ipv4()),
                 ipv6 ? new Dhcpv6Server(stack.ipv6(), network6) : null, advertisements));
         stack.setClock(() -> now);

@@ -1,6 +1,6 @@
 package io.jslirp.forward;
 
-import io.jslirp.policy.HostAddress6;
+import io.jslirp.policy.HostAddress;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -41,9 +41,9 @@ class PortForwardTest {
     @Test
     void anIpv6AddressIsWrittenPlainlyBeforeTheSlash() {
         assertThat(PortForward.parse(Protocol.TCP, "::1/8080:80"))
-                .containsExactly(new PortForward(Protocol.TCP, 0, HostAddress6.LOOPBACK, 8080, 0, 80));
+                .containsExactly(new PortForward(Protocol.TCP, 0, HostAddress.LOOPBACK, 8080, 0, 80));
         List<PortForward> any = PortForward.parse(Protocol.UDP, "::/5353:53", true);
-        assertThat(any).containsExactly(new PortForward(Protocol.UDP, 0, new HostAddress6(0, 0), 5353, 0, 53));
+        assertThat(any).containsExactly(new PortForward(Protocol.UDP, 0, new HostAddress(0, 0), 5353, 0, 53));
         assertThat(any.getFirst().ipv6()).isTrue();
         assertThat(PortForward.parse(Protocol.TCP, "2001:db8::7/80").getFirst().toString()).isEqualTo("tcp [2001:db8::7]/80:80");
     }
@@ -52,8 +52,8 @@ class PortForwardTest {
     void withoutAddressIpv6LoopbackToWhenAsked() {
         assertThat(PortForward.parse(Protocol.TCP, "8080-8081:80-81", true)).containsExactly(
                 new PortForward(Protocol.TCP, LOOPBACK, 8080, 0, 80), new PortForward(Protocol.TCP, LOOPBACK, 8081, 0, 81),
-                new PortForward(Protocol.TCP, 0, HostAddress6.LOOPBACK, 8080, 0, 80),
-                new PortForward(Protocol.TCP, 0, HostAddress6.LOOPBACK, 8081, 0, 81));
+                new PortForward(Protocol.TCP, 0, HostAddress.LOOPBACK, 8080, 0, 80),
+                new PortForward(Protocol.TCP, 0, HostAddress.LOOPBACK, 8081, 0, 81));
         assertThat(PortForward.parse(Protocol.TCP, "127.0.0.1/8080", true)).hasSize(1);
     }
 

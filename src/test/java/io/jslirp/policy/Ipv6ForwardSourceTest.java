@@ -20,7 +20,7 @@ class Ipv6ForwardSourceTest {
 
     @Test
     void withPreserveSourceOnlyAddressesTheGuestCanAnswerAreKept() {
-        ForwardSource source = new Ipv6ForwardSource(net, book, gateway, true);
+        ForwardSource source = new ForwardSource(book, AddressPlan.of(net), gateway, true);
         int remote = handle("2001:db8::77");
         assertThat(source.of(remote)).isEqualTo(remote);
         for (String unanswerable : new String[] {"::1", "::", "fe80::1", "fd00::5", "::ffff:192.0.2.1", "ff02::1"}) {
@@ -30,7 +30,7 @@ class Ipv6ForwardSourceTest {
 
     @Test
     void withoutItEveryClientComesFromTheGateway() {
-        ForwardSource source = new Ipv6ForwardSource(net, book, gateway, false);
+        ForwardSource source = new ForwardSource(book, AddressPlan.of(net), gateway, false);
         assertThat(source.of(handle("2001:db8::77"))).isEqualTo(gateway);
     }
 }

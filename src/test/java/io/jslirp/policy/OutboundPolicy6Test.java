@@ -3,6 +3,7 @@ package io.jslirp.policy;
 import io.jslirp.policy.DestinationRules.Network;
 import io.jslirp.stack.Ipv6Network;
 import io.jslirp.stack.NetworkConfig;
+import io.jslirp.sys.HostSockets;
 import io.jslirp.util.AddressBook;
 import io.jslirp.wire.Ipv6;
 import org.junit.jupiter.api.Test;
@@ -28,12 +29,13 @@ class OutboundPolicy6Test {
         };
     }
 
-    private OutboundPolicy6 policy(boolean hostLoopback) {
+    private OutboundPolicy policy(boolean hostLoopback) {
         return policy(hostLoopback, DestinationRules.NONE);
     }
 
-    private OutboundPolicy6 policy(boolean hostLoopback, DestinationRules rules) {
-        return new OutboundPolicy6(Ipv6Network.defaults(NetworkConfig.fromCidr("10.0.2.0/24", 1500, hostLoopback)), book, null, rules);
+    private OutboundPolicy policy(boolean hostLoopback, DestinationRules rules) {
+        return new OutboundPolicy(book, AddressPlan.of(Ipv6Network.defaults(NetworkConfig.fromCidr("10.0.2.0/24", 1500, hostLoopback))), rules,
+                null, HostSockets.SYSTEM);
     }
 
     private static DestinationRules rules(List<String> allow, List<String> deny) {
@@ -42,14 +44,14 @@ class OutboundPolicy6Test {
 
     @Test
     void gatewayIsHostLoopback() {
-        OutboundPolicy6 p = policy(true);
+        OutboundPolicy p = policy(true);
         assertThat(target(p.target(handle("fd00::2")))).isEqualTo("::1");
         assertThat(target(p.target(handle("::1")))).as("a crafted frame to ::1, as to 127.0.0.1").isEqualTo("::1");
     }
 
     @Test
     void otherAddressesGoToThemselvesExceptTheLinkAndSpecialOnes() {
-        OutboundPolicy6 p = policy(true);
+        OutboundPolicy p = policy(true);
         assertThat(target(p.target(handle("2001:db8::1")))).isEqualTo("2001:db8::1");
         // fd00::3 too: its port 53 is the DNS forwarder's, nothing else is there
         for (String no : new String[] {"fd00::3", "fd00::5", "fe80::1", "ff02::1", "::", "::ffff:10.0.2.2", "::ffff:127.0.0.1"}) {
@@ -59,7 +61,7 @@ class OutboundPolicy6Test {
 
     @Test
     void disabledHostLoopbackClosesTheGatewayAndLoopbackAsForIpv4() {
-        OutboundPolicy6 p = policy(false);
+        OutboundPolicy p = policy(false);
         assertThat(target(p.target(handle("fd00::2")))).isEqualTo("no route");
         assertThat(target(p.target(handle("::1")))).isEqualTo("no route");
         assertThat(target(p.target(handle("2001:db8::1")))).isEqualTo("2001:db8::1");
@@ -69,7 +71,7 @@ class OutboundPolicy6Test {
 
     @Test
     void denyWinsOverAllowAndAnAllowListRefusesEverythingElse() {
-        OutboundPolicy6 p = policy(true, rules(List.of("2001:db8::/32", "192.0.2.0/24"), List.of("2001:db8:dead::/48")));
+        OutboundPolicy p = policy(true, rules(List.of("2001:db8::/32", "192.0.2.0/24"), List.of("2001:db8:dead::/48")));
         assertThat(target(p.target(handle("2001:db8::1")))).isEqualTo("2001:db8::1");
         assertThat(target(p.target(handle("2001:db8:dead::1")))).as("denied though allowed").isEqualTo("prohibited");
         assertThat(target(p.target(handle("2001:db9::1")))).as("not allowed").isEqualTo("prohibited");
@@ -80,10 +82,10 @@ class OutboundPolicy6Test {
 
     @Test
     void denyingLoopbackClosesTheGatewayWithoutTheFlag() {
-        OutboundPolicy6 p = policy(true, rules(List.of(), List.of("::1")));
+        OutboundPolicy p = policy(true, rules(List.of(), List.of("::1")));
         assertThat(target(p.target(handle("fd00::2")))).isEqualTo("prohibited");
         assertThat(target(p.target(handle("2001:db8::1")))).isEqualTo("2001:db8::1");
-        OutboundPolicy6 v4Loopback = policy(true, rules(List.of(), List.of("127.0.0.0/8")));
+        OutboundPolicy v4Loopback = policy(true, rules(List.of(), List.of("127.0.0.0/8")));
         assertThat(target(v4Loopback.target(handle("fd00::2")))).as("IPv4's loopback is not ::1").isEqualTo("::1");
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.jslirp.policy.DestinationRules.Network;
 import io.jslirp.stack.NetworkConfig;
+import io.jslirp.sys.HostSockets;
 import io.jslirp.util.AddressBook;
 import io.jslirp.wire.Icmpv4;
 import io.jslirp.wire.Ipv4;
@@ -33,7 +34,8 @@ class OutboundPolicyTest {
     }
 
     private static Policy policy(boolean hostLoopback, DestinationRules rules) {
-        return new Policy(new OutboundPolicy(NetworkConfig.fromCidr("10.0.2.0/24", 1500, hostLoopback), BOOK, 0, rules));
+        return new Policy(new OutboundPolicy(BOOK, AddressPlan.of(NetworkConfig.fromCidr("10.0.2.0/24", 1500, hostLoopback)), rules, null,
+                HostSockets.SYSTEM));
     }
 
     private static DestinationRules rules(List<String> allow, List<String> deny) {

@@ -96,7 +96,7 @@ class StackFuzzTest {
         Ipv6Network network6 = Ipv6Network.defaults(config);
         Stack stack = new Stack(config, network6, sink, counters, addresses);
         stack.setServices(new LinkServices(new DhcpServer(config, null, stack.ipv4()), new Dhcpv6Server(stack.ipv6(), network6),
-                new RouterAdvertisements(null, stack.ipv6(), network6)));
+                new RouterAdvertisements(stack.ipv6(), network6)));
         int held = addresses.size();
         Transport transport = new Transport() {
             @Override

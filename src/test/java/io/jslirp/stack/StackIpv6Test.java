@@ -137,6 +137,23 @@ class StackIpv6Test {
         sent.expectNone(); // no DHCPv6 reply
     }
 
+    /**
+     * Addresses that never cross a link: an IPv4-mapped one would reach IPv4's flows and policy
+     * under IPv6's guise, and an answer to ::1 (a guest's source before SLAAC) could not come back.
+     */
+    @Test
+    void ipv4MappedAddressesAndALoopbackSourceAreDropped() {
+        lan.receive(tcpSyn("::ffff:10.0.2.2").build());
+        lan.receive(Frames.v6("::ffff:10.0.2.100", GATEWAY).tcp(40000, 80, Tcp.SYN, 1, 0).build());
+        lan.receive(Frames.v6("::1", GATEWAY).tcp(40000, 80, Tcp.SYN, 1, 0).build());
+        assertThat(lan.transport).isEmpty();
+        assertThat(counters.unsupported).isEqualTo(3);
+        lan.receive(tcpSyn("::1").build());
+        assertThat(lan.transport).as("a crafted packet to ::1 is the outbound policy's to judge, as 127.0.0.1 is")
+                .containsExactly("tcp fd00::1:2:3:4 -> ::1 20");
+        sent.expectNone();
+    }
+
     /** A tap's vnet header says the guest's kernel left the checksum to the device: then it holds only the pseudo-header sum. */
     @Test
     void checksumsTheLinkVouchesForAreNotChecked() {
