@@ -10,7 +10,7 @@ import io.jslirp.sys.Errno;
 import io.jslirp.sys.HostSockets;
 import io.jslirp.util.FlowTable;
 import io.jslirp.util.Log;
-import io.jslirp.wire.Bytes;
+import io.jslirp.wire.Icmp;
 import io.jslirp.wire.Icmpv4;
 import io.jslirp.wire.Udp;
 
@@ -43,13 +43,13 @@ public final class PingNat {
 
     /** An echo request of len bytes (ICMP header and data, checksum verified) at off, from src to dst by family. */
     public void echo(Family family, MemorySegment f, long off, int len, int src, int dst) {
-        if (Icmpv4.code(f, off) != 0) { // the kernel sends only code 0
+        if (Icmp.code(f, off) != 0) { // the kernel sends only code 0
             counters.unsupported++;
             return;
         }
-        int id = Icmpv4.echoId(f, off);
+        int id = Icmp.echoId(f, off);
         Flow flow = flows.get(src, id, dst, 0);
-        long head = Bytes.u32(f, off + 4) & 0xffffffffL; // identifier and sequence, for an ICMP error's quote
+        long head = Icmp.rest(f, off) & 0xffffffffL; // identifier and sequence, for an ICMP error's quote
         if (flow == null) {
             flow = open(family, src, id, dst, head);
             if (flow == null) return;
@@ -142,8 +142,8 @@ public final class PingNat {
         boolean received(GuestOutput out, int n) {
             MemorySegment frame = out.frame();
             long at = out.icmpOffset();
-            if (n < Icmpv4.HEADER_LENGTH || Icmpv4.type(frame, at) != family.echoReplyType()) return false;
-            Icmpv4.setEchoId(frame, at, guestId);
+            if (n < Icmp.HEADER_LENGTH || Icmp.type(frame, at) != family.echoReplyType()) return false;
+            Icmp.setEchoId(frame, at, guestId);
             out.sendIcmp(remoteAddress, guestAddress, n);
             return true;
         }

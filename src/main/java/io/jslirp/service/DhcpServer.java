@@ -3,7 +3,6 @@ package io.jslirp.service;
 import io.jslirp.stack.NetworkConfig;
 import io.jslirp.stack.ServiceOutput;
 import io.jslirp.util.AddressBook;
-import io.jslirp.wire.Bytes;
 import io.jslirp.wire.Dhcp;
 import io.jslirp.wire.Drop;
 import io.jslirp.wire.Ipv4;
@@ -100,21 +99,21 @@ public final class DhcpServer {
         Dhcp.writeReply(tx, txOff, Dhcp.xid(rx, off), Dhcp.flags(rx, off), reply == Dhcp.ACK || reply == Dhcp.OFFER ? address : 0,
                 config.gateway(), mac);
         long p = txOff + Dhcp.FIXED_LENGTH;
-        p = option(tx, p, Dhcp.OPT_MESSAGE_TYPE, 1, reply);
-        p = option(tx, p, Dhcp.OPT_SERVER_ID, 4, config.gateway());
+        p = Dhcp.putOption(tx, p, Dhcp.OPT_MESSAGE_TYPE, 1, reply);
+        p = Dhcp.putOption(tx, p, Dhcp.OPT_SERVER_ID, 4, config.gateway());
         if (reply != Dhcp.NAK) {
-            p = option(tx, p, Dhcp.OPT_LEASE_TIME, 4, LEASE_SECONDS);
-            p = option(tx, p, Dhcp.OPT_SUBNET_MASK, 4, config.netmask());
-            p = option(tx, p, Dhcp.OPT_ROUTER, 4, config.gateway());
-            p = option(tx, p, Dhcp.OPT_DNS, 4, config.dns());
-            p = option(tx, p, Dhcp.OPT_MTU, 2, config.mtu());
+            p = Dhcp.putOption(tx, p, Dhcp.OPT_LEASE_TIME, 4, LEASE_SECONDS);
+            p = Dhcp.putOption(tx, p, Dhcp.OPT_SUBNET_MASK, 4, config.netmask());
+            p = Dhcp.putOption(tx, p, Dhcp.OPT_ROUTER, 4, config.gateway());
+            p = Dhcp.putOption(tx, p, Dhcp.OPT_DNS, 4, config.dns());
+            p = Dhcp.putOption(tx, p, Dhcp.OPT_MTU, 2, config.mtu());
             if (bootFile != null) {
                 Dhcp.writeBootFile(tx, txOff, bootFile);
-                p = option(tx, p, Dhcp.OPT_TFTP_SERVER, tftpServer);
-                p = option(tx, p, Dhcp.OPT_BOOTFILE, bootFile);
+                p = Dhcp.putOption(tx, p, Dhcp.OPT_TFTP_SERVER, tftpServer);
+                p = Dhcp.putOption(tx, p, Dhcp.OPT_BOOTFILE, bootFile);
             }
         }
-        Bytes.u8(tx, p++, Dhcp.OPT_END);
+        p = Dhcp.putEnd(tx, p);
         // Pad to the 300-byte BOOTP minimum some clients expect.
         int length = (int) (p - txOff);
         if (length < 300) {
@@ -130,23 +129,6 @@ public final class DhcpServer {
         out.sendUdp(out.gateway(), Dhcp.SERVER_PORT, broadcast, Dhcp.CLIENT_PORT, length, mac);
     }
 
-    private static long option(MemorySegment s, long p, int code, int size, int value) {
-        Bytes.u8(s, p, code);
-        Bytes.u8(s, p + 1, size);
-        switch (size) {
-            case 1 -> Bytes.u8(s, p + 2, value);
-            case 2 -> Bytes.u16(s, p + 2, value);
-            default -> Bytes.u32(s, p + 2, value);
-        }
-        return p + 2 + size;
-    }
-
-    private static long option(MemorySegment s, long p, int code, byte[] value) {
-        Bytes.u8(s, p, code);
-        Bytes.u8(s, p + 1, value.length);
-        MemorySegment.copy(MemorySegment.ofArray(value), 0, s, p + 2, value.length);
-        return p + 2 + value.length;
-    }
 
     /** Notes that address is the source of a frame: a lease for it is really used and is not taken back. */
     public void seen(int address) {

@@ -126,4 +126,30 @@ public final class Dhcp {
         Bytes.mac(s, off + CHADDR, clientMac);
         Bytes.u32(s, off + COOKIE, MAGIC_COOKIE);
     }
+
+    /** Writes option code with a value of size 1, 2 or 4 bytes at p; returns where the next option goes. */
+    public static long putOption(MemorySegment s, long p, int code, int size, int value) {
+        Bytes.u8(s, p, code);
+        Bytes.u8(s, p + 1, size);
+        switch (size) {
+            case 1 -> Bytes.u8(s, p + 2, value);
+            case 2 -> Bytes.u16(s, p + 2, value);
+            default -> Bytes.u32(s, p + 2, value);
+        }
+        return p + 2 + size;
+    }
+
+    /** Writes option code with value (at most 255 bytes) at p; returns where the next option goes. */
+    public static long putOption(MemorySegment s, long p, int code, byte[] value) {
+        Bytes.u8(s, p, code);
+        Bytes.u8(s, p + 1, value.length);
+        MemorySegment.copy(MemorySegment.ofArray(value), 0, s, p + 2, value.length);
+        return p + 2 + value.length;
+    }
+
+    /** Ends the options at p; returns the end of the message. */
+    public static long putEnd(MemorySegment s, long p) {
+        Bytes.u8(s, p, OPT_END);
+        return p + 1;
+    }
 }

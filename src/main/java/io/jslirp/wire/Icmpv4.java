@@ -1,10 +1,7 @@
 package io.jslirp.wire;
 
-import java.lang.foreign.MemorySegment;
-
-/** ICMPv4's numbers (RFC 792); the header is {@link Icmp}'s, which these accessors read. */
+/** ICMPv4's numbers (RFC 792); the header and its accessors are {@link Icmp}'s, shared with ICMPv6. */
 public final class Icmpv4 {
-    public static final int HEADER_LENGTH = Icmp.HEADER_LENGTH;
     public static final int ECHO_REPLY = 0;
     public static final int DEST_UNREACHABLE = 3;
     public static final int ECHO_REQUEST = 8;
@@ -17,21 +14,4 @@ public final class Icmpv4 {
     public static final int QUOTED_TRANSPORT_BYTES = 8;
 
     private Icmpv4() {}
-
-    public static int type(MemorySegment s, long off) {
-        return Icmp.type(s, off);
-    }
-
-    public static int code(MemorySegment s, long off) {
-        return Icmp.code(s, off);
-    }
-
-    /** The identifier of an echo request or reply. */
-    public static int echoId(MemorySegment s, long off) {
-        return Icmp.echoId(s, off);
-    }
-
-    public static void setEchoId(MemorySegment s, long off, int id) {
-        Icmp.setEchoId(s, off, id);
-    }
 }

@@ -158,7 +158,7 @@ class StackFuzzTest {
                 return (int) ip + Arp.LENGTH;
             }
             case 1 -> {
-                int len = Icmpv4.HEADER_LENGTH + rnd.nextInt(1400);
+                int len = Icmp.HEADER_LENGTH + rnd.nextInt(1400);
                 Bytes.u8(frame, l4, Icmpv4.ECHO_REQUEST);
                 Bytes.u16(frame, l4 + 4, rnd.nextInt(0x10000));
                 Icmp.fillChecksum(frame, l4, len, 0);
