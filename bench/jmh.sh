@@ -13,13 +13,13 @@
 #
 # Benchmarks (src/jmh/java/io/jslirp/bench), all on preallocated native memory, single-threaded:
 #   ChecksumBench.checksum          Checksum.of over 64, 1500 and 65536 bytes; size / (ns/op) = GB/s
-#   TcpChecksumBench.fillChecksum4  Tcp.fillChecksum4 of a full-size segment in its frame (pseudo-header + 1480 bytes)
+#   TcpChecksumBench.fillChecksum4  Tcp.fillChecksum of a full-size segment in its frame (IPv4 pseudo-header + 1480 bytes)
 #   FrameParseBench.headerChecks    a 1514-byte guest TCP data frame: Ethernet type, Ipv4.check (header checksum), Tcp.check
 #   FrameParseBench.parseOptions    Tcp.parseOptions of that frame's timestamps option
 #   StackReceiveBench.receive       Stack.receive of that frame through the Ethernet/IPv4 demux to a no-op Transport
 #   TcpReceiveBench.receiveSegment  TcpConnection.onSegment of an in-order 1448-byte segment on an established
 #                                   connection, the host socket taking the bytes, and the flush that sends the ACK
-#   TcpSendBench.send64KiB          64 KiB of host data: the flush that builds 46 segments (through Stack: TCP
+#   TcpSendBench.send64KiB          64 KiB of host data: the flush that builds 46 segments (through the stack: TCP
 #                                   checksum, IPv4 header) and the guest's cumulative ACK that frees them
 set -euo pipefail
 here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)

@@ -34,9 +34,11 @@ final class Established {
         syn.hasTimestamp = true;
         syn.tsVal = 1_000;
         Stack stack = new Stack(GuestFrames.NETWORK, (f, n) -> true, new Counters());
-        conn = new TcpConnection(GuestFrames.GUEST, GuestFrames.GUEST_PORT, GuestFrames.REMOTE, GuestFrames.REMOTE_PORT,
-                GUEST_ISN, syn, ISS, config, new BufferPool(config.bufferBudget()), stack, reset -> { throw new IllegalStateException("connection closed"); });
-        conn.hostConnected(NOW);
+        // Addresses above the wire are handles of the stack's book.
+        int guest = stack.addresses().acquire4(GuestFrames.GUEST), remote = stack.addresses().acquire4(GuestFrames.REMOTE);
+        conn = new TcpConnection(guest, GuestFrames.GUEST_PORT, remote, GuestFrames.REMOTE_PORT,
+                GUEST_ISN, syn, ISS, config, new BufferPool(config.bufferBudget()), stack.ipv4());
+        if ((conn.hostConnected(NOW) & TcpConnection.SEND_NOW) != 0) conn.sendNow();
         MemorySegment ack = GuestFrames.tcp(Tcp.ACK, GUEST_ISN + 1, ISS + 1, 0xffff, 0);
         conn.onSegment(ack, GuestFrames.TCP_OFFSET, GuestFrames.tcpLength(ack), options(ack), NOW);
         if (conn.state() != TcpConnection.State.ESTABLISHED) throw new IllegalStateException(conn.toString());

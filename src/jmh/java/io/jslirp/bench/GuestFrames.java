@@ -2,6 +2,8 @@ package io.jslirp.bench;
 
 import io.jslirp.stack.NetworkConfig;
 import io.jslirp.wire.Ethernet;
+import io.jslirp.wire.Checksum;
+import io.jslirp.wire.IpHeader;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Tcp;
 
@@ -31,10 +33,11 @@ final class GuestFrames {
         MemorySegment f = Arena.ofAuto().allocate(TCP_OFFSET + tcpLength, 64);
         for (int i = 0; i < payload; i++) f.set(ValueLayout.JAVA_BYTE, TCP_OFFSET + TCP_HEADER_LENGTH + i, (byte) (i * 131 + 7));
         Ethernet.write(f, 0, NETWORK.gatewayMac(), GUEST_MAC, Ethernet.TYPE_IPV4);
-        Ipv4.write(f, Ethernet.HEADER_LENGTH, Ipv4.MIN_HEADER_LENGTH + tcpLength, 1, 64, Ipv4.PROTO_TCP, GUEST, REMOTE);
+        Ipv4.write(f, Ethernet.HEADER_LENGTH, new IpHeader().source4(GUEST).destination4(REMOTE).protocol(Ipv4.PROTO_TCP).ttl(64).id(1)
+                .payloadLength(tcpLength));
         Tcp.appendTimestamps(f, TCP_OFFSET, Tcp.MIN_HEADER_LENGTH, 1_000, 2_000);
         Tcp.write(f, TCP_OFFSET, GUEST_PORT, REMOTE_PORT, seq, ack, flags, window, TCP_HEADER_LENGTH);
-        Tcp.fillChecksum4(f, TCP_OFFSET, tcpLength, GUEST, REMOTE);
+        Tcp.fillChecksum(f, TCP_OFFSET, tcpLength, Checksum.pseudoHeader4(GUEST, REMOTE, Ipv4.PROTO_TCP, tcpLength));
         return f;
     }
 

@@ -4,8 +4,8 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.jslirp.host.HostForward;
-import io.jslirp.host.PortForward;
+import io.jslirp.forward.HostForward;
+import io.jslirp.forward.PortForward;
 import io.jslirp.wire.Ipv4;
 
 import java.io.IOException;

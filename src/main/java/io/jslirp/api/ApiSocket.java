@@ -1,6 +1,7 @@
 package io.jslirp.api;
 
-import io.jslirp.loop.EventLoop;
+import io.jslirp.loop.Reactor;
+import io.jslirp.loop.Clock;
 import io.jslirp.loop.Handler;
 import io.jslirp.loop.Timer;
 import io.jslirp.sys.Epoll;
@@ -28,7 +29,8 @@ public final class ApiSocket {
     private static final int MAX_CLIENTS = 16;
     private static final long CLIENT_TIMEOUT_NANOS = 10_000_000_000L;
 
-    private final EventLoop loop;
+    private final Reactor loop;
+    private final Clock clock;
     private final Path path;
     private final ApiRequests requests;
     private final int fd;
@@ -38,8 +40,9 @@ public final class ApiSocket {
      * Listens at path (replacing a stale socket there), readable and writable by the owner only.
      * Throws IllegalArgumentException saying what failed.
      */
-    public ApiSocket(EventLoop loop, Path path, ApiRequests requests) {
+    public ApiSocket(Reactor loop, Path path, ApiRequests requests) {
         this.loop = loop;
+        this.clock = loop.clock();
         this.path = path;
         this.requests = requests;
         int s = Sockets.unixStream();
@@ -98,7 +101,7 @@ public final class ApiSocket {
         Client(int fd) {
             this.fd = fd;
             loop.register(fd, Epoll.IN, this);
-            loop.schedule(timeout, EventLoop.now() + CLIENT_TIMEOUT_NANOS);
+            loop.schedule(timeout, clock.now() + CLIENT_TIMEOUT_NANOS);
         }
 
         @Override

@@ -1,8 +1,8 @@
 package io.jslirp.api;
 
-import io.jslirp.host.FlowStatus;
-import io.jslirp.host.HostForward;
-import io.jslirp.host.PortForward;
+import io.jslirp.nat.FlowStatus;
+import io.jslirp.forward.HostForward;
+import io.jslirp.forward.PortForward;
 
 import java.util.function.Consumer;
 import java.util.function.ObjLongConsumer;

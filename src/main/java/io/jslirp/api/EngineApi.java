@@ -1,9 +1,9 @@
 package io.jslirp.api;
 
 import io.jslirp.engine.Engine;
-import io.jslirp.host.FlowStatus;
-import io.jslirp.host.HostForward;
-import io.jslirp.host.PortForward;
+import io.jslirp.nat.FlowStatus;
+import io.jslirp.forward.HostForward;
+import io.jslirp.forward.PortForward;
 
 import java.nio.file.Path;
 import java.util.function.Consumer;

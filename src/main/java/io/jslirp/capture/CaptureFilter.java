@@ -1,9 +1,9 @@
 package io.jslirp.capture;
 
 import io.jslirp.wire.Arp;
-import io.jslirp.wire.Bytes;
 import io.jslirp.wire.Ethernet;
 import io.jslirp.wire.Ipv4;
+import io.jslirp.wire.Udp;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
@@ -82,7 +82,7 @@ public final class CaptureFilter {
         int protocol = -1, source = 0, destination = 0, sourcePort = -1, destinationPort = -1;
         boolean arp = false, ip = false;
         int type = Ethernet.type(f, 0);
-        if (type == Ethernet.TYPE_ARP && Arp.valid(f, l3, length - (int) l3)) {
+        if (type == Ethernet.TYPE_ARP && Arp.check(f, l3, length - (int) l3) == null) {
             arp = true;
             source = Arp.senderIp(f, l3);
             destination = Arp.targetIp(f, l3);
@@ -94,8 +94,8 @@ public final class CaptureFilter {
             int ihl = Ipv4.headerLength(f, l3);
             boolean ported = protocol == Ipv4.PROTO_TCP || protocol == Ipv4.PROTO_UDP;
             if (ported && ihl >= Ipv4.MIN_HEADER_LENGTH && Ipv4.fragmentOffset(f, l3) == 0 && length >= l3 + ihl + 4) {
-                sourcePort = Bytes.u16(f, l3 + ihl);
-                destinationPort = Bytes.u16(f, l3 + ihl + 2);
+                sourcePort = Udp.sourcePort(f, l3 + ihl); // where TCP's ports are too
+                destinationPort = Udp.destinationPort(f, l3 + ihl);
             }
         }
         for (int i = 0; i < kinds.length; i++) {

@@ -1,6 +1,6 @@
 package io.jslirp.cli;
 
-import io.jslirp.host.PortForward;
+import io.jslirp.forward.PortForward;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Ipv6;
 import picocli.CommandLine.Command;

@@ -1,6 +1,6 @@
 package io.jslirp.cli;
 
-import io.jslirp.host.HostAddress6;
+import io.jslirp.policy.HostAddress;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
 import io.jslirp.sys.Sockets;
@@ -30,16 +30,16 @@ final class OutboundAddress {
     }
 
     /** The IPv6 address; IllegalArgumentException when it is not an IPv6 address of this host. */
-    static HostAddress6 check6(String text) {
-        HostAddress6 address;
+    static HostAddress check6(String text) {
+        HostAddress address;
         try {
-            address = HostAddress6.parse(text);
+            address = HostAddress.parse(text);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--outbound-addr6 must be an IPv6 address (interface names are not supported): " + text);
         }
         int fd = Sockets.udp6();
         if (fd < 0) throw new IllegalArgumentException("cannot create a socket: " + Errno.describe(-fd));
-        int r = Sockets.bind6(fd, address.hi(), address.lo(), 0);
+        int r = Sockets.bind(fd, address.hi(), address.lo(), 0);
         Libc.close(fd);
         if (r < 0) throw new IllegalArgumentException("--outbound-addr6 " + text + " cannot be used: " + Errno.describe(-r));
         return address;
@@ -52,7 +52,7 @@ final class OutboundAddress {
     static boolean ipv6LoopbackUsable() {
         int fd = Sockets.udp6();
         if (fd < 0) return false;
-        int r = Sockets.bind6(fd, HostAddress6.LOOPBACK.hi(), HostAddress6.LOOPBACK.lo(), 0);
+        int r = Sockets.bind(fd, HostAddress.LOOPBACK.hi(), HostAddress.LOOPBACK.lo(), 0);
         Libc.close(fd);
         return r == 0;
     }

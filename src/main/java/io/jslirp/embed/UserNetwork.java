@@ -2,8 +2,8 @@ package io.jslirp.embed;
 
 import io.jslirp.engine.Engine;
 import io.jslirp.engine.EngineConfig;
-import io.jslirp.host.Nameserver;
-import io.jslirp.host.PortForward;
+import io.jslirp.policy.Nameserver;
+import io.jslirp.forward.PortForward;
 import io.jslirp.link.Link;
 import io.jslirp.stack.NetworkConfig;
 import io.jslirp.wire.Ipv4;

@@ -1,20 +1,18 @@
 package io.jslirp.engine;
 
+
 import io.jslirp.capture.Capture;
-import io.jslirp.host.FlowStatus;
-import io.jslirp.host.HostTransport;
-import io.jslirp.host.Ipv6Transport;
-import io.jslirp.host.OutboundPolicy;
-import io.jslirp.host.PortForward;
+import io.jslirp.nat.FlowStatus;
+import io.jslirp.sys.HostSockets;
 import io.jslirp.link.Link;
 import io.jslirp.loop.EventLoop;
 import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
 import io.jslirp.stack.FrameSink;
 import io.jslirp.stack.Stack;
-import io.jslirp.stack.Stack6;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.EventFd;
+import io.jslirp.util.AddressBook;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -32,10 +30,11 @@ public final class Engine {
     private final Link link;
     private final EventLoop loop;
     private final Stack stack;
+    /** Every flow of both versions. */
     private final HostTransport transport;
-    /** IPv6 flows (with --enable-ipv6), else null. */
-    private final Ipv6Transport transport6;
     private final EventFd wakeup = new EventFd();
+    /** The one representation of addresses above the wire, both versions: handles shared by the stacks, the NAT and the forwards. */
+    private final AddressBook addresses = new AddressBook();
     /** Null without --pcap. */
     private final Capture capture;
     private final Timer captureWriteOut = new Timer(this::writeOutCapture);
@@ -48,32 +47,24 @@ public final class Engine {
         this.loop = new EventLoop(config.busyPollNanos());
         this.capture = openCapture(config.capture());
         FrameSink sink = capture == null ? link : new CapturingSink(link, capture);
-        this.stack = new Stack(config.network(), config.bootFile(), sink, new Counters());
-        this.transport = new HostTransport(loop, stack, new OutboundPolicy(config.network(), config.outboundAddress(), config.rules()),
-                config.nameservers(), config.tcp(), config.udpIdleNanos(), config.limits(), config.preserveSource());
-        stack.setTransport(transport);
-        if (config.tftpRoot() != null) transport.serveTftp(config.tftpRoot());
-        this.transport6 = config.ipv6() == null ? null : startIpv6(config, sink);
-        transport.setIpv6(transport6);
-        for (PortForward forward : config.forwards()) transport.forward(forward);
-        loop.atEndOfIteration(link::flush); // after the transport's flush, which produces frames
+        VirtualNetwork network = new VirtualNetwork(config, sink, addresses, loop, HostSockets.SYSTEM);
+        this.stack = network.stack();
+        this.transport = network.transport();
+        network.start(loop);
+        // One end-of-iteration step, in this order whatever was built first: the transport's flush
+        // produces frames, the link's writes them out.
+        loop.atEndOfIteration(() -> {
+            transport.flush();
+            link.flush();
+        });
         new LinkReceiver(link, stack, loop, capture);
-        if (capture != null) loop.schedule(captureWriteOut, EventLoop.now() + CAPTURE_WRITE_OUT_NANOS);
+        if (capture != null) loop.schedule(captureWriteOut, loop.clock().now() + CAPTURE_WRITE_OUT_NANOS);
         loop.register(wakeup.fd(), Epoll.IN, events -> {
             wakeup.drain();
             if (stopRequested) loop.stop();
         });
     }
 
-    private Ipv6Transport startIpv6(EngineConfig config, FrameSink sink) {
-        Stack6 stack6 = new Stack6(config.ipv6(), sink, stack.counters());
-        Ipv6Transport t = new Ipv6Transport(loop, stack6, config.nameservers(), config.tcp6(), config.udpIdleNanos(), config.limits(),
-                config.preserveSource(), config.outboundAddress6(), config.rules());
-        stack6.setTransport(t);
-        stack.setIpv6(stack6);
-        new RouterAdvertisements(loop, stack6);
-        return t;
-    }
 
     private static Capture openCapture(Capture.Settings settings) {
         if (settings == null) return null;
@@ -86,7 +77,7 @@ public final class Engine {
 
     private void writeOutCapture() {
         capture.writeOut();
-        loop.schedule(captureWriteOut, EventLoop.now() + CAPTURE_WRITE_OUT_NANOS);
+        loop.schedule(captureWriteOut, loop.clock().now() + CAPTURE_WRITE_OUT_NANOS);
     }
 
     public Counters counters() {
@@ -102,7 +93,6 @@ public final class Engine {
     /** A snapshot of every open flow, IPv4 and IPv6 (from the loop's thread only). */
     public void flows(Consumer<FlowStatus> sink) {
         transport.flows(sink);
-        if (transport6 != null) transport6.flows(sink);
     }
 
     public HostTransport transport() {
@@ -111,7 +101,7 @@ public final class Engine {
 
     /** The guest's address (the latest it sent from, else the configured one). */
     public int guestAddress() {
-        return stack.guestAddress();
+        return addresses.ipv4(stack.ipv4().guestAddress());
     }
 
     /** Runs task when the engine stops, before the loop closes (e.g. to remove a socket file). */
@@ -131,7 +121,6 @@ public final class Engine {
         } finally {
             atShutdown.forEach(Runnable::run);
             transport.shutdown();
-            if (transport6 != null) transport6.shutdown();
             loop.close();
             link.close();
             wakeup.close();

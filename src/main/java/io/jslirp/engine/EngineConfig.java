@@ -1,11 +1,11 @@
 package io.jslirp.engine;
 
 import io.jslirp.capture.Capture;
-import io.jslirp.host.DestinationRules;
-import io.jslirp.host.Limits;
-import io.jslirp.host.Nameserver;
-import io.jslirp.host.HostAddress6;
-import io.jslirp.host.PortForward;
+import io.jslirp.policy.DestinationRules;
+import io.jslirp.nat.Limits;
+import io.jslirp.policy.Nameserver;
+import io.jslirp.policy.HostAddress;
+import io.jslirp.forward.PortForward;
 import io.jslirp.stack.Ipv6Network;
 import io.jslirp.stack.NetworkConfig;
 import io.jslirp.tcp.TcpConfig;
@@ -36,7 +36,7 @@ import java.util.List;
 public record EngineConfig(NetworkConfig network, List<Nameserver> nameservers, TcpConfig tcp, long udpIdleNanos, List<PortForward> forwards,
                            int outboundAddress, Limits limits, Path tftpRoot, String bootFile, Capture.Settings capture,
                            long busyPollNanos, DestinationRules rules, boolean preserveSource, Ipv6Network ipv6,
-                           HostAddress6 outboundAddress6) {
+                           HostAddress outboundAddress6) {
     public static final long DEFAULT_UDP_IDLE_NANOS = 60_000_000_000L;
     public static final long DEFAULT_BUSY_POLL_NANOS = 50_000L;
 
@@ -65,7 +65,7 @@ public record EngineConfig(NetworkConfig network, List<Nameserver> nameservers, 
         private DestinationRules rules = DestinationRules.NONE;
         private boolean preserveSource;
         private Ipv6Network ipv6;
-        private HostAddress6 outboundAddress6;
+        private HostAddress outboundAddress6;
 
         private Builder(NetworkConfig network, List<Nameserver> nameservers) {
             this.network = network;
@@ -120,7 +120,7 @@ public record EngineConfig(NetworkConfig network, List<Nameserver> nameservers, 
         }
 
         /** IPv6 too, on slirp4netns's default network (fd00::/64). */
-        public Builder outboundAddress6(HostAddress6 v) {
+        public Builder outboundAddress6(HostAddress v) {
             outboundAddress6 = v;
             return this;
         }

@@ -59,14 +59,14 @@ final class LinkReceiver {
         Arrays.fill(lastBacklog, Long.MIN_VALUE / 2);
         for (int q = 0; q < queues; q++) {
             int queue = q;
-            batches[q] = () -> receiveBatch(queue, EventLoop.now());
+            batches[q] = () -> receiveBatch(queue, loop.clock().now());
             loop.register(link.fd(q), Epoll.IN, events -> onReadable(queue));
         }
     }
 
     private void onReadable(int queue) {
         if (backlogged[queue]) return; // its next batch is scheduled already
-        long now = EventLoop.now();
+        long now = loop.clock().now();
         if (now - lastBacklog[queue] >= BUSY_NANOS) {
             lastInteractive = now;
             loop.expectNextRequest(link.fd(queue));

@@ -1,9 +1,9 @@
 package io.jslirp.link;
 
-import io.jslirp.wire.Bytes;
 import io.jslirp.wire.Ethernet;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Ipv6;
+import io.jslirp.wire.Udp;
 
 import java.lang.foreign.MemorySegment;
 
@@ -55,7 +55,7 @@ final class FlowLanes {
         return lane;
     }
 
-    /** A hash of the frame's IPv4 flow, the same for both directions; 0 for frames that are not IPv4. */
+    /** A hash of the frame's IPv4 or IPv6 flow (the ports of TCP and UDP, where TCP's are too), the same for both directions; 0 for frames that are not IP. */
     static int flowKey(MemorySegment f, int length) {
         int ip = Ethernet.HEADER_LENGTH;
         int type = Ethernet.type(f, 0);
@@ -66,7 +66,7 @@ final class FlowLanes {
         int h = (Ipv4.source(f, ip) ^ Ipv4.destination(f, ip)) * 0x9E3779B1 + protocol;
         boolean hasPorts = (protocol == Ipv4.PROTO_TCP || protocol == Ipv4.PROTO_UDP)
                 && !Ipv4.isFragment(f, ip) && length >= ip + ihl + 4;
-        if (hasPorts) h = (h ^ (Bytes.u16(f, ip + ihl) ^ Bytes.u16(f, ip + ihl + 2))) * 0x85EBCA6B;
+        if (hasPorts) h = (h ^ (Udp.sourcePort(f, ip + ihl) ^ Udp.destinationPort(f, ip + ihl))) * 0x85EBCA6B;
         h ^= h >>> 15;
         return h == 0 ? 1 : h;
     }
@@ -80,7 +80,7 @@ final class FlowLanes {
         int h = ((int) a ^ (int) (a >>> 32)) * 0x9E3779B1 + protocol;
         int l4 = ip + Ipv6.HEADER_LENGTH;
         boolean hasPorts = (protocol == Ipv6.PROTO_TCP || protocol == Ipv6.PROTO_UDP) && length >= l4 + 4;
-        if (hasPorts) h = (h ^ (Bytes.u16(f, l4) ^ Bytes.u16(f, l4 + 2))) * 0x85EBCA6B;
+        if (hasPorts) h = (h ^ (Udp.sourcePort(f, l4) ^ Udp.destinationPort(f, l4))) * 0x85EBCA6B;
         h ^= h >>> 15;
         return h == 0 ? 1 : h;
     }

@@ -5,7 +5,7 @@ import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
 import io.jslirp.sys.Sockets;
 import io.jslirp.util.Log;
-import io.jslirp.wire.Bytes;
+import io.jslirp.wire.QemuStream;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -26,7 +26,7 @@ import java.lang.foreign.MemorySegment;
 public final class StreamLink implements Link {
     /** Largest frame either way: an Ethernet header and a 64 KiB IP datagram (MTU 65520 fits). */
     static final int MAX_FRAME = 14 + 65535;
-    private static final int LENGTH_PREFIX = 4;
+    private static final int LENGTH_PREFIX = QemuStream.PREFIX_LENGTH;
     private static final int IN_CAPACITY = 4 * (LENGTH_PREFIX + MAX_FRAME);
     private static final int OUT_CAPACITY = 2 << 20;
     /** Socket buffers asked for (the kernel caps them at its maximum). */
@@ -141,7 +141,7 @@ public final class StreamLink implements Link {
     /** The next whole frame from the input buffer into buffer: its length, 0 if none is whole yet. */
     private int nextFrame(MemorySegment buffer) {
         while (inEnd - inStart >= LENGTH_PREFIX) {
-            int length = Bytes.u32(in, inStart);
+            int length = QemuStream.frameLength(in, inStart);
             if (length <= 0 || length > MAX_FRAME) {
                 Log.warn("stream peer sent a frame length of " + Integer.toUnsignedString(length)
                         + " bytes: not a QEMU stream netdev? Disconnected it.");
@@ -201,7 +201,7 @@ public final class StreamLink implements Link {
                 return false; // the peer is not reading: dropped, like a frame for a full tap queue
             }
         }
-        Bytes.u32(out, outEnd, length);
+        QemuStream.setFrameLength(out, outEnd, length);
         MemorySegment.copy(frame, 0, out, outEnd + LENGTH_PREFIX, length);
         outEnd += LENGTH_PREFIX + length;
         return true;

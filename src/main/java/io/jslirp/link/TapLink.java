@@ -1,6 +1,5 @@
 package io.jslirp.link;
 
-import io.jslirp.loop.EventLoop;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
 import io.jslirp.sys.Tap;
@@ -14,6 +13,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.util.function.LongSupplier;
 
 /**
  * A tap device (IFF_TAP | IFF_NO_PI), opened with one descriptor per queue: one read or write is
@@ -27,7 +27,6 @@ import java.nio.ByteOrder;
 public final class TapLink implements Link {
     private static final ValueLayout.OfShort LE16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final int NEEDS_CSUM = 1, DATA_VALID = 2, GSO_NONE = 0, GSO_TCPV4 = 1, GSO_TCPV6 = 4;
-    private static final int TCP_CHECKSUM_OFFSET = 16;
 
     private final int[] fds;
     private final FlowLanes lanes;
@@ -36,6 +35,8 @@ public final class TapLink implements Link {
     private final MemorySegment rxHeader, txHeader;
     /** The iovec array of a frame written in pieces: vnet header, frame headers, payload in up to two spans. */
     private final MemorySegment txVector;
+    /** The time a flow's queue was last used by, for {@link FlowLanes} (System.nanoTime unless given). */
+    private final LongSupplier clock;
 
     /** Takes ownership of the open, non-blocking descriptors of one tap device without vnet headers, one per queue. */
     public TapLink(int... fds) {
@@ -44,10 +45,16 @@ public final class TapLink implements Link {
 
     /** Takes ownership of the descriptors of one tap device, one per queue, opened with or without vnet headers. */
     public TapLink(boolean vnetHeader, int... fds) {
+        this(System::nanoTime, vnetHeader, fds);
+    }
+
+    /** As {@link #TapLink(boolean, int...)}, with the clock that times the queues' flows. */
+    public TapLink(LongSupplier clock, boolean vnetHeader, int... fds) {
         if (fds.length == 0) throw new IllegalArgumentException("a tap needs at least one descriptor");
         this.fds = fds.clone();
         this.lanes = new FlowLanes(fds.length);
         this.vnetHeader = vnetHeader;
+        this.clock = clock;
         Arena arena = Arena.ofAuto();
         this.rxHeader = arena.allocate(Tap.VNET_HEADER_LENGTH, 8);
         this.txHeader = arena.allocate(Tap.VNET_HEADER_LENGTH, 8);
@@ -101,7 +108,7 @@ public final class TapLink implements Link {
     public boolean sendTcp(MemorySegment frame, int headersLength, RingBuffer payload, int skip, int payloadLength,
                            int segmentSize) {
         tcpVnetHeader(frame, headersLength + payloadLength, segmentSize);
-        int fd = fds.length == 1 ? fds[0] : fds[lanes.laneOf(frame, headersLength, EventLoop.now())];
+        int fd = fds.length == 1 ? fds[0] : fds[lanes.laneOf(frame, headersLength, clock.getAsLong())];
         MemorySegment ring = payload.memory();
         int first = payload.contiguous(skip, payloadLength);
         Libc.iovec(txVector, 0, txHeader, 0, Tap.VNET_HEADER_LENGTH);
@@ -124,11 +131,11 @@ public final class TapLink implements Link {
         txHeader.set(LE16, 2, (short) (segmented ? headers : 0));          // hdr_len
         txHeader.set(LE16, 4, (short) (segmented ? segmentSize : 0));      // gso_size
         txHeader.set(LE16, 6, (short) l4);                                  // csum_start
-        txHeader.set(LE16, 8, (short) TCP_CHECKSUM_OFFSET);                 // csum_offset
+        txHeader.set(LE16, 8, (short) Tcp.CHECKSUM_OFFSET);                  // csum_offset
     }
 
     private boolean write(MemorySegment frame, int length) {
-        int fd = fds.length == 1 ? fds[0] : fds[lanes.laneOf(frame, length, EventLoop.now())];
+        int fd = fds.length == 1 ? fds[0] : fds[lanes.laneOf(frame, length, clock.getAsLong())];
         if (!vnetHeader) return Libc.write(fd, frame, 0, length) == length;
         return Libc.writev2(fd, txHeader, 0, Tap.VNET_HEADER_LENGTH, frame, 0, length) == Tap.VNET_HEADER_LENGTH + length;
     }

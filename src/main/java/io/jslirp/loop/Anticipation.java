@@ -97,11 +97,11 @@ final class Anticipation {
     /** Polls for input on set's descriptors; passes on what came, then flushes what that produced. False if nothing came. */
     private boolean await(Poll set, int[] tags) {
         if (set.size() == 0) return false;
-        long start = EventLoop.now(), now;
+        long start = loop.clock().now(), now;
         int n;
         do {
             n = set.poll();
-            now = EventLoop.now();
+            now = loop.clock().now();
         } while (n == 0 && now - start < waitNanos);
         int ready = 0;
         for (int i = 0; i < set.size(); i++) {

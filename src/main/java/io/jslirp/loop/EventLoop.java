@@ -13,7 +13,7 @@ import java.util.PriorityQueue;
  * pending: the epoll timeout is the time to the next timer, or zero when a handler asked for
  * another pass.
  */
-public final class EventLoop implements AutoCloseable {
+public final class EventLoop implements Reactor, AutoCloseable {
     private final Epoll epoll = new Epoll(256);
     private Handler[] handlers = new Handler[1024];
     /**
@@ -37,10 +37,20 @@ public final class EventLoop implements AutoCloseable {
     private boolean again;
     private final Anticipation anticipation;
 
+    /**
+     * The machine's monotonic clock, what every loop times by ({@link Clock#SYSTEM}); for code
+     * that is given no {@link Clock}: those the loop serves take {@link #clock()}.
+     */
     public static long now() {
         return System.nanoTime();
     }
 
+    @Override
+    public Clock clock() {
+        return Clock.SYSTEM;
+    }
+
+    @Override
     public void register(int fd, int events, Handler handler) {
         if (fd >= handlers.length) {
             int size = Math.max(fd + 1, handlers.length * 2);
@@ -52,10 +62,12 @@ public final class EventLoop implements AutoCloseable {
         epoll.add(fd, events, registrationCount);
     }
 
+    @Override
     public void modify(int fd, int events) {
         epoll.modify(fd, events, registrations[fd]);
     }
 
+    @Override
     public void unregister(int fd) {
         if (fd < handlers.length && handlers[fd] != null) {
             handlers[fd] = null;
@@ -64,11 +76,13 @@ public final class EventLoop implements AutoCloseable {
     }
 
     /** Drops fd's handler without a system call, for a descriptor about to be closed (which leaves epoll by itself). */
+    @Override
     public void forget(int fd) {
         if (fd < handlers.length) handlers[fd] = null;
     }
 
     /** Adds work to run after the events of every iteration (in registration order). */
+    @Override
     public void atEndOfIteration(Runnable task) {
         endOfIteration.add(task);
     }
@@ -77,6 +91,7 @@ public final class EventLoop implements AutoCloseable {
      * Asks for another iteration without waiting: a handler stopped at its budget while its
      * descriptor is still readable (level-triggered epoll reports it again).
      */
+    @Override
     public void runAgain() {
         again = true;
     }
@@ -95,6 +110,7 @@ public final class EventLoop implements AutoCloseable {
      * Says that fd, a registered descriptor, was just sent a request whose answer is due within
      * microseconds: ahead of bulk work, the loop polls a little for it ({@link Anticipation}).
      */
+    @Override
     public void expectAnswer(int fd) {
         if (fd < handlers.length && handlers[fd] != null) anticipation.expectAnswer(fd, registrations[fd], now());
     }
@@ -108,6 +124,7 @@ public final class EventLoop implements AutoCloseable {
     }
 
     /** Arms (or re-arms) timer to run at deadline (nanoTime), or disarms it with Long.MAX_VALUE. */
+    @Override
     public void schedule(Timer timer, long deadline) {
         timer.deadline = deadline;
         if (deadline == Long.MAX_VALUE) return; // a queued entry finds it disarmed when due
@@ -184,6 +201,7 @@ public final class EventLoop implements AutoCloseable {
      * Counts bytes a handler moved in this iteration (frames from the guest, data read from host
      * sockets): an iteration that moved many is bulk work, and bulk work turns busy polling off.
      */
+    @Override
     public void moved(int bytes) {
         movedThisIteration += bytes;
     }

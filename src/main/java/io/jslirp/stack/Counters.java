@@ -1,5 +1,7 @@
 package io.jslirp.stack;
 
+import io.jslirp.wire.Drop;
+
 import java.util.function.ObjLongConsumer;
 
 /** What crossed the stack and what it dropped, for logs and the status report. */
@@ -14,7 +16,7 @@ public final class Counters {
     public long unsupported;
     /** Frames the link refused to take (its queue was full), or that could not be addressed yet. */
     public long sendDropped;
-    /** Incomplete fragmented datagrams given up (timed out, or their slot was needed). */
+    /** Incomplete fragmented datagrams given up (timed out, their slot was needed, or IPv6 fragments that overlap). */
     public long reassemblyDropped;
     public long tcpConnections;
     public long tcpRefused;
@@ -31,8 +33,23 @@ public final class Counters {
     public long pingFlows;
     /** New flows the outbound policy refused (--disable-host-loopback, --deny, --allow). */
     public long policyRefused;
-    /** ARP messages from the guest claiming an address of the gateway's (10.0.2.2, 10.0.2.3), ignored. */
+    /**
+     * Messages from the guest claiming an address of the gateway's, ignored: ARP for 10.0.2.2 and
+     * 10.0.2.3, Neighbor Advertisements for fd00::2, fd00::3 and fe80::2.
+     */
     public long arpClaims;
+
+    /** Counts a drop under the counter its reason belongs to ({@link Drop#counter()}). */
+    public void dropped(Drop reason) {
+        switch (reason.counter()) {
+            case MALFORMED -> malformed++;
+            case BAD_CHECKSUM -> badChecksum++;
+            case UNSUPPORTED -> unsupported++;
+            case ADDRESS_CLAIM -> arpClaims++;
+            case REASSEMBLY -> reassemblyDropped++;
+            case SEND -> sendDropped++;
+        }
+    }
 
     /** Each counter with its name (as in the exit line and the API's get_counters). */
     public void forEach(ObjLongConsumer<String> sink) {

@@ -18,16 +18,17 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
- * IPv4 sockets (and IPv6 ones where a flow's host peer is IPv6). Every call returns a non-negative result or {@code -errno}, never throws for an OS
- * error, and allocates nothing. IPv4 addresses are ints in host byte order (10.0.2.2 is
- * {@code 0x0A000202}); ports are ints. All sockets are created non-blocking and close-on-exec.
+ * IPv4, IPv6 and unix sockets. Every call returns a non-negative result or {@code -errno}, never
+ * throws for an OS error, and allocates nothing. The calls ending in 4 take IPv4 addresses as ints
+ * in host byte order (10.0.2.2 is {@code 0x0A000202}); the others take either version as two
+ * 64-bit halves, IPv4 in its mapped form ::ffff:a.b.c.d ({@link HostSockets}); ports are ints. All sockets are created non-blocking and close-on-exec.
  * Buffers may be heap segments only on non-blocking sockets (see {@link Libc}).
  */
 public final class Sockets {
     private Sockets() {}
 
     public static final int AF_UNIX = 1, AF_INET = 2, AF_INET6 = 10;
-    public static final int SOL_SOCKET = 1, IPPROTO_IP = 0, IPPROTO_ICMP = 1, IPPROTO_TCP = 6;
+    public static final int SOL_SOCKET = 1, IPPROTO_IP = 0, IPPROTO_ICMP = 1, IPPROTO_TCP = 6, IPPROTO_ICMPV6 = 58;
     public static final int SO_REUSEADDR = 2, SO_ERROR = 4, SO_SNDBUF = 7, SO_RCVBUF = 8, SO_LINGER = 13;
     public static final int TCP_NODELAY = 1, TCP_CORK = 3;
     public static final int IPPROTO_IPV6 = 41, IPV6_V6ONLY = 26;
@@ -76,6 +77,11 @@ public final class Sockets {
         return socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
     }
 
+    /** As {@link #ping4}, an ICMPv6 echo socket (the same net.ipv4.ping_group_range allows it). */
+    public static int ping6() {
+        return socket(AF_INET6, SOCK_DGRAM, IPPROTO_ICMPV6);
+    }
+
     /** A non-blocking unix stream socket: fd or -errno. */
     public static int unixStream() {
         return socket(AF_UNIX, SOCK_STREAM, 0);
@@ -121,28 +127,7 @@ public final class Sockets {
         return addrCall(CONNECT, fd, addr, port);
     }
 
-    /** As {@link #connect4}, to the global IPv6 address hi:lo (its two halves in network order); allocates nothing. */
-    public static int connect6(int fd, long hi, long lo, int port) {
-        Native.Scratch s = scratch();
-        sockaddrIn6(s.sockaddr, 0, hi, lo, port);
-        return sockaddrCall(CONNECT, s, fd, SOCKADDR_IN6_SIZE);
-    }
 
-    /**
-     * Connects an IPv6 socket to the 16-byte address (network order) with the given scope (the
-     * interface index of a link-local address, else 0): as {@link #connect4}.
-     */
-    public static int connect6(int fd, byte[] addr, int scopeId, int port) {
-        if (addr.length != 16) throw new IllegalArgumentException("an IPv6 address has 16 bytes, not " + addr.length);
-        Native.Scratch s = scratch();
-        MemorySegment sa = s.sockaddr;
-        sa.fill((byte) 0);
-        sa.set(JAVA_SHORT, 0, (short) AF_INET6);
-        sa.set(NET_SHORT, 2, (short) port);
-        MemorySegment.copy(addr, 0, sa, JAVA_BYTE, 8, 16);
-        sa.set(JAVA_INT, 24, scopeId);
-        return sockaddrCall(CONNECT, s, fd, SOCKADDR_IN6_SIZE);
-    }
 
     /** 0 or -errno. */
     public static int bind4(int fd, int addr, int port) {
@@ -155,12 +140,6 @@ public final class Sockets {
         return sockaddrCall(nr, s, fd, SOCKADDR_IN_SIZE);
     }
 
-    /** Binds to the IPv6 address hi:lo (halves in network order): 0 or -errno. */
-    public static int bind6(int fd, long hi, long lo, int port) {
-        Native.Scratch s = scratch();
-        sockaddrIn6(s.sockaddr, 0, hi, lo, port);
-        return sockaddrCall(BIND, s, fd, SOCKADDR_IN6_SIZE);
-    }
 
     /** nr(fd, the address already in s.sockaddr, length) for connect or bind: its result, or -errno. */
     private static int sockaddrCall(long nr, Native.Scratch s, int fd, int length) {
@@ -220,18 +199,6 @@ public final class Sockets {
         return r;
     }
 
-    /**
-     * As {@link #accept4} on an IPv6 socket: fills peer[0] and peer[1] with the two halves of the
-     * peer's address and peer[2] with its port.
-     */
-    public static int accept6(int fd, long[] peer) {
-        Native.Scratch s = scratch();
-        s.len.set(JAVA_INT, 0, SOCKADDR_IN6_SIZE);
-        int r = (int) syscall(ACCEPT4, s.errno, fd, s.sockaddr.address(), s.len.address(), SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (r < 0) return -errno(s.errno);
-        readSockaddr6(s.sockaddr, peer);
-        return r;
-    }
 
     /** The bound local port (getsockname) or -errno. */
     public static int localPort(int fd) {
@@ -342,23 +309,7 @@ public final class Sockets {
         return (int) r;
     }
 
-    /** One datagram to [hi:lo]:port from an IPv6 socket: bytes sent or -errno. */
-    public static int sendTo6(int fd, MemorySegment buf, long off, int len, long hi, long lo, int port) {
-        Native.Scratch s = scratch();
-        sockaddrIn6(s.sockaddr, 0, hi, lo, port);
-        long r = syscall(SENDTO, s.errno, fd, address(buf, off, len), len, MSG_NOSIGNAL, s.sockaddr.address(), SOCKADDR_IN6_SIZE);
-        return r < 0 ? -errno(s.errno) : (int) r;
-    }
 
-    /** As {@link #recvFrom4} on an IPv6 socket (buf native): the source in src[0], src[1] (address) and src[2] (port). */
-    public static int recvFrom6(int fd, MemorySegment buf, long off, int len, long[] src) {
-        Native.Scratch s = scratch();
-        s.len.set(JAVA_INT, 0, SOCKADDR_IN6_SIZE);
-        long r = syscall(RECVFROM, s.errno, fd, address(buf, off, len), len, 0, s.sockaddr.address(), s.len.address());
-        if (r < 0) return -errno(s.errno);
-        readSockaddr6(s.sockaddr, src);
-        return (int) r;
-    }
 
     private static void readSockaddr6(MemorySegment sa, long[] addrPort) {
         addrPort[0] = sa.get(NET_LONG, 8);
@@ -369,5 +320,76 @@ public final class Sockets {
     private static void readSockaddr(MemorySegment sa, int[] addrPort) {
         addrPort[0] = sa.get(NET_INT, 4);
         addrPort[1] = Short.toUnsignedInt(sa.get(NET_SHORT, 2));
+    }
+
+    // ---- one address form for both versions: hi:lo, an IPv4 address as ::ffff:a.b.c.d ----
+
+    /** The high 32 bits of the low half of an IPv4-mapped address. */
+    private static final long V4_MAPPED = 0xffffL << 32;
+
+    private static boolean isMapped(long hi, long lo) {
+        return hi == 0 && (lo & -1L << 32) == V4_MAPPED;
+    }
+
+    /** Writes the sockaddr for hi:lo (sockaddr_in for an IPv4-mapped one) into s; its length. */
+    private static int sockaddr(Native.Scratch s, long hi, long lo, int scopeId, int port) {
+        if (isMapped(hi, lo)) {
+            sockaddrIn(s.sockaddr, 0, (int) lo, port);
+            return SOCKADDR_IN_SIZE;
+        }
+        sockaddrIn6(s.sockaddr, 0, hi, lo, port);
+        s.sockaddr.set(JAVA_INT, 24, scopeId);
+        return SOCKADDR_IN6_SIZE;
+    }
+
+    /** Reads a sockaddr_in or sockaddr_in6 into peer: hi, lo (IPv4 mapped) and port. */
+    private static void readPeer(MemorySegment sa, long[] peer) {
+        if (sa.get(JAVA_SHORT, 0) == AF_INET) {
+            peer[0] = 0;
+            peer[1] = V4_MAPPED | (sa.get(NET_INT, 4) & 0xffffffffL);
+            peer[2] = Short.toUnsignedInt(sa.get(NET_SHORT, 2));
+        } else {
+            readSockaddr6(sa, peer);
+        }
+    }
+
+    /** Connects to hi:lo (IPv4-mapped: an IPv4 socket's destination), scopeId for a link-local IPv6 one: as {@link #connect4}. */
+    public static int connect(int fd, long hi, long lo, int scopeId, int port) {
+        Native.Scratch s = scratch();
+        return sockaddrCall(CONNECT, s, fd, sockaddr(s, hi, lo, scopeId, port));
+    }
+
+    /** Binds to hi:lo (IPv4-mapped for an IPv4 socket): 0 or -errno. */
+    public static int bind(int fd, long hi, long lo, int port) {
+        Native.Scratch s = scratch();
+        return sockaddrCall(BIND, s, fd, sockaddr(s, hi, lo, 0, port));
+    }
+
+    /** As {@link #accept4} on a socket of either version: the peer in peer (hi, lo, port; IPv4 mapped). */
+    public static int accept(int fd, long[] peer) {
+        Native.Scratch s = scratch();
+        s.len.set(JAVA_INT, 0, SOCKADDR_IN6_SIZE);
+        int r = (int) syscall(ACCEPT4, s.errno, fd, s.sockaddr.address(), s.len.address(), SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (r < 0) return -errno(s.errno);
+        readPeer(s.sockaddr, peer);
+        return r;
+    }
+
+    /** One datagram into native memory (truncated to len) on a socket of either version, its source in peer: bytes or -errno. */
+    public static int recvFrom(int fd, MemorySegment buf, long off, int len, long[] peer) {
+        Native.Scratch s = scratch();
+        s.len.set(JAVA_INT, 0, SOCKADDR_IN6_SIZE);
+        long r = syscall(RECVFROM, s.errno, fd, address(buf, off, len), len, 0, s.sockaddr.address(), s.len.address());
+        if (r < 0) return -errno(s.errno);
+        readPeer(s.sockaddr, peer);
+        return (int) r;
+    }
+
+    /** One datagram from native memory to [hi:lo]:port (IPv4-mapped from an IPv4 socket): bytes or -errno. */
+    public static int sendTo(int fd, MemorySegment buf, long off, int len, long hi, long lo, int port) {
+        Native.Scratch s = scratch();
+        int sl = sockaddr(s, hi, lo, 0, port);
+        long r = syscall(SENDTO, s.errno, fd, address(buf, off, len), len, MSG_NOSIGNAL, s.sockaddr.address(), sl);
+        return r < 0 ? -errno(s.errno) : (int) r;
     }
 }

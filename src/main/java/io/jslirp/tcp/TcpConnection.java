@@ -12,11 +12,19 @@ import java.lang.foreign.MemorySegment;
 /**
  * The guest-facing half of one NATed TCP flow: the guest connected to a remote address and we
  * play that remote. Pure logic: it is driven by the guest's segments, by what the host side
- * reports, and by a clock passed in as {@code now} (nanoseconds); it never calls the OS.
+ * reports, and by a clock passed in as {@code now} (nanoseconds); it never calls the OS, and it
+ * calls nobody back.
+ *
+ * <p>Each event method returns what its caller must do, as bits: {@link #SEND_NOW} (segments are
+ * due at once, an ACK for data beyond a gap, a retransmission or a reset: call {@link #sendNow}),
+ * {@link #HOST_BYTES} (in-order guest bytes of the segment are for the host socket: offer them,
+ * then report how many it took with {@link #hostTook}), {@link #CLOSED} (the connection is over
+ * and its buffers are released; with {@link #RESET_HOST} the host peer must see a reset). Segments
+ * go out only when the caller asks: {@link #sendNow} or {@link #flush}.
  *
  * <p>Data from the guest goes into {@link #toHost()} (a large in-order segment straight to the
- * host socket when nothing waits there); the host side drains it into the host socket and calls
- * {@link #deliveredToHost}. Data from the host socket goes into
+ * host socket when nothing waits there, through {@link #HOST_BYTES}); the host side drains it into
+ * the host socket and calls {@link #deliveredToHost}. Data from the host socket goes into
  * {@link #fromHost()}, which is also the retransmission buffer: bytes leave it only when the
  * guest acknowledges them. The host side calls {@link #flush} once per event-loop iteration,
  * after all input was processed, so small pieces coalesce into full segments and at most one
@@ -25,10 +33,23 @@ import java.lang.foreign.MemorySegment;
 public final class TcpConnection {
     public enum State { CONNECTING, SYN_RECEIVED, ESTABLISHED, CLOSE_WAIT, LAST_ACK, FIN_WAIT_1, FIN_WAIT_2, CLOSING, TIME_WAIT, CLOSED }
 
+    /** Result bit: segments are due at once (before the next input): call {@link #sendNow}. */
+    public static final int SEND_NOW = 1;
+    /**
+     * Result bit of {@link #onSegment}: {@link #hostBytesLength()} in-order bytes at
+     * {@link #hostBytesOffset()} of the segment are for the host; the caller offers them to the host
+     * socket and must then call {@link #hostTook} (with 0 if it took none), which finishes the segment.
+     */
+    public static final int HOST_BYTES = 2;
+    /** Result bit: the connection is over; its buffers are released. */
+    public static final int CLOSED = 4;
+    /** Result bit, with {@link #CLOSED}: the guest reset it (or it was given up): the host peer must see a reset too. */
+    public static final int RESET_HOST = 8;
+
     private static final int DEFAULT_GUEST_MSS = 536;
     /**
      * In-order guest payloads from this size on are offered to the host socket before any copy
-     * ({@link TcpHostSide#writeToHost}): a syscall costs less than copying that much (a guest
+     * ({@link #HOST_BYTES}): a syscall costs less than copying that much (a guest
      * with TSO sends up to 64 KiB per segment). Smaller ones are buffered and written together
      * at the flush (lesson 2).
      */
@@ -37,7 +58,6 @@ public final class TcpConnection {
     public final int guestAddress, guestPort, remoteAddress, remotePort;
     private final TcpConfig config;
     private final TcpOutput out;
-    private final TcpHostSide host;
     private final RingBuffer toHost;
     private final RingBuffer fromHost;
 
@@ -105,16 +125,32 @@ public final class TcpConnection {
     /** The clock at the latest event, for the timestamps of segments sent while handling it. */
     private long now;
 
+    // What the current event leaves the caller to do (result bits), and the segments it made due
+    // at once, sent by sendNow (or at the latest by the flush).
+    private int result;
+    /** Whether any of the following is due. */
+    private boolean due;
+    private boolean synAckDue, probeDue;
+    /** Pure ACKs due: one for each segment that arrived beyond a gap, so the guest counts duplicate ACKs. */
+    private int acksDue;
+    /** A retransmission due: resendLength bytes from sequence number resendFrom. */
+    private int resendFrom, resendLength;
+    /** A reset due (its flags, 0 for none), with its sequence and acknowledgment numbers. */
+    private int resetFlags, resetSeq, resetAck;
+    /** The segment whose in-order bytes wait for {@link #hostTook} ({@link #HOST_BYTES}), else null. */
+    private MemorySegment pendingSegment;
+    private long pendingOffset;
+    private int pendingLength, pendingFlags, pendingSeq, pendingPayload;
+
     /** A connection for a guest SYN (already validated) whose host connect is now in progress. */
     public TcpConnection(int guestAddress, int guestPort, int remoteAddress, int remotePort, int guestIsn,
-                         TcpOptions synOptions, int iss, TcpConfig config, BufferPool buffers, TcpOutput out, TcpHostSide host) {
+                         TcpOptions synOptions, int iss, TcpConfig config, BufferPool buffers, TcpOutput out) {
         this.guestAddress = guestAddress;
         this.guestPort = guestPort;
         this.remoteAddress = remoteAddress;
         this.remotePort = remotePort;
         this.config = config;
         this.out = out;
-        this.host = host;
         this.irs = guestIsn;
         this.rcvNxt = guestIsn + 1;
         this.windowScaling = synOptions.windowScale >= 0;
@@ -162,9 +198,9 @@ public final class TcpConnection {
      */
     public static TcpConnection openedToGuest(int guestAddress, int guestPort, int remoteAddress, int remotePort,
                                               int guestIsn, TcpOptions synAckOptions, int synAckWindow, int iss,
-                                              TcpConfig config, BufferPool buffers, TcpOutput out, TcpHostSide host) {
+                                              TcpConfig config, BufferPool buffers, TcpOutput out) {
         TcpConnection c = new TcpConnection(guestAddress, guestPort, remoteAddress, remotePort, guestIsn, synAckOptions,
-                iss, config, buffers, out, host);
+                iss, config, buffers, out);
         c.state = State.ESTABLISHED;
         c.sndUna = iss + 1;
         c.sndNxt = iss + 1;
@@ -222,33 +258,37 @@ public final class TcpConnection {
         return Seq.gt(seq, rcvNxt) || (timestamps && opts.hasTimestamp && opts.tsVal - tsRecent > 0);
     }
 
-    /** Ends the connection at once, sending nothing (a new one took over its addresses). */
-    public void retire() {
+    /** Ends the connection at once, sending nothing (a new one took over its addresses). Returns {@link #CLOSED}. */
+    public int retire() {
         close(false);
+        return takeResult();
     }
 
-    /** The host connect succeeded: answer the guest's SYN. */
-    public void hostConnected(long now) {
-        if (state != State.CONNECTING) return;
+    /** The host connect succeeded: answer the guest's SYN (due at once). */
+    public int hostConnected(long now) {
+        if (state != State.CONNECTING) return 0;
         this.now = now;
         state = State.SYN_RECEIVED;
-        sendSynAck(now);
+        synAckDue();
+        return takeResult();
     }
 
     /** The host connect failed: reset the guest's connection attempt at once. */
-    public void hostRefused() {
-        if (state != State.CONNECTING) return;
-        sendSegment(0, rcvNxt, Tcp.RST | Tcp.ACK, 0, 0);
+    public int hostRefused() {
+        if (state != State.CONNECTING) return 0;
+        resetDue(0, rcvNxt, Tcp.RST | Tcp.ACK);
         close(false);
+        return takeResult();
     }
 
     /**
      * The host connect failed with an error the guest learns from an ICMP message (sent by the
      * caller, quoting {@link #guestInitialSequence()}): end the attempt without a segment.
      */
-    public void hostUnreachable() {
-        if (state != State.CONNECTING) return;
+    public int hostUnreachable() {
+        if (state != State.CONNECTING) return 0;
         close(false);
+        return takeResult();
     }
 
     /** The sequence number of the guest's SYN. */
@@ -267,13 +307,14 @@ public final class TcpConnection {
     }
 
     /** The host peer reset the connection (or the host socket failed): reset the guest. */
-    public void hostReset() {
+    public int hostReset() {
         resetGuest(false);
+        return takeResult();
     }
 
     private void resetGuest(boolean resetHost) {
         if (state == State.CLOSED) return;
-        if (state != State.CONNECTING) sendSegment(sndNxt, rcvNxt, Tcp.RST | Tcp.ACK, 0, 0);
+        if (state != State.CONNECTING) resetDue(sndNxt, rcvNxt, Tcp.RST | Tcp.ACK);
         close(resetHost);
     }
 
@@ -301,9 +342,14 @@ public final class TcpConnection {
 
     /**
      * Processes one segment from the guest for this flow: len bytes of TCP header and payload at
-     * off; opts are its parsed options.
+     * off; opts are its parsed options. Returns what the caller must do (see the class comment).
      */
-    public void onSegment(MemorySegment s, long off, int len, TcpOptions opts, long now) {
+    public int onSegment(MemorySegment s, long off, int len, TcpOptions opts, long now) {
+        segment(s, off, len, opts, now);
+        return takeResult();
+    }
+
+    private void segment(MemorySegment s, long off, int len, TcpOptions opts, long now) {
         int flags = Tcp.flags(s, off);
         int seq = Tcp.seq(s, off);
         int ack = Tcp.ack(s, off);
@@ -317,7 +363,7 @@ public final class TcpConnection {
             return; // SYN retransmissions wait for the host connect
         }
         if (state == State.SYN_RECEIVED && (flags & (Tcp.SYN | Tcp.ACK)) == Tcp.SYN && seq == irs) {
-            sendSynAck(now); // our SYN-ACK was lost
+            synAckDue(); // our SYN-ACK was lost
             return;
         }
 
@@ -348,14 +394,25 @@ public final class TcpConnection {
                 stopTimer();
                 retransmissions = 0;
             } else {
-                sendSegment(ack, 0, Tcp.RST, 0, 0);
+                resetDue(ack, 0, Tcp.RST);
                 return;
             }
         }
         if (!processAck(ack, Tcp.window(s, off), payload, opts, now)) return;
         if (state == State.CLOSED) return;
 
-        if (payload > 0) receiveData(s, off + hdr, seq, payload);
+        if (payload > 0 && receiveData(s, off + hdr, seq, payload)) {
+            pendingFlags = flags; // the rest of the segment waits for hostTook
+            pendingSeq = seq;
+            pendingPayload = payload;
+            result |= HOST_BYTES;
+            return;
+        }
+        finishSegment(flags, seq, payload);
+    }
+
+    /** The segment's FIN, once its data is taken. */
+    private void finishSegment(int flags, int seq, int payload) {
         if ((flags & Tcp.FIN) != 0) {
             if (seq + payload == rcvNxt) {
                 receiveFin(now);
@@ -364,6 +421,33 @@ public final class TcpConnection {
                 if (state == State.TIME_WAIT && !closeWhenDrained) deadline = now + config.timeWaitNanos();
             }
         }
+    }
+
+    /** Where the in-order bytes of {@link #HOST_BYTES} start in the segment given to {@link #onSegment}. */
+    public long hostBytesOffset() {
+        return pendingOffset;
+    }
+
+    /** How many in-order bytes {@link #HOST_BYTES} offers. */
+    public int hostBytesLength() {
+        return pendingLength;
+    }
+
+    /**
+     * The host socket took n of the {@link #HOST_BYTES} (0 to n all): the rest is buffered, and
+     * the segment's processing finishes. Returns what the caller must do.
+     */
+    public int hostTook(int n) {
+        if (pendingSegment == null) throw new IllegalStateException("no in-order bytes were offered");
+        MemorySegment s = pendingSegment;
+        pendingSegment = null;
+        n = Math.clamp(n, 0, pendingLength);
+        rcvNxt += n;
+        // As for a drain of the buffer: the host socket keeps up, so let the guest send more.
+        if (n >= toHost.capacity() / 2) toHost.grow();
+        buffer(s, pendingOffset + n, pendingLength - n);
+        finishSegment(pendingFlags, pendingSeq, pendingPayload);
+        return takeResult();
     }
 
     /**
@@ -458,7 +542,9 @@ public final class TcpConnection {
     private void resend(int from, long now) {
         int len = Math.min(Math.min(sendMss, sndUna + fromHost.size() - from), sacked.gapAfter(from, Integer.MAX_VALUE));
         if (len <= 0) return;
-        sendSegment(from, rcvNxt, Tcp.ACK, from - sndUna, len);
+        resendFrom = from; // due at once (sendNow)
+        resendLength = len;
+        due();
         if (Seq.gt(from + len, retransmitNext)) retransmitNext = from + len;
         if (from == sndUna) {
             firstHoleSentAt = now;
@@ -513,29 +599,36 @@ public final class TcpConnection {
         }
     }
 
-    private void receiveData(MemorySegment s, long payloadOff, int seq, int len) {
-        if (guestFinished || !(state == State.ESTABLISHED || state == State.FIN_WAIT_1 || state == State.FIN_WAIT_2)) return;
+    /** Takes a segment's payload; true when in-order bytes are offered to the host first ({@link #HOST_BYTES}). */
+    private boolean receiveData(MemorySegment s, long payloadOff, int seq, int len) {
+        if (guestFinished || !(state == State.ESTABLISHED || state == State.FIN_WAIT_1 || state == State.FIN_WAIT_2)) return false;
         int skip = rcvNxt - seq;
         if (skip < 0) {
             // Ahead of a gap: keep it in the buffer's free space, and send a duplicate ACK (with SACK
             // blocks) per segment at once, so the guest resends just the gap.
             int stored = toHost.writeAhead(-skip, s, payloadOff, len);
             if (stored > 0) outOfOrder.add(seq, seq + stored);
-            sendSegment(sndNxt, rcvNxt, Tcp.ACK, 0, 0);
-            return;
+            acksDue++;
+            due();
+            return false;
         }
         if (skip >= len) {
             ackPending = true;
-            return;
+            return false;
         }
         if (len - skip >= DIRECT_WRITE_MIN && toHost.isEmpty() && outOfOrder.isEmpty()) {
-            int written = host.writeToHost(s, payloadOff + skip, len - skip);
-            rcvNxt += written;
-            skip += written;
-            // As for a drain of the buffer: the host socket keeps up, so let the guest send more.
-            if (written >= toHost.capacity() / 2) toHost.grow();
+            pendingSegment = s;
+            pendingOffset = payloadOff + skip;
+            pendingLength = len - skip;
+            return true;
         }
-        int n = toHost.append(s, payloadOff + skip, len - skip);
+        buffer(s, payloadOff + skip, len - skip);
+        return false;
+    }
+
+    /** Buffers in-order guest bytes toward the host (as many as fit), with what they make contiguous. */
+    private void buffer(MemorySegment s, long offset, int len) {
+        int n = toHost.append(s, offset, len);
         rcvNxt += n;
         if (!outOfOrder.isEmpty()) {
             int gained = outOfOrder.advance(rcvNxt);
@@ -569,17 +662,51 @@ public final class TcpConnection {
 
     // ---- output ----
 
-    /** Sends what is due: data the guest's window allows, our FIN, or one ACK. Call once per loop iteration. */
-    public void flush(long now) {
-        if (state == State.CONNECTING || state == State.CLOSED) return;
+    /**
+     * Sends the segments the latest event made due at once ({@link #SEND_NOW}): a SYN-ACK, a
+     * retransmission, an ACK for each segment beyond a gap, a zero-window probe, a reset.
+     */
+    public void sendNow() {
+        if (!due) return;
+        due = false;
+        if (synAckDue) {
+            synAckDue = false;
+            sendSynAck(now);
+        }
+        if (resendLength > 0) {
+            int from = resendFrom, len = resendLength;
+            resendLength = 0;
+            if (Seq.ge(from, sndUna) && from - sndUna + len <= fromHost.size()) sendSegment(from, rcvNxt, Tcp.ACK, from - sndUna, len);
+        }
+        for (; acksDue > 0; acksDue--) sendSegment(sndNxt, rcvNxt, Tcp.ACK, 0, 0);
+        if (probeDue) {
+            // Zero-window probe: an old sequence number makes the guest answer with its window.
+            probeDue = false;
+            sendSegment(sndUna - 1, rcvNxt, Tcp.ACK, 0, 0);
+        }
+        if (resetFlags != 0) {
+            int flags = resetFlags;
+            resetFlags = 0;
+            sendSegment(resetSeq, resetAck, flags, 0, 0);
+        }
+    }
+
+    /**
+     * Sends what is due: first what {@link #sendNow} sends, then data the guest's window allows,
+     * our FIN, or one ACK. Call once per loop iteration. Returns what the caller must do
+     * ({@link #CLOSED} once every byte the guest sent reached the host after both sides finished).
+     */
+    public int flush(long now) {
+        sendNow();
+        if (state == State.CONNECTING || state == State.CLOSED) return takeResult();
         this.now = now;
         if (closeWhenDrained && toHost.isEmpty()) {
             close(false);
-            return;
+            return takeResult();
         }
         if (state == State.SYN_RECEIVED) {
             if (ackPending) sendSynAck(now);
-            return;
+            return takeResult();
         }
         boolean sent = false;
         if (state == State.ESTABLISHED || state == State.CLOSE_WAIT || state == State.FIN_WAIT_1
@@ -593,6 +720,7 @@ public final class TcpConnection {
         // Empty buffers give their memory back until the next byte: idle connections cost none.
         if (toHost.isEmpty() && outOfOrder.isEmpty()) toHost.release();
         if (fromHost.isEmpty()) fromHost.release();
+        return takeResult();
     }
 
     private boolean stopped() {
@@ -669,11 +797,10 @@ public final class TcpConnection {
     private void sendSegment(int seq, int ack, int flags, int dataOffset, int len) {
         MemorySegment f = out.frame();
         long off = out.tcpOffset();
-        int window = advertisableWindow();
+        boolean reset = (flags & Tcp.RST) != 0;
+        int window = reset ? 0 : advertisableWindow(); // a reset may follow the close, when the buffers are gone
         int hdr = Tcp.MIN_HEADER_LENGTH;
-        if ((flags & Tcp.RST) != 0) {
-            window = 0;
-        } else {
+        if (!reset) {
             if (timestamps) hdr = Tcp.appendTimestamps(f, off, hdr, tsVal(), tsRecent);
             if (sackPermitted && !outOfOrder.isEmpty()) {
                 int blocks = outOfOrder.sackBlocks(sackEdges, Tcp.MAX_SACK_BLOCKS_WITH_TIMESTAMPS);
@@ -692,8 +819,16 @@ public final class TcpConnection {
 
     // ---- timers ----
 
-    /** Runs the timer that {@link #deadline()} announced. */
-    public void onTimer(long now) {
+    /**
+     * Runs the timer that {@link #deadline()} announced. Returns what the caller must do; a
+     * retransmission from the oldest unacknowledged byte goes at the flush that follows.
+     */
+    public int onTimer(long now) {
+        timer(now);
+        return takeResult();
+    }
+
+    private void timer(long now) {
         if (now >= recoveryProbeAt) {
             this.now = now;
             recoveryProbeAt = Long.MAX_VALUE;
@@ -709,19 +844,18 @@ public final class TcpConnection {
             case CONNECTING, CLOSED -> { }
             case TIME_WAIT -> finish();
             case SYN_RECEIVED -> {
-                if (backOff()) sendSynAck(now);
+                if (backOff()) synAckDue();
             }
             default -> {
                 if (sndNxt != sndUna) {
                     if (!backOff()) return;
-                    sndNxt = sndUna; // go back: resend from the oldest unacknowledged byte
+                    sndNxt = sndUna; // go back: the flush resends from the oldest unacknowledged byte
                     timing = false;
                     endRecovery();
                     sacked.clear();
-                    sendData(now);
                 } else if (sndWnd == 0 && unsent() > 0) {
-                    // Zero-window probe: an old sequence number makes the guest answer with its window.
-                    sendSegment(sndUna - 1, rcvNxt, Tcp.ACK, 0, 0);
+                    probeDue = true;
+                    due();
                     rto = Math.min(rto * 2, TcpConfig.MAX_RTO_NANOS);
                     deadline = now + rto;
                 }
@@ -760,14 +894,42 @@ public final class TcpConnection {
         state = State.CLOSED;
         deadline = Long.MAX_VALUE;
         recoveryProbeAt = Long.MAX_VALUE;
-        host.closed(reset);
+        result |= CLOSED | (reset ? RESET_HOST : 0);
+        synAckDue = false; // of what was due, only a reset still goes
+        probeDue = false;
+        acksDue = 0;
+        resendLength = 0;
         toHost.close();
         fromHost.close();
     }
 
+    /** Something was made due at once: the caller is told ({@link #SEND_NOW}), {@link #sendNow} sends it. */
+    private void due() {
+        due = true;
+        result |= SEND_NOW;
+    }
+
+    private void synAckDue() {
+        synAckDue = true;
+        due();
+    }
+
+    private void resetDue(int seq, int ack, int flags) {
+        resetSeq = seq;
+        resetAck = ack;
+        resetFlags = flags;
+        due();
+    }
+
+    /** The result bits of the current event, which start over for the next. */
+    private int takeResult() {
+        int r = result;
+        result = 0;
+        return r;
+    }
+
     @Override
     public String toString() {
-        return "tcp " + io.jslirp.wire.Ipv4.format(guestAddress) + ":" + guestPort + " -> "
-                + io.jslirp.wire.Ipv4.format(remoteAddress) + ":" + remotePort + " " + state;
+        return "tcp " + guestAddress + ":" + guestPort + " -> " + remoteAddress + ":" + remotePort + " " + state; // address handles
     }
 }

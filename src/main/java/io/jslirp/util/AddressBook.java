@@ -1,14 +1,17 @@
 package io.jslirp.util;
 
 /**
- * Gives each 128-bit (IPv6) address in use a small int handle, so that code written for IPv4's
- * int addresses (flow tables, the TCP connection) carries IPv6 flows unchanged. Handles are
+ * The one representation of addresses above the wire: each address in use, IPv4 or IPv6, has a
+ * small int handle, so flow tables, the TCP connection, the NAT and the policy carry both
+ * versions alike. An IPv4 address is held as its IPv4-mapped form, ::ffff:a.b.c.d. Handles are
  * counted references: {@link #acquire} finds or adds an address, {@link #release} frees it with
  * its last reference. Lookups allocate nothing; arrays grow only with the number of addresses in use.
  */
 public final class AddressBook {
     /** Not a handle: no address. */
     public static final int NONE = 0;
+    /** The high 32 bits of the low half of an IPv4-mapped address (::ffff:a.b.c.d). */
+    private static final long V4_MAPPED = 0xffffL << 32;
 
     private long[] his = new long[16], los = new long[16];
     private int[] refs = new int[16];
@@ -30,6 +33,26 @@ public final class AddressBook {
 
     public long lo(int handle) {
         return los[handle];
+    }
+
+    /** Whether handle is an IPv4 address. */
+    public boolean isIpv4(int handle) {
+        return his[handle] == 0 && (los[handle] & -1L << 32) == V4_MAPPED;
+    }
+
+    /** The IPv4 address (host order) of an IPv4 handle. */
+    public int ipv4(int handle) {
+        return (int) los[handle];
+    }
+
+    /** The handle of the IPv4 address (host order) with one more reference, added when it was not in use. */
+    public int acquire4(int address) {
+        return acquire(0, V4_MAPPED | (address & 0xffffffffL));
+    }
+
+    /** The address as text: dotted IPv4, or IPv6 in brackets (as host:port notation writes it). */
+    public String format(int handle) {
+        return isIpv4(handle) ? io.jslirp.wire.Ipv4.format(ipv4(handle)) : "[" + io.jslirp.wire.Ipv6.format(his[handle], los[handle]) + "]";
     }
 
     /** The handle of hi:lo with one more reference, added when it was not in use. */

@@ -40,6 +40,11 @@ public final class Bytes {
         s.set(U32, off, v);
     }
 
+    public static void u64(MemorySegment s, long off, long v) {
+        u32(s, off, (int) (v >>> 32));
+        u32(s, off + 4, (int) v);
+    }
+
     public static void mac(MemorySegment s, long off, long mac) {
         u16(s, off, (int) (mac >>> 32));
         u32(s, off + 2, (int) mac);

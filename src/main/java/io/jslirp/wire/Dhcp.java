@@ -10,6 +10,7 @@ import java.lang.foreign.MemorySegment;
  * |  op  |htype | hlen | hops |    xid      | secs |flags |ciaddr |yiaddr |siaddr |giaddr |  chaddr   | sname  |  file  |cookie|options
  * +------+------+------+------+-------------+------+------+-------+-------+-------+-------+-----------+--------+--------+------+---------
  * </pre>
+ * {@link #checkRequest} first; the accessors then read inside the fixed part.
  */
 public final class Dhcp {
     public static final int SERVER_PORT = 67;
@@ -20,6 +21,9 @@ public final class Dhcp {
     public static final int FLAG_BROADCAST = 0x8000;
     /** The fixed 'file' field (boot file name, NUL-terminated). */
     public static final int FILE_OFFSET = 108, FILE_LENGTH = 128;
+    private static final int OP = 0, HTYPE = 1, HLEN = 2, XID = 4, FLAGS = 10, CIADDR = 12, YIADDR = 16, SIADDR = 20,
+            CHADDR = 28, COOKIE = 236;
+    private static final int HTYPE_ETHERNET = 1;
 
     public static final int OPT_PAD = 0, OPT_SUBNET_MASK = 1, OPT_ROUTER = 3, OPT_DNS = 6, OPT_HOSTNAME = 12,
             OPT_MTU = 26, OPT_BROADCAST = 28, OPT_REQUESTED_IP = 50, OPT_LEASE_TIME = 51, OPT_MESSAGE_TYPE = 53,
@@ -29,27 +33,37 @@ public final class Dhcp {
     private Dhcp() {}
 
     /** Null when len bytes hold a BOOTREQUEST for Ethernet with the magic cookie, else the reason. */
-    public static String checkRequest(MemorySegment s, long off, int len) {
-        if (len < FIXED_LENGTH) return "dhcp truncated";
-        if (Bytes.u8(s, off) != OP_REQUEST || Bytes.u8(s, off + 1) != 1 || Bytes.u8(s, off + 2) != 6) return "dhcp not an ethernet request";
-        if (Bytes.u32(s, off + 236) != MAGIC_COOKIE) return "dhcp bad cookie";
+    public static Drop checkRequest(MemorySegment s, long off, int len) {
+        if (len < FIXED_LENGTH) return Drop.TRUNCATED;
+        if (Bytes.u8(s, off + OP) != OP_REQUEST || Bytes.u8(s, off + HTYPE) != HTYPE_ETHERNET || Bytes.u8(s, off + HLEN) != 6) {
+            return Drop.BAD_FIELD;
+        }
+        if (Bytes.u32(s, off + COOKIE) != MAGIC_COOKIE) return Drop.BAD_FIELD;
         return null;
     }
 
     public static int xid(MemorySegment s, long off) {
-        return Bytes.u32(s, off + 4);
+        return Bytes.u32(s, off + XID);
     }
 
     public static int flags(MemorySegment s, long off) {
-        return Bytes.u16(s, off + 10);
+        return Bytes.u16(s, off + FLAGS);
     }
 
     public static int clientAddress(MemorySegment s, long off) {
-        return Bytes.u32(s, off + 12);
+        return Bytes.u32(s, off + CIADDR);
+    }
+
+    public static int yourAddress(MemorySegment s, long off) {
+        return Bytes.u32(s, off + YIADDR);
+    }
+
+    public static int serverAddress(MemorySegment s, long off) {
+        return Bytes.u32(s, off + SIADDR);
     }
 
     public static long clientMac(MemorySegment s, long off) {
-        return Bytes.mac(s, off + 28);
+        return Bytes.mac(s, off + CHADDR);
     }
 
     /**
@@ -102,14 +116,40 @@ public final class Dhcp {
     /** Writes the fixed part of a BOOTREPLY; options follow at off + FIXED_LENGTH. */
     public static void writeReply(MemorySegment s, long off, int xid, int flags, int yourAddress, int serverAddress, long clientMac) {
         s.asSlice(off, FIXED_LENGTH).fill((byte) 0);
-        Bytes.u8(s, off, OP_REPLY);
-        Bytes.u8(s, off + 1, 1);
-        Bytes.u8(s, off + 2, 6);
-        Bytes.u32(s, off + 4, xid);
-        Bytes.u16(s, off + 10, flags);
-        Bytes.u32(s, off + 16, yourAddress);
-        Bytes.u32(s, off + 20, serverAddress);
-        Bytes.mac(s, off + 28, clientMac);
-        Bytes.u32(s, off + 236, MAGIC_COOKIE);
+        Bytes.u8(s, off + OP, OP_REPLY);
+        Bytes.u8(s, off + HTYPE, HTYPE_ETHERNET);
+        Bytes.u8(s, off + HLEN, 6);
+        Bytes.u32(s, off + XID, xid);
+        Bytes.u16(s, off + FLAGS, flags);
+        Bytes.u32(s, off + YIADDR, yourAddress);
+        Bytes.u32(s, off + SIADDR, serverAddress);
+        Bytes.mac(s, off + CHADDR, clientMac);
+        Bytes.u32(s, off + COOKIE, MAGIC_COOKIE);
+    }
+
+    /** Writes option code with a value of size 1, 2 or 4 bytes at p; returns where the next option goes. */
+    public static long putOption(MemorySegment s, long p, int code, int size, int value) {
+        Bytes.u8(s, p, code);
+        Bytes.u8(s, p + 1, size);
+        switch (size) {
+            case 1 -> Bytes.u8(s, p + 2, value);
+            case 2 -> Bytes.u16(s, p + 2, value);
+            default -> Bytes.u32(s, p + 2, value);
+        }
+        return p + 2 + size;
+    }
+
+    /** Writes option code with value (at most 255 bytes) at p; returns where the next option goes. */
+    public static long putOption(MemorySegment s, long p, int code, byte[] value) {
+        Bytes.u8(s, p, code);
+        Bytes.u8(s, p + 1, value.length);
+        MemorySegment.copy(MemorySegment.ofArray(value), 0, s, p + 2, value.length);
+        return p + 2 + value.length;
+    }
+
+    /** Ends the options at p; returns the end of the message. */
+    public static long putEnd(MemorySegment s, long p) {
+        Bytes.u8(s, p, OPT_END);
+        return p + 1;
     }
 }

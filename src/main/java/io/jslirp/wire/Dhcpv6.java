@@ -4,8 +4,15 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * DHCPv6 (RFC 8415) as a stateless server needs it: the message type and transaction id of a
- * client's message, its options (code and length, 2 bytes each), and a Reply carrying the
- * client's identifier, our identifier and the DNS servers (RFC 3646).
+ * client's message, its options, and a Reply carrying the client's identifier, our identifier and
+ * the DNS servers (RFC 3646).
+ * <pre>
+ *  0               1               2               3
+ * +---------------+-----------------------------------------------+
+ * |   msg-type    |               transaction-id                  |  0 MESSAGE_TYPE, 1 TRANSACTION_ID
+ * +---------------+-----------------------------------------------+
+ * |  options: option-code (2 bytes), option-len (2), data ...     |  4
+ * </pre>
  */
 public final class Dhcpv6 {
     public static final int CLIENT_PORT = 546, SERVER_PORT = 547;
@@ -16,65 +23,107 @@ public final class Dhcpv6 {
     public static final int HEADER_LENGTH = 4, OPTION_HEADER_LENGTH = 4;
     /** A DUID (what the client and server identifier options hold) is at most 130 bytes: type and 128 (RFC 8415 section 11.1). */
     public static final int MAX_DUID_LENGTH = 130;
+    private static final int MESSAGE_TYPE = 0, OPTION_CODE = 0, OPTION_LENGTH = 2;
     /** Our server identifier: a DUID-LL (type 3) of hardware type Ethernet (1) and a MAC. */
-    private static final int DUID_LL_LENGTH = 10;
+    private static final int DUID_LL_LENGTH = 10, DUID_LL = 3, HARDWARE_ETHERNET = 1;
 
     private Dhcpv6() {}
 
+    /**
+     * Null when the message of len bytes at off has a header, options that stay inside it, and
+     * identifiers no longer than a DUID can be; else the reason.
+     */
+    public static Drop check(MemorySegment s, long off, int len) {
+        if (len < HEADER_LENGTH) return Drop.TRUNCATED;
+        long end = off + len;
+        for (long at = off + HEADER_LENGTH; at < end; ) {
+            if (at + OPTION_HEADER_LENGTH > end) return Drop.BAD_OPTION;
+            int optLen = optionLength(s, at);
+            if (at + OPTION_HEADER_LENGTH + optLen > end) return Drop.BAD_OPTION;
+            int code = Bytes.u16(s, at + OPTION_CODE);
+            if ((code == OPT_CLIENT_ID || code == OPT_SERVER_ID) && optLen > MAX_DUID_LENGTH) return Drop.BAD_LENGTH;
+            at += OPTION_HEADER_LENGTH + optLen;
+        }
+        return null;
+    }
+
     public static int messageType(MemorySegment s, long off) {
-        return Bytes.u8(s, off);
+        return Bytes.u8(s, off + MESSAGE_TYPE);
     }
 
     public static int transactionId(MemorySegment s, long off) {
-        return Bytes.u32(s, off) & 0xffffff;
+        return Bytes.u32(s, off + MESSAGE_TYPE) & 0xffffff;
     }
 
-    /**
-     * Offset of the first option with code among the options of the message of len bytes at off,
-     * -1 when absent, -2 when an option runs past the end.
-     */
+    /** Offset of the first option with code among the options of the {@link #check}ed message of len bytes at off, -1 when absent. */
     public static long findOption(MemorySegment s, long off, int len, int code) {
         long end = off + len;
-        long found = -1;
-        for (long at = off + HEADER_LENGTH; at < end; ) {
-            if (at + OPTION_HEADER_LENGTH > end) return -2;
-            int optLen = optionLength(s, at);
-            if (at + OPTION_HEADER_LENGTH + optLen > end) return -2;
-            if (found < 0 && Bytes.u16(s, at) == code) found = at;
-            at += OPTION_HEADER_LENGTH + optLen;
+        for (long at = off + HEADER_LENGTH; at + OPTION_HEADER_LENGTH <= end; at += OPTION_HEADER_LENGTH + optionLength(s, at)) {
+            if (Bytes.u16(s, at + OPTION_CODE) == code) return at;
         }
-        return found;
+        return -1;
     }
 
     /** Length of the data of the option at off (without its 4-byte header). */
     public static int optionLength(MemorySegment s, long off) {
-        return Bytes.u16(s, off + 2);
+        return Bytes.u16(s, off + OPTION_LENGTH);
     }
 
-    /**
-     * Writes a Reply to transaction xid at off: the client identifier option copied from clientId
-     * (an option header and data at clientIdOff in src; none when clientIdOff is negative), our
-     * server identifier from serverMac, and one DNS server. Returns its length.
-     */
-    public static int writeReply(MemorySegment s, long off, int xid, MemorySegment src, long clientIdOff,
-                                 long serverMac, long dnsHi, long dnsLo) {
-        Bytes.u32(s, off, (REPLY << 24) | (xid & 0xffffff));
+    /** What a Reply says, set fluently and reused. */
+    public static final class Reply {
+        int transactionId;
+        MemorySegment clientIdFrame;
+        long clientId = -1, serverMac, dnsHi, dnsLo;
+
+        public Reply transaction(int id) {
+            this.transactionId = id;
+            return this;
+        }
+
+        /** The client identifier option to copy (its header and data at offset of frame), or none when offset is negative. */
+        public Reply clientId(MemorySegment frame, long offset) {
+            this.clientIdFrame = frame;
+            this.clientId = offset;
+            return this;
+        }
+
+        /** Our identifier, a DUID-LL of this MAC. */
+        public Reply server(long mac) {
+            this.serverMac = mac;
+            return this;
+        }
+
+        public Reply dns(long hi, long lo) {
+            this.dnsHi = hi;
+            this.dnsLo = lo;
+            return this;
+        }
+    }
+
+    /** Writes the Reply r describes at off; returns its length. */
+    public static int write(MemorySegment s, long off, Reply r) {
+        Bytes.u32(s, off + MESSAGE_TYPE, (REPLY << 24) | (r.transactionId & 0xffffff));
         long o = off + HEADER_LENGTH;
-        if (clientIdOff >= 0) {
-            int n = OPTION_HEADER_LENGTH + optionLength(src, clientIdOff);
-            MemorySegment.copy(src, clientIdOff, s, o, n);
+        if (r.clientId >= 0) {
+            int n = OPTION_HEADER_LENGTH + optionLength(r.clientIdFrame, r.clientId);
+            MemorySegment.copy(r.clientIdFrame, r.clientId, s, o, n);
             o += n;
         }
-        Bytes.u16(s, o, OPT_SERVER_ID);
-        Bytes.u16(s, o + 2, DUID_LL_LENGTH);
-        Bytes.u16(s, o + 4, 3);
-        Bytes.u16(s, o + 6, 1);
-        Bytes.mac(s, o + 8, serverMac);
-        o += OPTION_HEADER_LENGTH + DUID_LL_LENGTH;
-        Bytes.u16(s, o, OPT_DNS_SERVERS);
-        Bytes.u16(s, o + 2, 16);
-        Ipv6.address(s, o + 4, dnsHi, dnsLo);
-        o += OPTION_HEADER_LENGTH + 16;
+        o = optionHeader(s, o, OPT_SERVER_ID, DUID_LL_LENGTH);
+        Bytes.u16(s, o, DUID_LL);
+        Bytes.u16(s, o + 2, HARDWARE_ETHERNET);
+        Bytes.mac(s, o + 4, r.serverMac);
+        o += DUID_LL_LENGTH;
+        o = optionHeader(s, o, OPT_DNS_SERVERS, 16);
+        Ipv6.address(s, o, r.dnsHi, r.dnsLo);
+        o += 16;
         return (int) (o - off);
+    }
+
+    /** Writes an option header; returns where its data goes. */
+    private static long optionHeader(MemorySegment s, long off, int code, int length) {
+        Bytes.u16(s, off + OPTION_CODE, code);
+        Bytes.u16(s, off + OPTION_LENGTH, length);
+        return off + OPTION_HEADER_LENGTH;
     }
 }

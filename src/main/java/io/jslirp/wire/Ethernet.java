@@ -9,6 +9,7 @@ import java.lang.foreign.MemorySegment;
  * +-------------------+-------------------+-------+
  * | destination MAC   | source MAC        | type  |
  * +-------------------+-------------------+-------+
+ *   DESTINATION         SOURCE              TYPE
  * </pre>
  */
 public final class Ethernet {
@@ -17,24 +18,37 @@ public final class Ethernet {
     public static final int TYPE_ARP = 0x0806;
     public static final int TYPE_IPV6 = 0x86DD;
     public static final long BROADCAST = 0xffff_ffff_ffffL;
+    private static final int DESTINATION = 0, SOURCE = 6, TYPE = 12;
+    /** IPv6 multicast goes to 33:33 and the address's low 32 bits (RFC 2464 section 7). */
+    private static final long IPV6_MULTICAST_PREFIX = 0x3333_0000_0000L;
 
     private Ethernet() {}
 
+    /** Null when len bytes hold an Ethernet header. */
+    public static Drop check(MemorySegment s, long off, int len) {
+        return len < HEADER_LENGTH ? Drop.TRUNCATED : null;
+    }
+
     public static long destination(MemorySegment s, long off) {
-        return Bytes.mac(s, off);
+        return Bytes.mac(s, off + DESTINATION);
     }
 
     public static long source(MemorySegment s, long off) {
-        return Bytes.mac(s, off + 6);
+        return Bytes.mac(s, off + SOURCE);
     }
 
     public static int type(MemorySegment s, long off) {
-        return Bytes.u16(s, off + 12);
+        return Bytes.u16(s, off + TYPE);
     }
 
     public static void write(MemorySegment s, long off, long destination, long source, int type) {
-        Bytes.mac(s, off, destination);
-        Bytes.mac(s, off + 6, source);
-        Bytes.u16(s, off + 12, type);
+        Bytes.mac(s, off + DESTINATION, destination);
+        Bytes.mac(s, off + SOURCE, source);
+        Bytes.u16(s, off + TYPE, type);
+    }
+
+    /** The MAC an IPv6 multicast address's frames go to (lo: the address's low half). */
+    public static long ipv6Multicast(long lo) {
+        return IPV6_MULTICAST_PREFIX | (lo & 0xffff_ffffL);
     }
 }

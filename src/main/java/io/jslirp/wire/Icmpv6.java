@@ -1,41 +1,21 @@
 package io.jslirp.wire;
 
-import java.lang.foreign.MemorySegment;
-
 /**
- * ICMPv6 (RFC 4443): type, code, checksum over the message and the IPv6 pseudo-header, then 4
- * bytes whose meaning depends on the type (identifier and sequence for echo). Neighbor Discovery
- * messages are in {@link Ndp}.
+ * ICMPv6's numbers (RFC 4443); the header is {@link Icmp}'s, its checksum covering the IPv6
+ * pseudo-header too. Neighbor Discovery messages are in {@link Ndp}.
  */
 public final class Icmpv6 {
-    public static final int HEADER_LENGTH = 8;
-    public static final int DEST_UNREACHABLE = 1;
+    public static final int HEADER_LENGTH = Icmp.HEADER_LENGTH;
+    public static final int DEST_UNREACHABLE = 1, PACKET_TOO_BIG = 2, TIME_EXCEEDED = 3, PARAMETER_PROBLEM = 4;
     public static final int ECHO_REQUEST = 128, ECHO_REPLY = 129;
     public static final int CODE_NO_ROUTE = 0, CODE_ADMIN_PROHIBITED = 1, CODE_ADDRESS_UNREACHABLE = 3, CODE_PORT_UNREACHABLE = 4;
+    /** An error message quotes as much of the invoking packet as keeps it within IPv6's minimum MTU (RFC 4443 section 2.4). */
+    public static final int MAX_ERROR_LENGTH = 1280 - Ipv6.HEADER_LENGTH;
 
     private Icmpv6() {}
 
-    public static int type(MemorySegment s, long off) {
-        return Bytes.u8(s, off);
-    }
-
-    public static int code(MemorySegment s, long off) {
-        return Bytes.u8(s, off + 1);
-    }
-
-    public static void setType(MemorySegment s, long off, int type) {
-        Bytes.u8(s, off, type);
-    }
-
-    /** Whether the message of len bytes, sent from src to dst, has a correct checksum. */
-    public static boolean checksumValid(MemorySegment s, long off, int len, long srcHi, long srcLo, long dstHi, long dstLo) {
-        return Checksum.valid6(s, off, len, Ipv6.PROTO_ICMPV6, srcHi, srcLo, dstHi, dstLo);
-    }
-
-    /** Computes the checksum of the message of len bytes sent from src to dst. */
-    public static void fillChecksum(MemorySegment s, long off, int len, long srcHi, long srcLo, long dstHi, long dstLo) {
-        Bytes.u16(s, off + 2, 0);
-        int pseudo = Checksum.pseudoHeader6(srcHi, srcLo, dstHi, dstLo, Ipv6.PROTO_ICMPV6, len);
-        Bytes.u16(s, off + 2, Checksum.finish(Checksum.sum(s, off, len, pseudo)));
+    /** Whether type is an error message (types below 128), which no error may answer (RFC 4443 section 2.4). */
+    public static boolean isError(int type) {
+        return type < 128;
     }
 }

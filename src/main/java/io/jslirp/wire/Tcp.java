@@ -7,21 +7,27 @@ import java.lang.foreign.MemorySegment;
  * <pre>
  *  0               1               2               3
  * +-------------------------------+-------------------------------+
- * |          source port          |       destination port        |
+ * |          source port          |       destination port        |  0 SOURCE_PORT, 2 DESTINATION_PORT
  * +-------------------------------+-------------------------------+
- * |                        sequence number                        |
- * |                     acknowledgment number                     |
+ * |                        sequence number                        |  4 SEQ
+ * |                     acknowledgment number                     |  8 ACK
  * +-------+-------+---------------+-------------------------------+
- * | offset|  rsvd |     flags     |            window             |
+ * | offset|  rsvd |     flags     |            window             |  12 DATA_OFFSET, 13 FLAGS, 14 WINDOW
  * +-------+-------+---------------+-------------------------------+
- * |           checksum            |        urgent pointer         |
+ * |           checksum            |        urgent pointer         |  16 CHECKSUM_OFFSET, 18 URGENT
  * +-------------------------------+-------------------------------+
- * |                    options (offset > 5) ...                   |
+ * |                    options (offset > 5) ...                   |  20
  * </pre>
+ * {@link #check} first (lengths, options and, given the pseudo-header, the checksum); the
+ * accessors then read inside the header.
  */
 public final class Tcp {
     public static final int MIN_HEADER_LENGTH = 20;
     public static final int FIN = 0x01, SYN = 0x02, RST = 0x04, PSH = 0x08, ACK = 0x10, URG = 0x20;
+    /** Where the checksum is in the header: what a device completing it (a tap's vnet header's csum_offset) needs. */
+    public static final int CHECKSUM_OFFSET = 16;
+    private static final int SOURCE_PORT = 0, DESTINATION_PORT = 2, SEQ = 4, ACK_NUMBER = 8, DATA_OFFSET = 12, FLAGS = 13,
+            WINDOW = 14, URGENT = 18;
 
     private static final int OPT_END = 0, OPT_NOP = 1, OPT_MSS = 2, OPT_WSCALE = 3, OPT_SACK_PERMITTED = 4, OPT_SACK = 5, OPT_TIMESTAMP = 8;
     /** Bytes {@link #appendTimestamps} adds. */
@@ -31,40 +37,58 @@ public final class Tcp {
 
     private Tcp() {}
 
-    /** Null when len bytes (the IP payload) hold a complete TCP header, else the reason. */
-    public static String check(MemorySegment s, long off, int len) {
-        if (len < MIN_HEADER_LENGTH) return "tcp truncated header";
+    /**
+     * Null when len bytes (the IP payload) hold a complete TCP header whose option list is well
+     * formed (each option inside the header, none of length below 2), else the reason. For a
+     * segment whose checksum is not at hand (one built here, one quoted); what the guest sends
+     * goes through {@link #check(MemorySegment, long, int, int, boolean)}.
+     */
+    public static Drop check(MemorySegment s, long off, int len) {
+        if (len < MIN_HEADER_LENGTH) return Drop.TRUNCATED;
         int h = headerLength(s, off);
-        if (h < MIN_HEADER_LENGTH || h > len) return "tcp bad header length";
+        if (h < MIN_HEADER_LENGTH || h > len) return Drop.BAD_HEADER_LENGTH;
+        if (!options(s, off + MIN_HEADER_LENGTH, off + h, null)) return Drop.BAD_OPTION;
+        return null;
+    }
+
+    /**
+     * As {@link #check(MemorySegment, long, int)}, and the checksum over the segment and the
+     * pseudo-header of the IP header h (of version v) unless checksumTrusted (the link vouched for
+     * it: {@code link.Link#checksumTrusted}).
+     */
+    public static Drop check(MemorySegment s, long off, int len, IpVersion v, IpHeader h, boolean checksumTrusted) {
+        Drop error = check(s, off, len);
+        if (error != null) return error;
+        if (!checksumTrusted && !Checksum.verify(s, off, len, v.pseudoHeader(h, Ipv4.PROTO_TCP, len))) return Drop.BAD_CHECKSUM;
         return null;
     }
 
     public static int sourcePort(MemorySegment s, long off) {
-        return Bytes.u16(s, off);
+        return Bytes.u16(s, off + SOURCE_PORT);
     }
 
     public static int destinationPort(MemorySegment s, long off) {
-        return Bytes.u16(s, off + 2);
+        return Bytes.u16(s, off + DESTINATION_PORT);
     }
 
     public static int seq(MemorySegment s, long off) {
-        return Bytes.u32(s, off + 4);
+        return Bytes.u32(s, off + SEQ);
     }
 
     public static int ack(MemorySegment s, long off) {
-        return Bytes.u32(s, off + 8);
+        return Bytes.u32(s, off + ACK_NUMBER);
     }
 
     public static int headerLength(MemorySegment s, long off) {
-        return (Bytes.u8(s, off + 12) >>> 4) * 4;
+        return (Bytes.u8(s, off + DATA_OFFSET) >>> 4) * 4;
     }
 
     public static int flags(MemorySegment s, long off) {
-        return Bytes.u8(s, off + 13) & 0x3f;
+        return Bytes.u8(s, off + FLAGS) & 0x3f;
     }
 
     public static int window(MemorySegment s, long off) {
-        return Bytes.u16(s, off + 14);
+        return Bytes.u16(s, off + WINDOW);
     }
 
     /**
@@ -77,7 +101,11 @@ public final class Tcp {
         if (s.byteSize() - off < MIN_HEADER_LENGTH) return false;
         long end = off + headerLength(s, off);
         if (end > s.byteSize()) return false;
-        long p = off + MIN_HEADER_LENGTH;
+        return options(s, off + MIN_HEADER_LENGTH, end, opts);
+    }
+
+    /** Walks the options from p to end; parses them into opts unless null. False when the list is malformed. */
+    private static boolean options(MemorySegment s, long p, long end, TcpOptions opts) {
         while (p < end) {
             int kind = Bytes.u8(s, p);
             if (kind == OPT_END) break;
@@ -88,45 +116,49 @@ public final class Tcp {
             if (p + 1 >= end) return false;
             int len = Bytes.u8(s, p + 1);
             if (len < 2 || p + len > end) return false;
-            switch (kind) {
-                case OPT_MSS -> { if (len == 4) opts.mss = Bytes.u16(s, p + 2); }
-                case OPT_WSCALE -> { if (len == 3) opts.windowScale = Math.min(14, Bytes.u8(s, p + 2)); }
-                case OPT_SACK_PERMITTED -> opts.sackPermitted = len == 2;
-                case OPT_SACK -> {
-                    if ((len - 2) % 8 == 0) {
-                        opts.sackBlocks = Math.min((len - 2) / 8, opts.sackEdges.length / 2);
-                        for (int i = 0; i < 2 * opts.sackBlocks; i++) opts.sackEdges[i] = Bytes.u32(s, p + 2 + 4L * i);
-                    }
-                }
-                case OPT_TIMESTAMP -> {
-                    if (len == 10) {
-                        opts.hasTimestamp = true;
-                        opts.tsVal = Bytes.u32(s, p + 2);
-                        opts.tsEcr = Bytes.u32(s, p + 6);
-                    }
-                }
-                default -> { }
-            }
+            if (opts != null) option(s, p, kind, len, opts);
             p += len;
         }
         return true;
     }
 
+    private static void option(MemorySegment s, long p, int kind, int len, TcpOptions opts) {
+        switch (kind) {
+            case OPT_MSS -> { if (len == 4) opts.mss = Bytes.u16(s, p + 2); }
+            case OPT_WSCALE -> { if (len == 3) opts.windowScale = Math.min(14, Bytes.u8(s, p + 2)); }
+            case OPT_SACK_PERMITTED -> opts.sackPermitted = len == 2;
+            case OPT_SACK -> {
+                if ((len - 2) % 8 == 0) {
+                    opts.sackBlocks = Math.min((len - 2) / 8, opts.sackEdges.length / 2);
+                    for (int i = 0; i < 2 * opts.sackBlocks; i++) opts.sackEdges[i] = Bytes.u32(s, p + 2 + 4L * i);
+                }
+            }
+            case OPT_TIMESTAMP -> {
+                if (len == 10) {
+                    opts.hasTimestamp = true;
+                    opts.tsVal = Bytes.u32(s, p + 2);
+                    opts.tsEcr = Bytes.u32(s, p + 6);
+                }
+            }
+            default -> { }
+        }
+    }
+
     /**
      * Writes a header of headerLength bytes (20 + options already written by {@link #writeSynOptions}).
-     * The checksum is filled by {@link #fillChecksum4} once the payload is in place.
+     * The checksum is filled by {@link #fillChecksum} once the payload is in place.
      */
     public static void write(MemorySegment s, long off, int sourcePort, int destinationPort, int seq, int ack,
                              int flags, int window, int headerLength) {
-        Bytes.u16(s, off, sourcePort);
-        Bytes.u16(s, off + 2, destinationPort);
-        Bytes.u32(s, off + 4, seq);
-        Bytes.u32(s, off + 8, ack);
-        Bytes.u8(s, off + 12, (headerLength / 4) << 4);
-        Bytes.u8(s, off + 13, flags);
-        Bytes.u16(s, off + 14, window);
-        Bytes.u16(s, off + 16, 0);
-        Bytes.u16(s, off + 18, 0);
+        Bytes.u16(s, off + SOURCE_PORT, sourcePort);
+        Bytes.u16(s, off + DESTINATION_PORT, destinationPort);
+        Bytes.u32(s, off + SEQ, seq);
+        Bytes.u32(s, off + ACK_NUMBER, ack);
+        Bytes.u8(s, off + DATA_OFFSET, (headerLength / 4) << 4);
+        Bytes.u8(s, off + FLAGS, flags);
+        Bytes.u16(s, off + WINDOW, window);
+        Bytes.u16(s, off + CHECKSUM_OFFSET, 0);
+        Bytes.u16(s, off + URGENT, 0);
     }
 
     /** Writes MSS and (when windowScale >= 0) window-scale options after the fixed header; returns the header length. */
@@ -183,30 +215,16 @@ public final class Tcp {
     }
 
     /**
-     * Puts only the IPv4 pseudo-header sum in the checksum field (not complemented), as the kernel
-     * does for a segment whose checksum a device completes (CHECKSUM_PARTIAL).
+     * Puts only the pseudo-header sum in the checksum field (not complemented), as the kernel does
+     * for a segment whose checksum a device completes (CHECKSUM_PARTIAL).
      */
-    public static void fillPseudoHeaderChecksum4(MemorySegment s, long off, int segmentLength, int srcIp, int dstIp) {
-        Bytes.u16(s, off + 16, Checksum.pseudoHeader4(srcIp, dstIp, Ipv4.PROTO_TCP, segmentLength));
+    public static void setPartialChecksum(MemorySegment s, long off, int pseudo) {
+        Bytes.u16(s, off + CHECKSUM_OFFSET, pseudo);
     }
 
-    /** Fills the checksum of a segment of segmentLength bytes (header and payload) for IPv4. */
-    public static void fillChecksum4(MemorySegment s, long off, int segmentLength, int srcIp, int dstIp) {
-        Bytes.u16(s, off + 16, 0);
-        int sum = Checksum.sum(s, off, segmentLength, Checksum.pseudoHeader4(srcIp, dstIp, Ipv4.PROTO_TCP, segmentLength));
-        Bytes.u16(s, off + 16, Checksum.finish(sum));
-    }
-
-    /** Stores only the IPv6 pseudo-header sum, for a receiver that completes the checksum (offload). */
-    public static void fillPseudoHeaderChecksum6(MemorySegment s, long off, int segmentLength,
-                                                 long srcHi, long srcLo, long dstHi, long dstLo) {
-        Bytes.u16(s, off + 16, Checksum.pseudoHeader6(srcHi, srcLo, dstHi, dstLo, Ipv6.PROTO_TCP, segmentLength));
-    }
-
-    /** Fills the checksum of a segment of segmentLength bytes (header and payload) for IPv6. */
-    public static void fillChecksum6(MemorySegment s, long off, int segmentLength, long srcHi, long srcLo, long dstHi, long dstLo) {
-        Bytes.u16(s, off + 16, 0);
-        int sum = Checksum.sum(s, off, segmentLength, Checksum.pseudoHeader6(srcHi, srcLo, dstHi, dstLo, Ipv6.PROTO_TCP, segmentLength));
-        Bytes.u16(s, off + 16, Checksum.finish(sum));
+    /** Fills the checksum of a segment of segmentLength bytes (header and payload), pseudo being its pseudo-header's sum. */
+    public static void fillChecksum(MemorySegment s, long off, int segmentLength, int pseudo) {
+        Bytes.u16(s, off + CHECKSUM_OFFSET, 0);
+        Bytes.u16(s, off + CHECKSUM_OFFSET, Checksum.finish(Checksum.sum(s, off, segmentLength, pseudo)));
     }
 }

@@ -9,54 +9,65 @@ import java.lang.foreign.MemorySegment;
  * +---------------+---------------+---------------+---------------+
  * |  source port  |   dest port   |    length     |   checksum    |
  * +---------------+---------------+---------------+---------------+
+ *   SOURCE_PORT     DESTINATION_PORT  LENGTH        CHECKSUM
  * </pre>
+ * {@link #check} first (lengths and, given the pseudo-header, the checksum); the accessors then
+ * read inside the header.
  */
 public final class Udp {
     public static final int HEADER_LENGTH = 8;
+    private static final int SOURCE_PORT = 0, DESTINATION_PORT = 2, LENGTH = 4, CHECKSUM = 6;
 
     private Udp() {}
 
     /** Null when len bytes (the IP payload) hold a consistent UDP datagram, else the reason. */
-    public static String check(MemorySegment s, long off, int len) {
-        if (len < HEADER_LENGTH) return "udp truncated header";
+    public static Drop check(MemorySegment s, long off, int len) {
+        if (len < HEADER_LENGTH) return Drop.TRUNCATED;
         int l = length(s, off);
-        if (l < HEADER_LENGTH || l > len) return "udp bad length";
+        if (l < HEADER_LENGTH || l > len) return Drop.BAD_LENGTH;
         return null;
     }
 
+    /**
+     * As {@link #check(MemorySegment, long, int)}, and the checksum with the pseudo-header of the IP
+     * header h (of version v) unless checksumTrusted. A checksum of 0 is "none computed" where the
+     * version says so (IPv4), else wrong (IPv6).
+     */
+    public static Drop check(MemorySegment s, long off, int len, IpVersion v, IpHeader h, boolean checksumTrusted) {
+        Drop error = check(s, off, len);
+        if (error != null || checksumTrusted) return error;
+        if (checksum(s, off) == 0) return v.zeroUdpChecksumIsNone() ? null : Drop.BAD_CHECKSUM;
+        int length = length(s, off);
+        return Checksum.verify(s, off, length, v.pseudoHeader(h, Ipv4.PROTO_UDP, length)) ? null : Drop.BAD_CHECKSUM;
+    }
+
     public static int sourcePort(MemorySegment s, long off) {
-        return Bytes.u16(s, off);
+        return Bytes.u16(s, off + SOURCE_PORT);
     }
 
     public static int destinationPort(MemorySegment s, long off) {
-        return Bytes.u16(s, off + 2);
+        return Bytes.u16(s, off + DESTINATION_PORT);
     }
 
     public static int length(MemorySegment s, long off) {
-        return Bytes.u16(s, off + 4);
+        return Bytes.u16(s, off + LENGTH);
     }
 
-    /** Writes the header for a datagram of payloadLength bytes already in place, with its IPv4 checksum. */
-    public static void write4(MemorySegment s, long off, int sourcePort, int destinationPort, int payloadLength, int srcIp, int dstIp) {
-        int len = HEADER_LENGTH + payloadLength;
-        Bytes.u16(s, off, sourcePort);
-        Bytes.u16(s, off + 2, destinationPort);
-        Bytes.u16(s, off + 4, len);
-        Bytes.u16(s, off + 6, 0);
-        int sum = Checksum.finish(Checksum.sum(s, off, len, Checksum.pseudoHeader4(srcIp, dstIp, Ipv4.PROTO_UDP, len)));
-        Bytes.u16(s, off + 6, sum == 0 ? 0xffff : sum);
+    public static int checksum(MemorySegment s, long off) {
+        return Bytes.u16(s, off + CHECKSUM);
     }
 
-    /** Writes the header for a datagram of payloadLength bytes already in place, with its IPv6 checksum. */
-    public static void write6(MemorySegment s, long off, int sourcePort, int destinationPort, int payloadLength,
-                              long srcHi, long srcLo, long dstHi, long dstLo) {
+    /**
+     * Writes the header for a datagram of payloadLength bytes already in place, with its checksum;
+     * pseudo is its pseudo-header's sum for the length {@link #HEADER_LENGTH} + payloadLength.
+     */
+    public static void write(MemorySegment s, long off, int sourcePort, int destinationPort, int payloadLength, int pseudo) {
         int len = HEADER_LENGTH + payloadLength;
-        Bytes.u16(s, off, sourcePort);
-        Bytes.u16(s, off + 2, destinationPort);
-        Bytes.u16(s, off + 4, len);
-        Bytes.u16(s, off + 6, 0);
-        int pseudo = Checksum.pseudoHeader6(srcHi, srcLo, dstHi, dstLo, Ipv6.PROTO_UDP, len);
+        Bytes.u16(s, off + SOURCE_PORT, sourcePort);
+        Bytes.u16(s, off + DESTINATION_PORT, destinationPort);
+        Bytes.u16(s, off + LENGTH, len);
+        Bytes.u16(s, off + CHECKSUM, 0);
         int sum = Checksum.finish(Checksum.sum(s, off, len, pseudo));
-        Bytes.u16(s, off + 6, sum == 0 ? 0xffff : sum);
+        Bytes.u16(s, off + CHECKSUM, sum == 0 ? 0xffff : sum);
     }
 }

@@ -2,9 +2,9 @@ package io.jslirp.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.jslirp.host.FlowStatus;
-import io.jslirp.host.HostForward;
-import io.jslirp.host.PortForward;
+import io.jslirp.nat.FlowStatus;
+import io.jslirp.forward.HostForward;
+import io.jslirp.forward.PortForward;
 import io.jslirp.wire.Ipv4;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.jslirp.wire.Arp;
 import io.jslirp.wire.Bytes;
 import io.jslirp.wire.Ethernet;
+import io.jslirp.wire.IpHeader;
 import io.jslirp.wire.Ipv4;
 import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.Test;
@@ -16,7 +17,7 @@ class CaptureFilterTest {
     private static MemorySegment ipv4(int protocol, int source, int destination, int sourcePort, int destinationPort) {
         MemorySegment f = MemorySegment.ofArray(new byte[64]);
         Ethernet.write(f, 0, 1, 2, Ethernet.TYPE_IPV4);
-        Ipv4.write(f, 14, 50, 1, 64, protocol, source, destination);
+        Ipv4.write(f, 14, new IpHeader().source4(source).destination4(destination).protocol(protocol).ttl(64).id(1).payloadLength(30));
         Bytes.u16(f, 34, sourcePort);
         Bytes.u16(f, 36, destinationPort);
         return f;
@@ -65,7 +66,8 @@ class CaptureFilterTest {
     @Test
     void laterFragmentsAndShortFramesHaveNoPorts() {
         MemorySegment fragment = ipv4(Ipv4.PROTO_UDP, GUEST, GATEWAY, 53, 53);
-        Ipv4.write(fragment, 14, 50, 1, 100, 64, Ipv4.PROTO_UDP, GUEST, GATEWAY); // fragment offset 800
+        Ipv4.write(fragment, 14, new IpHeader().source4(GUEST).destination4(GATEWAY).protocol(Ipv4.PROTO_UDP).ttl(64).id(1)
+                .payloadLength(30).fragment(800, false)); // fragment offset 800
         assertThat(matches("udp", fragment)).isTrue();
         assertThat(matches("port 53", fragment)).isFalse();
         MemorySegment f = ipv4(Ipv4.PROTO_TCP, GUEST, GATEWAY, 1, 2);

@@ -13,9 +13,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Datagrams larger than the MTU (1500) both ways: the guest's fragments are reassembled by
- * jslirp, and what jslirp sends back larger than the MTU reaches the guest in fragments its
- * kernel reassembles.
+ * Datagrams larger than the MTU (1500) both ways, over IPv4 and IPv6: the guest's fragments are
+ * reassembled by jslirp, and what jslirp sends back larger than the MTU reaches the guest in
+ * fragments its kernel reassembles.
  */
 class FragmentsIT {
     @Test
@@ -33,6 +33,55 @@ class FragmentsIT {
             // The replies did come in fragments: the guest's kernel counted reassemblies.
             Cmd.Result snmp = ns.exec(Duration.ofSeconds(10), "cat", "/proc/net/snmp");
             assertThat(reassemblyOks(snmp.out())).as("%s", snmp.out()).isGreaterThanOrEqualTo(6);
+        }
+    }
+
+    @Test
+    @Timeout(90)
+    void ipv6PingWithFiveThousandBytesIsReassembledAndAnsweredInFragments() {
+        ItEnv.assumeStack();
+        ItEnv.assumeTools("ping");
+        try (Namespace ns = Namespace.createWithIpv6();
+             Stack.Running stack = Stack.attach(ns, Stack.Options.configured().enableIpv6())) {
+            Ipv6IT.awaitSlaac(ns, stack);
+            for (int size : new int[] {5000, 30000}) {
+                Cmd.Result r = ns.exec(Duration.ofSeconds(30), "ping", "-6", "-c", "3", "-i", "0.2", "-W", "5", "-s", Integer.toString(size),
+                        Namespace.GATEWAY6);
+                assertThat(r.exit()).as("ping -6 -s %d\n%s\n%s", size, r, stack.describe()).isZero();
+                assertThat(r.out()).as("ping -6 -s %d", size).contains((size + 8) + " bytes from " + Namespace.GATEWAY6, "3 received");
+            }
+            // The guest sent its requests in fragments, which jslirp put together; the replies came in fragments too.
+            Cmd.Result snmp = ns.exec(Duration.ofSeconds(10), "cat", "/proc/net/snmp6");
+            assertThat(snmp6(snmp.out(), "Ip6FragCreates")).as("%s", snmp.out()).isGreaterThanOrEqualTo(6);
+            assertThat(snmp6(snmp.out(), "Ip6ReasmOKs")).as("%s", snmp.out()).isGreaterThanOrEqualTo(6);
+        }
+    }
+
+    /** A counter of /proc/net/snmp6 (lines "name value"). */
+    static long snmp6(String snmp, String name) {
+        return snmp.lines().map(l -> l.trim().split("\\s+")).filter(f -> f.length == 2 && f[0].equals(name))
+                .mapToLong(f -> Long.parseLong(f[1])).findFirst().orElseThrow(() -> new AssertionError("no " + name + " in " + snmp));
+    }
+
+    /** 5000 bytes to fd00::2 (host ::1) and 5000 back: the guest's fragments put together, the answer cut into fragments. */
+    @Test
+    @Timeout(90)
+    void ipv6DatagramsLargerThanTheMtuCrossBothWays() throws Exception {
+        ItEnv.assumeStack();
+        ItEnv.assumeTools(ItEnv.python());
+        try (UdpEchoServer echo = new UdpEchoServer(Ipv6IT.LOOPBACK6);
+             Namespace ns = Namespace.createWithIpv6();
+             Stack.Running stack = Stack.attach(ns, Stack.Options.configured().enableIpv6())) {
+            Ipv6IT.awaitSlaac(ns, stack);
+            for (int size : new int[] {5000, 20000}) {
+                Cmd.Result r = ns.exec(Duration.ofSeconds(30), ItEnv.python(), "-c", UdpEchoIT.CLIENT,
+                        Integer.toString(echo.port()), Integer.toString(size), Namespace.GATEWAY6);
+                assertThat(r.exit()).as("size %d\n%s\n%s", size, r, stack.describe()).isZero();
+                assertThat(r.out()).as("size %d", size).startsWith("reply " + size + " True fd00::2 ");
+            }
+            assertThat(echo.largest.get()).as("the host got the 20000 bytes in one datagram").isEqualTo(20000);
+            Cmd.Result snmp = ns.exec(Duration.ofSeconds(10), "cat", "/proc/net/snmp6");
+            assertThat(snmp6(snmp.out(), "Ip6ReasmOKs")).as("the replies came in fragments\n%s", snmp.out()).isGreaterThanOrEqualTo(2);
         }
     }
 

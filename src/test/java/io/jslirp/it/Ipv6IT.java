@@ -204,10 +204,11 @@ class Ipv6IT {
         }
     }
 
+    /** PORT [ADDRESS]: a connected UDP socket to a closed port (of fd00::2, or ADDRESS) must see "connection refused". */
     static final String UDP_CLOSED_PORT_CLIENT = """
             import socket, sys
             s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
-            s.connect(('fd00::2', int(sys.argv[1])))
+            s.connect((sys.argv[2] if len(sys.argv) > 2 else 'fd00::2', int(sys.argv[1])))
             s.settimeout(0.5)
             for attempt in range(6):
                 try:
@@ -277,7 +278,8 @@ class Ipv6IT {
 
     /**
      * Addresses beyond the gateway go through host IPv6 sockets, and failures come back as
-     * ICMPv6 destination unreachable. The stack's host side runs in a second namespace made here:
+     * ICMPv6 destination unreachable, for TCP connects and for UDP to a closed port (port
+     * unreachable). The stack's host side runs in a second namespace made here:
      * 2001:db8::1 is on its loopback with a server, 2001:db8:1::/48 has an "unreachable" route,
      * 2001:db8:2::/48 a "prohibit" route, and there is no default route, so nothing leaves it.
      */
@@ -336,6 +338,10 @@ class Ipv6IT {
                             .contains(prohibited + " EACCES")         // ICMPv6 administratively prohibited
                             .contains(noRoute + " ENETUNREACH");      // ICMPv6 no route to destination
                     assertThat(r.took()).as("the errors must come at once").isLessThan(Duration.ofSeconds(8));
+                    // UDP to a closed port beyond the router: the host's ICMPv6 error comes back as port unreachable
+                    Cmd.Result refused = ns.exec(t, ItEnv.python(), "-c", UDP_CLOSED_PORT_CLIENT, "9999", remote);
+                    assertThat(refused.exit()).as("%s\n%s", refused, stack.describe()).isZero();
+                    assertThat(refused.out()).startsWith("refused");
                 }
             } finally {
                 serverProcess.destroy();

@@ -282,7 +282,7 @@ class PolicyIT {
     /**
      * One list of networks for both versions: --allow 192.0.2.0/24 --allow 198.51.100.0/24 --deny
      * 198.51.100.1, and the same over IPv6 with 2001:db8:1::/48, 2001:db8:2::/48 and 2001:db8:2::1.
-     * The first of each is reached (TCP, UDP, IPv4 ping; IPv6 ping to other hosts is not relayed),
+     * The first of each is reached (TCP, UDP, ping),
      * the second (denied though allowed) and third (not allowed) are refused, and so is the
      * gateway, which counts as 127.0.0.1 or ::1. The stack's host side and the servers run in a
      * namespace made here, with the addresses on its loopback interface.
@@ -336,6 +336,8 @@ class PolicyIT {
                 assertThat(r.took()).as("refusals come at once").isLessThan(Duration.ofSeconds(8));
                 Cmd.Result pingAllowed = ns.exec(T, "ping", "-c", "1", "-W", "5", allowed);
                 assertThat(pingAllowed.exit()).as("%s\n%s", pingAllowed, stack.describe()).isZero();
+                Cmd.Result pingAllowed6 = ns.exec(T, "ping", "-6", "-c", "1", "-W", "5", allowed6);
+                assertThat(pingAllowed6.exit()).as("%s\n%s", pingAllowed6, stack.describe()).isZero();
                 Cmd.Result pingDenied = ns.exec(T, "ping", "-c", "1", "-W", "5", denied);
                 assertThat(pingDenied.exit()).as("%s", pingDenied).isNotZero();
                 assertThat(pingDenied.out()).as("ICMP 13, as iputils' ping names it").contains("Packet filtered");

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jslirp.wire.Bytes;
 import io.jslirp.wire.Ethernet;
+import io.jslirp.wire.IpHeader;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Ipv6;
 
@@ -22,7 +23,7 @@ class FlowLanesTest {
     private MemorySegment frame(int protocol, int gatewayPort, int guestPort) {
         MemorySegment f = arena.allocate(14 + 20 + 20);
         Ethernet.write(f, 0, 0x0200_0000_0001L, 0x5255_0a00_0202L, Ethernet.TYPE_IPV4);
-        Ipv4.write(f, 14, 40, 0, 64, protocol, GATEWAY, GUEST);
+        Ipv4.write(f, 14, new IpHeader().source4(GATEWAY).destination4(GUEST).protocol(protocol).ttl(64).payloadLength(20));
         Bytes.u16(f, 34, gatewayPort);
         Bytes.u16(f, 36, guestPort);
         return f;
@@ -62,7 +63,7 @@ class FlowLanesTest {
         MemorySegment out = frame(Ipv4.PROTO_TCP, 80, 40000);
         MemorySegment back = arena.allocate(54);
         Ethernet.write(back, 0, 0x5255_0a00_0202L, 0x0200_0000_0001L, Ethernet.TYPE_IPV4);
-        Ipv4.write(back, 14, 40, 0, 64, Ipv4.PROTO_TCP, GUEST, GATEWAY);
+        Ipv4.write(back, 14, new IpHeader().source4(GUEST).destination4(GATEWAY).protocol(Ipv4.PROTO_TCP).ttl(64).payloadLength(20));
         Bytes.u16(back, 34, 40000);
         Bytes.u16(back, 36, 80);
         assertThat(FlowLanes.flowKey(out, 54)).isNotZero().isEqualTo(FlowLanes.flowKey(back, 54));
@@ -82,7 +83,7 @@ class FlowLanesTest {
     private static MemorySegment frame6(long[] src, long[] dst, int srcPort, int dstPort) {
         MemorySegment f = Arena.ofAuto().allocate(74);
         Ethernet.write(f, 0, 1, 2, Ethernet.TYPE_IPV6);
-        Ipv6.write(f, 14, 20, Ipv6.PROTO_TCP, 64, src[0], src[1], dst[0], dst[1]);
+        Ipv6.write(f, 14, new IpHeader().source(src[0], src[1]).destination(dst[0], dst[1]).protocol(Ipv6.PROTO_TCP).ttl(64).payloadLength(20));
         Bytes.u16(f, 54, srcPort);
         Bytes.u16(f, 56, dstPort);
         return f;

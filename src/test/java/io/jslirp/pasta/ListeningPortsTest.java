@@ -119,7 +119,7 @@ class ListeningPortsTest {
             });
             int tcp6 = ns.call(() -> {
                 int fd = Sockets.tcp6();
-                return ok(fd, Sockets.bind6(fd, 0, 0, 8443), Sockets.listen(fd, 8));
+                return ok(fd, Sockets.bind(fd, 0, 0, 8443), Sockets.listen(fd, 8));
             });
             int udp4 = ns.call(() -> {
                 int fd = Sockets.udp4();
@@ -127,7 +127,7 @@ class ListeningPortsTest {
             });
             int udp6Connected = ns.call(() -> {
                 int fd = Sockets.udp6();
-                return ok(fd, Sockets.bind6(fd, 0, 1, 6000), Sockets.connect6(fd, 0, 1, 6001));
+                return ok(fd, Sockets.bind(fd, 0, 1, 6000), Sockets.connect(fd, 0, 1, 0, 6001));
             });
             int client = ns.call(() -> {
                 int fd = Sockets.tcp4();
@@ -146,7 +146,7 @@ class ListeningPortsTest {
                 ns.call(() -> Libc.close(tcp4));
                 int udp6 = ns.call(() -> {
                     int fd = Sockets.udp6();
-                    return ok(fd, Sockets.bind6(fd, 0, 0, 9999), 0);
+                    return ok(fd, Sockets.bind(fd, 0, 0, 9999), 0);
                 });
                 for (ListeningPorts ports : List.of(diag, proc)) {
                     assertThat(ports.tcp().stream().boxed().toList()).as("asked anew").containsExactly(8443);

@@ -1,5 +1,29 @@
 package io.jslirp.stack;
 
+import static io.jslirp.check.Checker.arp;
+import static io.jslirp.check.Checker.arpOperation;
+import static io.jslirp.check.Checker.arpSender;
+import static io.jslirp.check.Checker.arpTarget;
+import static io.jslirp.check.Checker.code;
+import static io.jslirp.check.Checker.dst;
+import static io.jslirp.check.Checker.dstPort;
+import static io.jslirp.check.Checker.ethDst;
+import static io.jslirp.check.Checker.icmp;
+import static io.jslirp.check.Checker.ipv4;
+import static io.jslirp.check.Checker.payload;
+import static io.jslirp.check.Checker.protocol;
+import static io.jslirp.check.Checker.quoted;
+import static io.jslirp.check.Checker.quotedTransport;
+import static io.jslirp.check.Checker.rest;
+import static io.jslirp.check.Checker.src;
+import static io.jslirp.check.Checker.type;
+import static io.jslirp.check.Checker.udp;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.jslirp.check.Frames;
+import io.jslirp.check.Recorder;
+import io.jslirp.check.TestNetwork;
+import io.jslirp.util.AddressBook;
 import io.jslirp.wire.Arp;
 import io.jslirp.wire.Bytes;
 import io.jslirp.wire.Checksum;
@@ -12,139 +36,76 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
-import java.util.List;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** The gateway's own services through an in-memory link: frames in, frames out. */
 class StackTest {
-    private static final long GUEST_MAC = 0x0200_0000_0001L;
+    private static final long GUEST_MAC = Frames.GUEST_MAC;
     private static final int GUEST = Ipv4.parse("10.0.2.100");
     private static final int GATEWAY = Ipv4.parse("10.0.2.2");
     private static final int DNS = Ipv4.parse("10.0.2.3");
+    /** Where a DHCP message starts in a frame: Ethernet, IPv4, UDP headers. */
+    private static final int DHCP = 42;
 
     private final Arena arena = Arena.ofAuto();
-    private final List<MemorySegment> sent = new ArrayList<>();
-    private final List<String> transport = new ArrayList<>();
-    private Stack stack = stackWithBootFile(null);
+    private TestNetwork net = new TestNetwork(false);
+    private Recorder sent = net.link;
+    private AddressBook addresses = net.addresses;
+    private Stack stack = net.stack;
 
-    private Stack stackWithBootFile(String bootFile) {
-        Stack s = new Stack(NetworkConfig.defaults(), bootFile, (frame, length) -> {
-            MemorySegment copy = arena.allocate(length);
-            MemorySegment.copy(frame, 0, copy, 0, length);
-            sent.add(copy);
-            return true;
-        }, new Counters());
-        s.setTransport(new Transport() {
-            @Override
-            public void tcp(MemorySegment frame, long offset, int length, int source, int destination) {
-                transport.add("tcp " + length);
-            }
-
-            @Override
-            public void udp(MemorySegment frame, long offset, int length, int source, int sourcePort, int destination, int destinationPort) {
-                transport.add("udp " + Ipv4.format(destination) + ":" + destinationPort + " " + length);
-            }
-
-            @Override
-            public void icmpEcho(MemorySegment frame, long offset, int length, int source, int destination) {
-                transport.add("ping " + Ipv4.format(destination) + " " + length);
-            }
-        });
-        return s;
+    private void withBootFile(String bootFile) {
+        net = new TestNetwork(false, bootFile);
+        sent = net.link;
+        addresses = net.addresses;
+        stack = net.stack;
     }
 
-    private MemorySegment frame(int size) {
-        return arena.allocate(size);
+    private MemorySegment arpFrame(long mac, int op, int sender, int target) {
+        MemorySegment f = arena.allocate(42);
+        Ethernet.write(f, 0, Ethernet.BROADCAST, mac, Ethernet.TYPE_ARP);
+        Arp.write(f, 14, op, mac, sender, 0, target);
+        return f;
     }
 
     @Test
     void answersArpForGatewayAndDnsOnly() {
-        for (int target : new int[] {GATEWAY, DNS, Ipv4.parse("10.0.2.50")}) {
-            MemorySegment f = frame(42);
-            Ethernet.write(f, 0, Ethernet.BROADCAST, GUEST_MAC, Ethernet.TYPE_ARP);
-            Arp.write(f, 14, Arp.REQUEST, GUEST_MAC, GUEST, 0, target);
-            stack.receive(f, 42);
-        }
-        assertThat(sent).hasSize(2);
-        MemorySegment reply = sent.getFirst();
-        assertThat(Ethernet.destination(reply, 0)).isEqualTo(GUEST_MAC);
-        assertThat(Arp.operation(reply, 14)).isEqualTo(Arp.REPLY);
-        assertThat(Arp.senderIp(reply, 14)).isEqualTo(GATEWAY);
-        assertThat(Arp.senderMac(reply, 14)).isEqualTo(0x5255_0a00_0202L);
-        assertThat(Arp.targetIp(reply, 14)).isEqualTo(GUEST);
-        assertThat(Arp.senderIp(sent.get(1), 14)).isEqualTo(DNS);
+        for (int target : new int[] {GATEWAY, DNS, Ipv4.parse("10.0.2.50")}) net.receive(arpFrame(GUEST_MAC, Arp.REQUEST, GUEST, target));
+        sent.expect(ethDst(GUEST_MAC), arp(arpOperation(Arp.REPLY), arpSender(0x5255_0a00_0202L, "10.0.2.2"), arpTarget("10.0.2.100")));
+        sent.expect(arp(arpOperation(Arp.REPLY), arpSender(0x5255_0a00_0203L, "10.0.2.3")));
+        sent.expectNone();
     }
 
     @Test
     void handsPingToOtherHostsToTheTransport() {
-        int icmpLen = 8 + 16;
-        MemorySegment f = ipv4Frame(Ipv4.PROTO_ICMP, GUEST, Ipv4.parse("192.0.2.1"), icmpLen);
-        Bytes.u8(f, 34, Icmpv4.ECHO_REQUEST);
-        Bytes.u16(f, 38, 0x1234);
-        Icmpv4.fillChecksum(f, 34, icmpLen);
-        stack.receive(f, 14 + 20 + icmpLen);
-
-        assertThat(sent).isEmpty();
-        assertThat(transport).containsExactly("ping 192.0.2.1 " + icmpLen);
+        net.receive(Frames.v4("10.0.2.100", "192.0.2.1").icmp(Icmpv4.ECHO_REQUEST, 0, 0x1234_0000).payload(16).build());
+        sent.expectNone();
+        assertThat(net.transport).containsExactly("echo 10.0.2.100 -> 192.0.2.1 24");
     }
 
     @Test
     void answersPingToTheGateway() {
-        int icmpLen = 8 + 56;
-        MemorySegment f = ipv4Frame(Ipv4.PROTO_ICMP, GUEST, GATEWAY, icmpLen);
-        Bytes.u8(f, 34, Icmpv4.ECHO_REQUEST);
-        Bytes.u16(f, 38, 0x1234);
-        Bytes.u16(f, 40, 7);
-        for (int i = 0; i < 56; i++) Bytes.u8(f, 42 + i, i);
-        Icmpv4.fillChecksum(f, 34, icmpLen);
-        stack.receive(f, 14 + 20 + icmpLen);
-
-        assertThat(sent).hasSize(1);
-        MemorySegment reply = sent.getFirst();
-        assertThat(Ipv4.check(reply, 14, 20 + icmpLen)).isNull();
-        assertThat(Ipv4.source(reply, 14)).isEqualTo(GATEWAY);
-        assertThat(Ipv4.destination(reply, 14)).isEqualTo(GUEST);
-        assertThat(Icmpv4.type(reply, 34)).isEqualTo(Icmpv4.ECHO_REPLY);
-        assertThat(Bytes.u16(reply, 38)).isEqualTo(0x1234);
-        assertThat(Bytes.u16(reply, 40)).isEqualTo(7);
-        assertThat(Checksum.of(reply, 34, icmpLen)).isZero();
-        assertThat(reply.asSlice(42, 56).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE))
-                .isEqualTo(f.asSlice(42, 56).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+        byte[] data = new byte[56];
+        for (int i = 0; i < 56; i++) data[i] = (byte) i;
+        net.receive(Frames.v4("10.0.2.100", "10.0.2.2").icmp(Icmpv4.ECHO_REQUEST, 0, 0x1234_0007).payload(data).build());
+        sent.expect(ipv4(src("10.0.2.2"), dst("10.0.2.100"), icmp(type(Icmpv4.ECHO_REPLY), rest(0x1234_0007), payload(data))));
+        sent.expectNone();
     }
 
     @Test
     void unreachableQuotesTheGuestsDatagramHeader() {
         int remote = Ipv4.parse("192.0.2.1");
         long tcpHead = (40000L << 48) | (80L << 32) | 0xdeadbeefL;
-        stack.sendUnreachable(Icmpv4.CODE_HOST_UNREACHABLE, Ipv4.PROTO_TCP, GUEST, remote, tcpHead);
+        stack.ipv4().sendUnreachable(Icmpv4.CODE_HOST_UNREACHABLE, Ipv4.PROTO_TCP, addresses.acquire4(GUEST), addresses.acquire4(remote), tcpHead);
 
-        assertThat(sent).hasSize(1);
-        MemorySegment m = sent.getFirst();
-        int icmpLen = 8 + 20 + 8;
-        assertThat(Ipv4.check(m, 14, 20 + icmpLen)).isNull();
-        assertThat(Ipv4.source(m, 14)).isEqualTo(GATEWAY);
-        assertThat(Ipv4.destination(m, 14)).isEqualTo(GUEST);
-        assertThat(Ipv4.protocol(m, 14)).isEqualTo(Ipv4.PROTO_ICMP);
-        assertThat(Icmpv4.type(m, 34)).isEqualTo(Icmpv4.DEST_UNREACHABLE);
-        assertThat(Icmpv4.code(m, 34)).isEqualTo(Icmpv4.CODE_HOST_UNREACHABLE);
-        assertThat(Checksum.of(m, 34, icmpLen)).isZero();
-        long quoted = 34 + 8;
-        assertThat(Ipv4.check(m, quoted, 28)).isNull();
-        assertThat(Ipv4.source(m, quoted)).isEqualTo(GUEST);
-        assertThat(Ipv4.destination(m, quoted)).isEqualTo(remote);
-        assertThat(Ipv4.protocol(m, quoted)).isEqualTo(Ipv4.PROTO_TCP);
-        assertThat(Bytes.u16(m, quoted + 20)).isEqualTo(40000);
-        assertThat(Bytes.u16(m, quoted + 22)).isEqualTo(80);
-        assertThat(Bytes.u32(m, quoted + 24)).isEqualTo(0xdeadbeef);
+        sent.expect(ipv4(src("10.0.2.2"), dst("10.0.2.100"), protocol(Ipv4.PROTO_ICMP),
+                icmp(type(Icmpv4.DEST_UNREACHABLE), code(Icmpv4.CODE_HOST_UNREACHABLE),
+                        quoted(src("10.0.2.100"), dst("192.0.2.1"), protocol(Ipv4.PROTO_TCP), quotedTransport(tcpHead)))));
         assertThat(stack.counters().unreachableSent).isEqualTo(1);
     }
 
     @Test
     void dhcpOffersThePoolAndAcksTheRequest() {
         MemorySegment offer = dhcpExchange(Dhcp.DISCOVER, 0);
-        int offered = Bytes.u32(offer, 42 + 16);
+        int offered = Dhcp.yourAddress(offer, DHCP);
         assertThat(Ipv4.format(offered)).isEqualTo("10.0.2.15");
         assertThat(option(offer, Dhcp.OPT_MESSAGE_TYPE)).isEqualTo(Dhcp.OFFER);
         assertThat(option(offer, Dhcp.OPT_ROUTER)).isEqualTo(GATEWAY);
@@ -155,7 +116,7 @@ class StackTest {
 
         MemorySegment ack = dhcpExchange(Dhcp.REQUEST, offered);
         assertThat(option(ack, Dhcp.OPT_MESSAGE_TYPE)).isEqualTo(Dhcp.ACK);
-        assertThat(Bytes.u32(ack, 42 + 16)).isEqualTo(offered);
+        assertThat(Dhcp.yourAddress(ack, DHCP)).isEqualTo(offered);
 
         MemorySegment nak = dhcpExchange(Dhcp.REQUEST, Ipv4.parse("10.0.2.99"));
         assertThat(option(nak, Dhcp.OPT_MESSAGE_TYPE)).isEqualTo(Dhcp.NAK);
@@ -164,34 +125,32 @@ class StackTest {
     @Test
     void dhcpNamesTheBootFileAndTheGatewayAsTftpServer() {
         MemorySegment plain = dhcpExchange(Dhcp.DISCOVER, 0);
-        assertThat(Dhcp.findOption(plain, 42, Udp.length(plain, 34) - 8, Dhcp.OPT_BOOTFILE)).isNegative();
-        assertThat(Bytes.u8(plain, 42 + Dhcp.FILE_OFFSET)).isZero();
+        assertThat(Dhcp.findOption(plain, DHCP, Udp.length(plain, 34) - 8, Dhcp.OPT_BOOTFILE)).isNegative();
+        assertThat(Bytes.u8(plain, DHCP + Dhcp.FILE_OFFSET)).isZero();
 
-        stack = stackWithBootFile("pxelinux.0");
+        withBootFile("pxelinux.0");
         MemorySegment offer = dhcpExchange(Dhcp.DISCOVER, 0);
-        assertThat(Bytes.u32(offer, 42 + 20)).as("siaddr").isEqualTo(GATEWAY);
-        assertThat(cString(offer, 42 + Dhcp.FILE_OFFSET)).isEqualTo("pxelinux.0");
+        assertThat(Dhcp.serverAddress(offer, DHCP)).as("siaddr").isEqualTo(GATEWAY);
+        assertThat(cString(offer, DHCP + Dhcp.FILE_OFFSET)).isEqualTo("pxelinux.0");
         assertThat(stringOption(offer, Dhcp.OPT_BOOTFILE)).isEqualTo("pxelinux.0");
         assertThat(stringOption(offer, Dhcp.OPT_TFTP_SERVER)).isEqualTo("10.0.2.2");
     }
 
     @Test
     void dhcpStarvationWithMadeUpMacsDoesNotLockOutTheNextClient() {
-        long[] now = {0};
-        stack.setClock(() -> now[0]);
         for (int i = 0; i < 40; i++) { // 16 leases bound, then 24 more clients that get nothing
             long fake = 0x0266_0000_0000L + i;
             MemorySegment offer = dhcp(fake, Dhcp.DISCOVER, 0);
-            if (i < 16) dhcpRequestAcked(fake, Bytes.u32(offer, 42 + 16));
+            if (i < 16) dhcpRequestAcked(fake, Dhcp.yourAddress(offer, DHCP));
             else assertThat(offer).as("pool full of fresh leases").isNull();
         }
-        now[0] += 9_000_000_000L;
+        net.now += 9_000_000_000L;
         assertThat(dhcp(GUEST_MAC, Dhcp.DISCOVER, 0)).as("leases bound 9 s ago are not taken back").isNull();
-        now[0] += 1_000_000_000L;
+        net.now += 1_000_000_000L;
         // Nothing ever came from those addresses: the oldest lease goes to the next real client.
         MemorySegment offer = dhcp(GUEST_MAC, Dhcp.DISCOVER, 0);
         assertThat(offer).isNotNull();
-        assertThat(Ipv4.format(Bytes.u32(offer, 42 + 16))).isEqualTo("10.0.2.15");
+        assertThat(Ipv4.format(Dhcp.yourAddress(offer, DHCP))).isEqualTo("10.0.2.15");
         assertThat(option(dhcpExchange(Dhcp.REQUEST, Ipv4.parse("10.0.2.15")), Dhcp.OPT_MESSAGE_TYPE)).isEqualTo(Dhcp.ACK);
         MemorySegment nak = dhcp(0x0266_0000_0000L, Dhcp.REQUEST, Ipv4.parse("10.0.2.15"));
         assertThat(option(nak, Dhcp.OPT_MESSAGE_TYPE)).as("the former holder renews").isEqualTo(Dhcp.NAK);
@@ -199,20 +158,18 @@ class StackTest {
 
     @Test
     void dhcpNeverTakesBackALeaseInUse() {
-        long[] now = {0};
-        stack.setClock(() -> now[0]);
         for (int i = 0; i < 16; i++) {
             long client = 0x0266_0000_0000L + i;
-            int address = Bytes.u32(dhcp(client, Dhcp.DISCOVER, 0), 42 + 16);
+            int address = Dhcp.yourAddress(dhcp(client, Dhcp.DISCOVER, 0), DHCP);
             if (i == 5) continue; // offered, never requested
             dhcpRequestAcked(client, address);
-            MemorySegment ping = ipv4Frame(Ipv4.PROTO_ICMP, address, GATEWAY, 8); // the address is used
-            Ethernet.write(ping, 0, 0x5255_0a00_0202L, client, Ethernet.TYPE_IPV4);
-            stack.receive(ping, 42);
+            // the address is used: a frame comes from it
+            net.receive(Frames.v4(address, GATEWAY).macs(client, Frames.ROUTER_MAC).icmp(Icmpv4.ECHO_REPLY, 0, 0).build());
         }
-        now[0] += 60_000_000_000L;
+        sent.drain();
+        net.now += 60_000_000_000L;
         MemorySegment offer = dhcp(GUEST_MAC, Dhcp.DISCOVER, 0);
-        assertThat(Ipv4.format(Bytes.u32(offer, 42 + 16))).as("the unrequested offer").isEqualTo("10.0.2.20");
+        assertThat(Ipv4.format(Dhcp.yourAddress(offer, DHCP))).as("the unrequested offer").isEqualTo("10.0.2.20");
         assertThat(dhcp(0x0277_0000_0000L, Dhcp.DISCOVER, 0)).as("every other lease is in use").isNull();
     }
 
@@ -225,9 +182,9 @@ class StackTest {
     void dhcpFromAMadeUpMacDoesNotRedirectTheGuestsFrames() {
         answersPingToTheGateway(); // teaches the stack GUEST_MAC
         dhcp(0x0266_0000_0001L, Dhcp.DISCOVER, 0);
-        sent.clear();
-        stack.sendUdp(GATEWAY, 9, GUEST, 40000, 0);
-        assertThat(Ethernet.destination(sent.getFirst(), 0)).isEqualTo(GUEST_MAC);
+        sent.drain();
+        stack.ipv4().sendUdp(addresses.acquire4(GATEWAY), 9, addresses.acquire4(GUEST), 40000, 0);
+        sent.expect(ethDst(GUEST_MAC), ipv4(udp(dstPort(40000))));
     }
 
     @Test
@@ -235,13 +192,13 @@ class StackTest {
         long spoofer = 0x0266_0000_0009L;
         for (int op : new int[] {Arp.REQUEST, Arp.REPLY}) {
             for (int claimed : new int[] {GATEWAY, DNS}) {
-                MemorySegment f = frame(42);
+                MemorySegment f = arena.allocate(42);
                 Ethernet.write(f, 0, Ethernet.BROADCAST, spoofer, Ethernet.TYPE_ARP);
                 Arp.write(f, 14, op, spoofer, claimed, 0, claimed); // gratuitous: "claimed is at spoofer"
-                stack.receive(f, 42);
+                net.receive(f);
             }
         }
-        assertThat(sent).isEmpty();
+        sent.expectNone();
         assertThat(stack.counters().arpClaims).isEqualTo(4);
         answersArpForGatewayAndDnsOnly(); // still answers as itself, to the real guest
     }
@@ -253,7 +210,7 @@ class StackTest {
     }
 
     private static String stringOption(MemorySegment reply, int code) {
-        long v = Dhcp.findOption(reply, 42, Udp.length(reply, 34) - 8, code);
+        long v = Dhcp.findOption(reply, DHCP, Udp.length(reply, 34) - 8, code);
         assertThat(v).as("option %d", code).isPositive();
         StringBuilder b = new StringBuilder();
         for (int i = 0; i < Bytes.u8(reply, v - 1); i++) b.append((char) Bytes.u8(reply, v + i));
@@ -268,38 +225,34 @@ class StackTest {
 
     /** One DHCP message from mac (also the frame's source MAC); the reply, or null when none. */
     private MemorySegment dhcp(long mac, int type, int requested) {
-        sent.clear();
-        int len = Dhcp.FIXED_LENGTH + 12;
-        MemorySegment f = ipv4Frame(Ipv4.PROTO_UDP, 0, 0xffffffff, 8 + len);
-        long d = 42;
-        Bytes.u8(f, d, Dhcp.OP_REQUEST);
-        Bytes.u8(f, d + 1, 1);
-        Bytes.u8(f, d + 2, 6);
-        Bytes.u32(f, d + 4, 0xCAFE);
-        Bytes.mac(f, d + 28, mac);
-        Ethernet.write(f, 0, Ethernet.BROADCAST, mac, Ethernet.TYPE_IPV4);
-        Bytes.u32(f, d + 236, Dhcp.MAGIC_COOKIE);
-        long o = d + Dhcp.FIXED_LENGTH;
-        Bytes.u8(f, o, Dhcp.OPT_MESSAGE_TYPE);
-        Bytes.u8(f, o + 1, 1);
-        Bytes.u8(f, o + 2, type);
-        Bytes.u8(f, o + 3, Dhcp.OPT_REQUESTED_IP);
-        Bytes.u8(f, o + 4, 4);
-        Bytes.u32(f, o + 5, requested);
-        Bytes.u8(f, o + 9, Dhcp.OPT_END);
-        Udp.write4(f, 34, Dhcp.CLIENT_PORT, Dhcp.SERVER_PORT, len, 0, 0xffffffff);
-        stack.receive(f, 42 + len);
-        if (sent.isEmpty()) return null;
-        assertThat(sent).hasSize(1);
-        MemorySegment reply = sent.getFirst();
-        assertThat(Udp.destinationPort(reply, 34)).isEqualTo(Dhcp.CLIENT_PORT);
-        assertThat(Dhcp.xid(reply, 42)).isEqualTo(0xCAFE);
+        sent.drain();
+        byte[] m = new byte[Dhcp.FIXED_LENGTH + 12];
+        MemorySegment d = MemorySegment.ofArray(m);
+        Bytes.u8(d, 0, Dhcp.OP_REQUEST);
+        Bytes.u8(d, 1, 1);
+        Bytes.u8(d, 2, 6);
+        Bytes.u32(d, 4, 0xCAFE);
+        Bytes.mac(d, 28, mac);
+        Bytes.u32(d, 236, Dhcp.MAGIC_COOKIE);
+        long o = Dhcp.FIXED_LENGTH;
+        Bytes.u8(d, o, Dhcp.OPT_MESSAGE_TYPE);
+        Bytes.u8(d, o + 1, 1);
+        Bytes.u8(d, o + 2, type);
+        Bytes.u8(d, o + 3, Dhcp.OPT_REQUESTED_IP);
+        Bytes.u8(d, o + 4, 4);
+        Bytes.u32(d, o + 5, requested);
+        Bytes.u8(d, o + 9, Dhcp.OPT_END);
+        net.receive(Frames.v4(0, 0xffffffff).macs(mac, Ethernet.BROADCAST).udp(Dhcp.CLIENT_PORT, Dhcp.SERVER_PORT).payload(m).build());
+        if (sent.waiting() == 0) return null;
+        assertThat(sent.waiting()).isEqualTo(1);
+        MemorySegment reply = sent.expect(ethDst(mac), ipv4(src("10.0.2.2"), dst("255.255.255.255"), udp(dstPort(Dhcp.CLIENT_PORT))));
+        assertThat(Dhcp.xid(reply, DHCP)).isEqualTo(0xCAFE);
         return reply;
     }
 
     private static int option(MemorySegment reply, int code) {
         int len = Udp.length(reply, 34) - 8;
-        long v = Dhcp.findOption(reply, 42, len, code);
+        long v = Dhcp.findOption(reply, DHCP, len, code);
         assertThat(v).as("option %d", code).isPositive();
         return switch (Bytes.u8(reply, v - 1)) {
             case 1 -> Bytes.u8(reply, v);
@@ -310,37 +263,47 @@ class StackTest {
 
     @Test
     void handsOtherUdpToTheTransport() {
-        MemorySegment f = ipv4Frame(Ipv4.PROTO_UDP, GUEST, DNS, 8 + 5);
-        Udp.write4(f, 34, 40000, 53, 5, GUEST, DNS);
-        stack.receive(f, 42 + 5);
-        assertThat(transport).containsExactly("udp 10.0.2.3:53 5");
+        net.receive(Frames.v4(GUEST, DNS).udp(40000, 53).payload(5).build());
+        assertThat(net.transport).containsExactly("udp 10.0.2.100:40000 -> 10.0.2.3:53 5");
     }
 
     @Test
     void countsAndDropsMalformedFrames() {
-        MemorySegment f = ipv4Frame(Ipv4.PROTO_UDP, GUEST, GATEWAY, 8 + 5);
-        Udp.write4(f, 34, 40000, 9, 5, GUEST, GATEWAY);
+        MemorySegment f = Frames.v4(GUEST, GATEWAY).udp(40000, 9).payload(5).build();
         stack.receive(f, 5);                       // shorter than an Ethernet header
         stack.receive(f, 30);                      // IPv4 header cut short
-        Bytes.u16(f, 14 + 2, 200);                 // total length beyond the frame
-        Bytes.u16(f, 14 + 10, 0);
-        Bytes.u16(f, 14 + 10, Checksum.of(f, 14, 20));
-        stack.receive(f, 47);
-        MemorySegment tcp = ipv4Frame(Ipv4.PROTO_TCP, GUEST, GATEWAY, 10); // TCP header truncated
-        stack.receive(tcp, 44);
-        MemorySegment arp = frame(30);
+        net.receive(Frames.v4(GUEST, GATEWAY).udp(40000, 9).payload(5).claimPayloadLength(180).build()); // total length beyond the frame
+        MemorySegment tcp = Frames.v4(GUEST, GATEWAY).raw(Ipv4.PROTO_TCP).payload(10).build(); // TCP header truncated
+        net.receive(tcp);
+        MemorySegment arp = arena.allocate(30);
         Ethernet.write(arp, 0, Ethernet.BROADCAST, GUEST_MAC, Ethernet.TYPE_ARP);
-        stack.receive(arp, 30);                    // ARP truncated
+        net.receive(arp);                          // ARP truncated
         assertThat(stack.counters().malformed).isEqualTo(5);
         assertThat(stack.counters().framesIn).isEqualTo(5);
-        assertThat(sent).isEmpty();
-        assertThat(transport).isEmpty();
+        sent.expectNone();
+        assertThat(net.transport).isEmpty();
     }
 
-    private MemorySegment ipv4Frame(int protocol, int src, int dst, int l4Len) {
-        MemorySegment f = frame(14 + 20 + l4Len);
-        Ethernet.write(f, 0, 0x5255_0a00_0202L, GUEST_MAC, Ethernet.TYPE_IPV4);
-        Ipv4.write(f, 14, 20 + l4Len, 1, 64, protocol, src, dst);
-        return f;
+    @Test
+    void aDatagramLargerThanTheMtuGoesInFragments() {
+        int guest = addresses.acquire4(GUEST), gateway = addresses.acquire4(GATEWAY);
+        MemorySegment tx = stack.ipv4().frame();
+        int payload = 4000;
+        for (int i = 0; i < payload; i++) tx.set(java.lang.foreign.ValueLayout.JAVA_BYTE, stack.ipv4().udpPayloadOffset() + i, (byte) i);
+        stack.ipv4().sendUdp(gateway, 9, guest, 40000, payload);
+        int offset = 0;
+        byte[] whole = new byte[8 + payload];
+        for (MemorySegment f : sent.drain()) {
+            io.jslirp.check.Checker.expect(f, ipv4(src("10.0.2.2"), dst("10.0.2.100")));
+            assertThat(f.byteSize()).isLessThanOrEqualTo(14 + 1500);
+            assertThat(Ipv4.fragmentOffset(f, 14)).isEqualTo(offset);
+            int n = Ipv4.totalLength(f, 14) - 20;
+            MemorySegment.copy(f, java.lang.foreign.ValueLayout.JAVA_BYTE, 34, whole, offset, n);
+            offset += n;
+            assertThat(Ipv4.moreFragments(f, 14)).isEqualTo(offset < whole.length);
+        }
+        assertThat(offset).isEqualTo(whole.length);
+        int pseudo = Checksum.pseudoHeader4(GATEWAY, GUEST, Ipv4.PROTO_UDP, whole.length);
+        assertThat(Checksum.verify(MemorySegment.ofArray(whole), 0, whole.length, pseudo)).as("the whole datagram's UDP checksum").isTrue();
     }
 }

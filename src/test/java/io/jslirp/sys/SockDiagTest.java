@@ -53,7 +53,7 @@ class SockDiagTest {
             int port = Sockets.localPort(listener);
             Sockets.connect4(client, LOOPBACK, port);
             int clientPort = Sockets.localPort(client);
-            assertThat(Sockets.bind6(bound, 0, 1, 0)).isZero();
+            assertThat(Sockets.bind(bound, 0, 1, 0)).isZero();
             assertThat(Sockets.bind4(connected, LOOPBACK, 0)).isZero();
             assertThat(Sockets.connect4(connected, LOOPBACK, 9)).isZero();
             int connectedPort = Sockets.localPort(connected);

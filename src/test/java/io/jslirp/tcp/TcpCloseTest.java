@@ -236,7 +236,7 @@ class TcpCloseTest {
         assertThat(h.conn.reopenedBy(SYN, h.g(1000), none)).isTrue();
         assertThat(h.conn.reopenedBy(SYN, h.g(0), none)).isFalse();
         assertThat(h.conn.reopenedBy(SYN | ACK, h.g(1000), none)).isFalse();
-        h.conn.retire();
+        h.retire();
         assertThat(h.conn.state()).isEqualTo(State.CLOSED);
         assertThat(h.host.closed).containsExactly(false);
         h.assertSent(h.flush());
@@ -299,7 +299,7 @@ class TcpCloseTest {
         h.hostSends(300);
         h.flush();
 
-        h.conn.hostReset();
+        h.hostReset();
 
         h.assertSent(h.drain(), sent(RST | ACK).seq(h.r(301)).ack(h.g(101)).window(0).len(0));
         assertThat(h.conn.state()).isEqualTo(State.CLOSED);
@@ -307,7 +307,7 @@ class TcpCloseTest {
         assertThat(h.timerArmed()).isFalse();
 
         // Late events are ignored.
-        h.conn.hostReset();
+        h.hostReset();
         h.guest(h.guestData(100, 100, 1));
         h.assertSent(h.flush());
         assertThat(h.host.closed).hasSize(1);
@@ -319,7 +319,7 @@ class TcpCloseTest {
         h.conn.hostFinished();
         h.flush();
         h.guest(seg(ACK).seq(h.g(1)).ack(h.r(2)));
-        h.conn.hostReset();
+        h.hostReset();
         h.assertSent(h.drain(), sent(RST | ACK).seq(h.r(2)).ack(h.g(1)));
         assertThat(h.host.closed).containsExactly(false);
     }
@@ -327,7 +327,7 @@ class TcpCloseTest {
     @Test
     void hostResetBeforeTheConnectCompletedCloses() {
         TcpHarness h = TcpHarness.with().connecting();
-        h.conn.hostReset();
+        h.hostReset();
         assertThat(h.conn.state()).isEqualTo(State.CLOSED);
         assertThat(h.host.closed).containsExactly(false);
     }

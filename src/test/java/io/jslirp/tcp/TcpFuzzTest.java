@@ -96,7 +96,7 @@ class TcpFuzzTest {
                         }
                     }
                     default -> {
-                        if (rnd.nextInt(200) == 0) h.conn.hostReset();
+                        if (rnd.nextInt(200) == 0) h.hostReset();
                     }
                 }
                 check(h.flush());

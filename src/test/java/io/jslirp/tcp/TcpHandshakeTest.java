@@ -38,7 +38,7 @@ class TcpHandshakeTest {
     @Test
     void hostConnectedAnswersWithSynAck() {
         TcpHarness h = TcpHarness.with().buffers(16384, 16384).connecting();
-        h.conn.hostConnected(h.now);
+        h.hostConnected();
 
         h.assertSent(h.drain(), sent(SYN | ACK).seq(h.r(0)).ack(h.g(1)).window(16384).len(0).mss(1460).wscale(NONE));
         assertThat(h.conn.state()).isEqualTo(State.SYN_RECEIVED);
@@ -50,7 +50,7 @@ class TcpHandshakeTest {
     @ValueSource(ints = {576, 1500, 9000, 65520})
     void synAckAnnouncesMtuMinus40EvenToAGuestWithASmallerMss(int mtu) {
         TcpHarness h = TcpHarness.with().config(TcpConfig.forMtu(mtu)).guestMss(536).connecting();
-        h.conn.hostConnected(h.now);
+        h.hostConnected();
         Sent synAck = h.single(h.drain());
         assertThat(synAck.mss()).isEqualTo(mtu - 40).isEqualTo(h.config.mss());
     }
@@ -61,12 +61,12 @@ class TcpHandshakeTest {
         assertThat(oneMiB.windowShift()).isEqualTo(5);
 
         TcpHarness offered = TcpHarness.with().config(oneMiB).guestWscale(7).connecting();
-        offered.conn.hostConnected(offered.now);
+        offered.hostConnected();
         offered.assertSent(offered.drain(),
                 sent(SYN | ACK).seq(offered.r(0)).ack(offered.g(1)).window(0xffff).mss(1460).wscale(5));
 
         TcpHarness notOffered = TcpHarness.with().config(oneMiB).guestWscale(NONE).connecting();
-        notOffered.conn.hostConnected(notOffered.now);
+        notOffered.hostConnected();
         notOffered.assertSent(notOffered.drain(),
                 sent(SYN | ACK).seq(notOffered.r(0)).ack(notOffered.g(1)).window(0xffff).mss(1460).wscale(NONE));
     }
@@ -75,14 +75,14 @@ class TcpHandshakeTest {
     void windowScaleZeroIsStillAnOffer() {
         // A guest offering shift 0 still negotiates scaling, so we must answer with our shift.
         TcpHarness h = TcpHarness.with().guestWscale(0).connecting();
-        h.conn.hostConnected(h.now);
+        h.hostConnected();
         assertThat(h.single(h.drain()).wscale()).isEqualTo(h.config.windowShift());
     }
 
     @Test
     void retransmittedGuestSynResendsTheSynAckExactlyOnce() {
         TcpHarness h = TcpHarness.with().buffers(16384, 16384).connecting();
-        h.conn.hostConnected(h.now);
+        h.hostConnected();
         h.drain();
 
         h.advanceMillis(1000);
@@ -96,7 +96,7 @@ class TcpHandshakeTest {
     @Test
     void ackOfTheSynAckEstablishes() {
         TcpHarness h = TcpHarness.with().connecting();
-        h.conn.hostConnected(h.now);
+        h.hostConnected();
         h.drain();
         assertThat(h.conn.readyForHostData()).as("no host data before the guest is connected").isFalse();
 
@@ -113,7 +113,7 @@ class TcpHandshakeTest {
     @Test
     void handshakeAckMayCarryData() {
         TcpHarness h = TcpHarness.with().buffers(16384, 16384).connecting();
-        h.conn.hostConnected(h.now);
+        h.hostConnected();
         h.drain();
 
         h.guest(h.guestData(0, 100, 1));
@@ -126,7 +126,7 @@ class TcpHandshakeTest {
     @Test
     void unacceptableAckInSynReceivedIsReset() {
         TcpHarness h = TcpHarness.with().connecting();
-        h.conn.hostConnected(h.now);
+        h.hostConnected();
         h.drain();
 
         h.guest(seg(ACK).seq(h.g(1)).ack(h.r(1000)));
@@ -142,7 +142,7 @@ class TcpHandshakeTest {
     @Test
     void synAckRetransmittedWithBackoffThenGivenUp() {
         TcpHarness h = TcpHarness.with().buffers(16384, 16384).connecting();
-        h.conn.hostConnected(h.now);
+        h.hostConnected();
         h.drain();
 
         long rto = TcpConfig.INITIAL_RTO_NANOS;
@@ -162,7 +162,7 @@ class TcpHandshakeTest {
     void hostRefusedResetsTheGuestAndCloses() {
         TcpHarness h = TcpHarness.with().connecting();
 
-        h.conn.hostRefused();
+        h.hostRefused();
 
         h.assertSent(h.drain(), sent(RST | ACK).seq(0).ack(h.g(1)).window(0).len(0).noOptions());
         assertThat(h.conn.state()).isEqualTo(State.CLOSED);
@@ -170,8 +170,8 @@ class TcpHandshakeTest {
 
         // Whatever else arrives for it is ignored; the flow's owner removes it.
         h.guest(seg(SYN).seq(h.g(0)));
-        h.conn.hostRefused();
-        h.conn.hostConnected(h.now);
+        h.hostRefused();
+        h.hostConnected();
         h.assertSent(h.flush());
         assertThat(h.host.closed).hasSize(1);
     }
@@ -183,14 +183,14 @@ class TcpHandshakeTest {
         assertThat(h.conn.state()).isEqualTo(State.CLOSED);
         assertThat(h.host.closed).containsExactly(true);
 
-        h.conn.hostConnected(h.now);
+        h.hostConnected();
         h.assertSent(h.flush());
     }
 
     @Test
     void guestResetInSynReceivedCloses() {
         TcpHarness h = TcpHarness.with().connecting();
-        h.conn.hostConnected(h.now);
+        h.hostConnected();
         h.drain();
 
         h.guest(seg(RST).seq(h.g(1)));

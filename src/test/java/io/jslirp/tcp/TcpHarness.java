@@ -65,7 +65,7 @@ final class TcpHarness {
         MemorySegment s = syn.build();
         TcpOptions opts = new TcpOptions();
         assertThat(Tcp.parseOptions(s, Seg.OFFSET, opts)).isTrue();
-        this.conn = new TcpConnection(GUEST, GUEST_PORT, REMOTE, REMOTE_PORT, irs, opts, iss, config, buffers, out, host);
+        this.conn = new TcpConnection(GUEST, GUEST_PORT, REMOTE, REMOTE_PORT, irs, opts, iss, config, buffers, out);
     }
 
     // ---- construction ----
@@ -147,7 +147,7 @@ final class TcpHarness {
         /** The connection after the three-way handshake; the guest's handshake ACK carried guestWindow. */
         TcpHarness established(int guestWindow) {
             TcpHarness h = connecting();
-            h.conn.hostConnected(h.now);
+            h.hostConnected();
             List<Sent> synAck = h.drain();
             assertThat(synAck).hasSize(1);
             assertThat(synAck.getFirst().flags()).isEqualTo(Tcp.SYN | Tcp.ACK);
@@ -181,13 +181,56 @@ final class TcpHarness {
         return new Seg(flags);
     }
 
-    /** Delivers a segment from the guest (as TcpNat does: options parsed first). */
+    /**
+     * Delivers a segment from the guest as TcpNat and TcpFlow do: options parsed first, in-order
+     * bytes the connection offers to the host given to the fake socket, and what it leaves to do done.
+     */
     void guest(Seg seg) {
         MemorySegment s = seg.build();
         TcpOptions opts = new TcpOptions();
         assertThat(Tcp.parseOptions(s, Seg.OFFSET, opts)).isTrue();
-        conn.onSegment(s, Seg.OFFSET, (int) (s.byteSize() - Seg.OFFSET), opts, now);
+        int r = conn.onSegment(s, Seg.OFFSET, (int) (s.byteSize() - Seg.OFFSET), opts, now);
+        if ((r & TcpConnection.HOST_BYTES) != 0) {
+            int taken = host.writeToHost(s, conn.hostBytesOffset(), conn.hostBytesLength());
+            r = (r & ~TcpConnection.HOST_BYTES) | conn.hostTook(taken);
+        }
+        settle(r);
         s.fill((byte) 0x5a); // the frame buffer is reused: the connection must have copied what it keeps
+    }
+
+    /**
+     * Does what a call to the connection left to do, as TcpNat does: the segments due at once go
+     * out, and a close is recorded (with whether the host peer must see a reset).
+     */
+    int settle(int r) {
+        if ((r & TcpConnection.SEND_NOW) != 0) conn.sendNow();
+        if ((r & TcpConnection.CLOSED) != 0) host.closed.add((r & TcpConnection.RESET_HOST) != 0);
+        return r;
+    }
+
+    /** The host connect succeeded. */
+    void hostConnected() {
+        settle(conn.hostConnected(now));
+    }
+
+    /** The host connect was refused. */
+    void hostRefused() {
+        settle(conn.hostRefused());
+    }
+
+    /** The host peer reset the connection. */
+    void hostReset() {
+        settle(conn.hostReset());
+    }
+
+    /** A new connection took over the addresses. */
+    void retire() {
+        settle(conn.retire());
+    }
+
+    /** Runs the connection's timer at time (without the flush that follows it in TcpFlow). */
+    void onTimer(long time) {
+        settle(conn.onTimer(time));
     }
 
     /** Guest data: an ACK segment (ack = r(ackRel)) carrying bytes [from, from+len) of the guest stream at g(1+from). */
@@ -197,7 +240,7 @@ final class TcpHarness {
 
     /** End of the loop iteration: the connection sends what is due. Returns the segments sent since the last look. */
     List<Sent> flush() {
-        conn.flush(now);
+        settle(conn.flush(now));
         return drain();
     }
 
@@ -230,8 +273,8 @@ final class TcpHarness {
     List<Sent> fireTimer() {
         assertThat(conn.deadline()).as("a timer is armed").isNotEqualTo(Long.MAX_VALUE);
         now = conn.deadline();
-        conn.onTimer(now);
-        conn.flush(now);
+        settle(conn.onTimer(now));
+        settle(conn.flush(now));
         return drain();
     }
 
@@ -489,19 +532,14 @@ final class TcpHarness {
     }
 
     /** Records how the connection ended, and takes direct writes while it has room. */
-    static final class FakeHost implements TcpHostSide {
+    static final class FakeHost {
         final List<Boolean> closed = new ArrayList<>();
         /** How many more bytes the fake host socket takes from direct writes (none unless a test gives room). */
         int socketRoom;
         private final ByteArrayOutputStream written = new ByteArrayOutputStream();
 
-        @Override
-        public void closed(boolean reset) {
-            closed.add(reset);
-        }
-
-        @Override
-        public int writeToHost(MemorySegment data, long offset, int length) {
+        /** The socket takes what it has room for. */
+        int writeToHost(MemorySegment data, long offset, int length) {
             int n = Math.min(length, socketRoom);
             socketRoom -= n;
             written.write(data.asSlice(offset, n).toArray(ValueLayout.JAVA_BYTE), 0, n);

@@ -18,11 +18,11 @@ class TcpRecoveryTest {
     @Test
     void timestampsAreNegotiatedOnlyWhenOfferedAndEchoTheGuestsLatestTsVal() {
         TcpHarness plain = TcpHarness.with().connecting();
-        plain.conn.hostConnected(plain.now);
+        plain.hostConnected();
         assertThat(plain.single(plain.drain()).hasTimestamps()).isFalse();
 
         TcpHarness h = TcpHarness.with().guestTimestamps(1000).buffers(BUF, BUF).connecting();
-        h.conn.hostConnected(h.now);
+        h.hostConnected();
         TcpHarness.Sent synAck = h.single(h.drain());
         assertThat(synAck.flags()).isEqualTo(SYN | ACK);
         assertThat(synAck.hasTimestamps()).isTrue();
@@ -104,7 +104,7 @@ class TcpRecoveryTest {
     void buffersStartSmallAndGrowWhileTheFlowNeedsIt() {
         TcpConfig config = new TcpConfig(1460, 1 << 18, 1 << 18, 1 << 14, 2 * TcpHarness.SECOND, TcpConfig.DEFAULT_BUFFER_BUDGET);
         TcpHarness h = TcpHarness.with().config(config).guestWscale(7).connecting();
-        h.conn.hostConnected(h.now);
+        h.hostConnected();
         assertThat(h.single(h.drain()).window()).as("the SYN-ACK offers the initial buffer").isEqualTo(1 << 14);
         h.guest(seg(ACK).seq(h.g(1)).ack(h.r(1)).window(0xffff)); // guest window 0xffff << 7: 8 MiB
 

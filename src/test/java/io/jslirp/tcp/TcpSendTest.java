@@ -143,7 +143,7 @@ class TcpSendTest {
         h.flush();
         assertThat(h.timerIn()).isEqualTo(TcpConfig.INITIAL_RTO_NANOS);
 
-        h.conn.onTimer(h.conn.deadline() - 1); // early wakeup: nothing
+        h.onTimer(h.conn.deadline() - 1); // early wakeup: nothing
         h.assertSent(h.drain());
 
         long rto = TcpConfig.INITIAL_RTO_NANOS;

@@ -32,7 +32,7 @@ class TcpWrapAroundTest {
         int iss = Integer.parseUnsignedInt(ourIsn.substring(2), 16);
         TcpHarness h = TcpHarness.with().buffers(BUF, 1 << 16).guestIsn(irs).iss(iss).connecting();
 
-        h.conn.hostConnected(h.now);
+        h.hostConnected();
         h.assertSent(h.drain(), sent(SYN | ACK).seq(iss).ack(irs + 1));
         h.guest(seg(ACK).seq(h.g(1)).ack(h.r(1)));
         assertThat(h.conn.state()).isEqualTo(State.ESTABLISHED);
@@ -94,7 +94,7 @@ class TcpWrapAroundTest {
     void hostRefusedAcksTheWrappedIsn(String guestIsn) {
         int irs = Integer.parseUnsignedInt(guestIsn.substring(2), 16);
         TcpHarness h = TcpHarness.with().guestIsn(irs).connecting();
-        h.conn.hostRefused();
+        h.hostRefused();
         h.assertSent(h.drain(), sent(RST | ACK).ack(irs + 1));
     }
 }

@@ -24,7 +24,7 @@ class ArpTest {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment s = Segs.allocate(kind, arena, off + Arp.LENGTH);
             Arp.write(s, off, op, sha, spa, tha, tpa);
-            assertThat(Arp.valid(s, off, Arp.LENGTH)).isTrue();
+            assertThat(Arp.check(s, off, Arp.LENGTH)).isNull();
             assertThat(Arp.operation(s, off)).isEqualTo(op);
             assertThat(Arp.senderMac(s, off)).isEqualTo(sha);
             assertThat(Arp.senderIp(s, off)).isEqualTo(spa);
@@ -57,13 +57,13 @@ class ArpTest {
             try (Arena arena = Arena.ofConfined()) {
                 byte[] ok = Segs.hex(REQUEST);
                 MemorySegment s = Segs.of(kind, arena, ok);
-                assertThat(Arp.valid(s, 0, 28)).isTrue();
+                assertThat(Arp.check(s, 0, 28)).isNull();
                 for (int len = 0; len < 28; len++) {
-                    assertThat(Arp.valid(s.asSlice(0, len), 0, len)).as("len %d", len).isFalse();
+                    assertThat(Arp.check(s.asSlice(0, len), 0, len)).as("len %d", len).isNotNull();
                 }
                 // Trailing Ethernet padding is fine.
                 MemorySegment padded = Segs.of(kind, arena, Ref.concat(ok, new byte[18]));
-                assertThat(Arp.valid(padded, 0, 46)).isTrue();
+                assertThat(Arp.check(padded, 0, 46)).isNull();
 
                 int[][] corruptions = {{0, 0x00, 1, 0x06}, {2, 0x86, 3, 0xdd}, {4, 0x08, -1, 0}, {5, 0x10, -1, 0},
                         {0, 0x01, 1, 0x01}};
@@ -71,7 +71,7 @@ class ArpTest {
                     byte[] bad = ok.clone();
                     bad[c[0]] = (byte) c[1];
                     if (c[2] >= 0) bad[c[2]] = (byte) c[3];
-                    assertThat(Arp.valid(Segs.of(kind, arena, bad), 0, 28)).as("corrupted at %d", c[0]).isFalse();
+                    assertThat(Arp.check(Segs.of(kind, arena, bad), 0, 28)).as("corrupted at %d", c[0]).isNotNull();
                 }
             }
         }

@@ -69,19 +69,19 @@ class DhcpTest {
                 byte[] ok = request("ff");
                 for (int len : new int[] {0, 1, 8, 236, 239}) {
                     MemorySegment s = Segs.of(kind, arena, ok).asSlice(0, len);
-                    assertThat(Dhcp.checkRequest(s, 0, len)).as("len %d", len).isEqualTo("dhcp truncated");
+                    assertThat(Dhcp.checkRequest(s, 0, len)).as("len %d", len).isEqualTo(Drop.TRUNCATED);
                 }
                 int[][] corruptions = {{0, 2}, {1, 6}, {2, 16}, {2, 0}};
                 for (int[] c : corruptions) {
                     byte[] bad = ok.clone();
                     bad[c[0]] = (byte) c[1];
                     assertThat(Dhcp.checkRequest(Segs.of(kind, arena, bad), 0, bad.length))
-                            .as("byte %d = %d", c[0], c[1]).isEqualTo("dhcp not an ethernet request");
+                            .as("byte %d = %d", c[0], c[1]).isEqualTo(Drop.BAD_FIELD);
                 }
                 for (int i = 236; i < 240; i++) {
                     byte[] bad = ok.clone();
                     bad[i] ^= 0x20;
-                    assertThat(Dhcp.checkRequest(Segs.of(kind, arena, bad), 0, bad.length)).isEqualTo("dhcp bad cookie");
+                    assertThat(Dhcp.checkRequest(Segs.of(kind, arena, bad), 0, bad.length)).isEqualTo(Drop.BAD_FIELD);
                 }
             }
         }

@@ -28,7 +28,8 @@ class Dhcpv6Test {
                 assertThat(Dhcpv6.optionLength(s, clientId)).isEqualTo(14);
                 assertThat(Dhcpv6.findOption(s, 0, len, 8)).isEqualTo(30);
                 assertThat(Dhcpv6.findOption(s, 0, len, Dhcpv6.OPT_SERVER_ID)).isEqualTo(-1);
-                assertThat(Dhcpv6.findOption(s, 0, len - 1, 8)).isEqualTo(-2); // the last option runs past the end
+                assertThat(Dhcpv6.check(s, 0, len)).isNull();
+                assertThat(Dhcpv6.check(s, 0, len - 1)).isEqualTo(Drop.BAD_OPTION); // the last option runs past the end
             }
         }
     }
@@ -39,7 +40,8 @@ class Dhcpv6Test {
             MemorySegment request = Segs.of(Kind.NATIVE, arena, INFORMATION_REQUEST);
             MemorySegment s = arena.allocate(100);
             long clientId = Dhcpv6.findOption(request, 0, INFORMATION_REQUEST.length, Dhcpv6.OPT_CLIENT_ID);
-            int len = Dhcpv6.writeReply(s, 0, 0x12a4f0, request, clientId, 0x5255_0a00_0202L, 0xfd00_0000_0000_0000L, 3);
+            int len = Dhcpv6.write(s, 0, new Dhcpv6.Reply().transaction(0x12a4f0).clientId(request, clientId).server(0x5255_0a00_0202L)
+                    .dns(0xfd00_0000_0000_0000L, 3));
             assertThat(Segs.bytes(s, 0, len)).isEqualTo(Segs.hex(
                     "07 12a4f0"
                     + "0001 000e 00010001 2c3a1b05 020000000001"      // the client's id, as it sent it
@@ -47,7 +49,8 @@ class Dhcpv6Test {
                     + "0017 0010 fd000000000000000000000000000003")); // DNS servers: fd00::3
             assertThat(Dhcpv6.findOption(s, 0, len, Dhcpv6.OPT_DNS_SERVERS)).isEqualTo(36);
 
-            int withoutClientId = Dhcpv6.writeReply(s, 0, 1, request, -1, 0x5255_0a00_0202L, 0xfd00_0000_0000_0000L, 3);
+            int withoutClientId = Dhcpv6.write(s, 0, new Dhcpv6.Reply().transaction(1).clientId(request, -1).server(0x5255_0a00_0202L)
+                    .dns(0xfd00_0000_0000_0000L, 3));
             assertThat(withoutClientId).isEqualTo(len - 18);
             assertThat(Dhcpv6.findOption(s, 0, withoutClientId, Dhcpv6.OPT_CLIENT_ID)).isEqualTo(-1);
         }

@@ -20,7 +20,7 @@ class Icmpv6Test {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment s = Segs.allocate(kind, arena, off + message.length);
             MemorySegment.copy(MemorySegment.ofArray(message), 0, s, off, message.length);
-            Icmpv6.fillChecksum(s, off, message.length, sHi, sLo, dHi, dLo);
+            Icmp.fillChecksum(s, off, message.length, Checksum.pseudoHeader6(sHi, sLo, dHi, dLo, 58, message.length));
 
             byte[] zeroed = message.clone();
             zeroed[2] = 0;
@@ -28,8 +28,9 @@ class Icmpv6Test {
             byte[] pseudo = Ref.pseudoHeader6(Ref.address6(sHi, sLo), Ref.address6(dHi, dLo), 58, message.length);
             byte[] out = Segs.bytes(s, off, message.length);
             assertThat(Ref.u16(out, 2)).isEqualTo(Ref.checksum(Ref.concat(pseudo, zeroed)));
-            assertThat(Icmpv6.checksumValid(s, off, message.length, sHi, sLo, dHi, dLo)).isTrue();
-            assertThat(Icmpv6.checksumValid(s, off, message.length, sHi, sLo ^ 0x100, dHi, dLo)).isFalse();
+            assertThat(Icmp.check(s, off, message.length, IpVersion.V6, new IpHeader().source(sHi, sLo).destination(dHi, dLo))).isNull();
+            assertThat(Icmp.check(s, off, message.length, IpVersion.V6, new IpHeader().source(sHi, sLo ^ 0x100).destination(dHi, dLo)))
+                    .isEqualTo(Drop.BAD_CHECKSUM);
         }
     }
 
@@ -40,7 +41,7 @@ class Icmpv6Test {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment s = arena.allocate(8 + payload.length);
             MemorySegment.copy(MemorySegment.ofArray(payload), 0, s, 8, payload.length);
-            Udp.write6(s, 0, sp, dp, payload.length, sHi, sLo, dHi, dLo);
+            Udp.write(s, 0, sp, dp, payload.length, Checksum.pseudoHeader6(sHi, sLo, dHi, dLo, 17, 8 + payload.length));
             byte[] out = Segs.bytes(s);
             byte[] pseudo = Ref.pseudoHeader6(Ref.address6(sHi, sLo), Ref.address6(dHi, dLo), 17, out.length);
             assertThat(Ref.u16(out, 0)).isEqualTo(sp);
@@ -58,11 +59,11 @@ class Icmpv6Test {
             MemorySegment s = arena.allocate(segment.length);
             MemorySegment.copy(MemorySegment.ofArray(segment), 0, s, 0, segment.length);
             byte[] pseudo = Ref.pseudoHeader6(Ref.address6(sHi, sLo), Ref.address6(dHi, dLo), 6, segment.length);
-            Tcp.fillChecksum6(s, 0, segment.length, sHi, sLo, dHi, dLo);
+            Tcp.fillChecksum(s, 0, segment.length, Checksum.pseudoHeader6(sHi, sLo, dHi, dLo, 6, segment.length));
             assertThat(Ref.checksum(Ref.concat(pseudo, Segs.bytes(s)))).isZero();
 
             // Offload: only the pseudo-header's sum, which the receiver's checksum of the rest completes.
-            Tcp.fillPseudoHeaderChecksum6(s, 0, segment.length, sHi, sLo, dHi, dLo);
+            Tcp.setPartialChecksum(s, 0, Checksum.pseudoHeader6(sHi, sLo, dHi, dLo, 6, segment.length));
             assertThat(Bytes.u16(s, 16)).isEqualTo(Ref.sum(pseudo, 0, 40, 0));
         }
     }

@@ -30,7 +30,7 @@ class Ipv4Test {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment s = Segs.allocate(kind, arena, off + total);
             s.fill((byte) 0xa5);
-            Ipv4.write(s, off, total, id, ttl, protocol, src, dst);
+            Ipv4.write(s, off, new IpHeader().source4(src).destination4(dst).protocol(protocol).ttl(ttl).id(id).payloadLength(total - 20));
 
             assertThat(Ipv4.version(s, off)).isEqualTo(4);
             assertThat(Ipv4.headerLength(s, off)).isEqualTo(20);
@@ -60,7 +60,7 @@ class Ipv4Test {
         for (Kind kind : Kind.values()) {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment s = Segs.allocate(kind, arena, 20);
-                Ipv4.write(s, 0, 0x73, 0, 64, Ipv4.PROTO_UDP, 0xc0a80001, 0xc0a800c7);
+                Ipv4.write(s, 0, new IpHeader().source4(0xc0a80001).destination4(0xc0a800c7).protocol(Ipv4.PROTO_UDP).ttl(64).id(0).payloadLength(0x73 - 20));
                 assertThat(Segs.bytes(s)).containsExactly(expected);
             }
         }
@@ -81,7 +81,7 @@ class Ipv4Test {
         return b;
     }
 
-    private static String check(Kind kind, byte[] b, int len) {
+    private static Drop check(Kind kind, byte[] b, int len) {
         try (Arena arena = Arena.ofConfined()) {
             return Ipv4.check(Segs.of(kind, arena, b).asSlice(0, len), 0, len);
         }
@@ -102,36 +102,36 @@ class Ipv4Test {
         for (Kind kind : Kind.values()) {
             byte[] ok = datagram(20, 40, 40);
             assertThat(check(kind, ok, 40)).isNull();
-            assertThat(check(kind, ok, 19)).isEqualTo("ipv4 truncated header");
-            assertThat(check(kind, ok, 0)).isEqualTo("ipv4 truncated header");
+            assertThat(check(kind, ok, 19)).isEqualTo(Drop.TRUNCATED);
+            assertThat(check(kind, ok, 0)).isEqualTo(Drop.TRUNCATED);
 
             byte[] v6 = ok.clone();
             v6[0] = 0x65;
-            assertThat(check(kind, v6, 40)).isEqualTo("ipv4 bad version");
+            assertThat(check(kind, v6, 40)).isEqualTo(Drop.BAD_VERSION);
 
             for (int ihlWords = 0; ihlWords < 5; ihlWords++) {
                 byte[] shortIhl = ok.clone();
                 shortIhl[0] = (byte) (0x40 | ihlWords);
-                assertThat(check(kind, shortIhl, 40)).as("IHL %d", ihlWords).isEqualTo("ipv4 bad header length");
+                assertThat(check(kind, shortIhl, 40)).as("IHL %d", ihlWords).isEqualTo(Drop.BAD_HEADER_LENGTH);
             }
             // IHL 15 (60 bytes) but only 40 bytes present.
             byte[] longIhl = datagram(60, 40, 40 + 20);
-            assertThat(check(kind, longIhl, 40)).isEqualTo("ipv4 bad header length");
+            assertThat(check(kind, longIhl, 40)).isEqualTo(Drop.BAD_HEADER_LENGTH);
 
-            assertThat(check(kind, datagram(20, 41, 41), 40)).as("total > buffer").isEqualTo("ipv4 bad total length");
-            assertThat(check(kind, datagram(24, 20, 40), 40)).as("total < ihl").isEqualTo("ipv4 bad total length");
-            assertThat(check(kind, datagram(20, 0, 40), 40)).as("total 0").isEqualTo("ipv4 bad total length");
+            assertThat(check(kind, datagram(20, 41, 41), 40)).as("total > buffer").isEqualTo(Drop.BAD_LENGTH);
+            assertThat(check(kind, datagram(24, 20, 40), 40)).as("total < ihl").isEqualTo(Drop.BAD_LENGTH);
+            assertThat(check(kind, datagram(20, 0, 40), 40)).as("total 0").isEqualTo(Drop.BAD_LENGTH);
 
             for (int i = 0; i < 20; i++) {
                 if (i == 0 || i == 2 || i == 3) continue; // those fail earlier checks
                 byte[] corrupt = ok.clone();
                 corrupt[i] ^= 0x10;
-                assertThat(check(kind, corrupt, 40)).as("flipped byte %d", i).isEqualTo("ipv4 bad checksum");
+                assertThat(check(kind, corrupt, 40)).as("flipped byte %d", i).isEqualTo(Drop.BAD_CHECKSUM);
             }
             // A corrupted option byte is covered by the checksum too.
             byte[] opt = datagram(24, 24, 24);
             opt[21] ^= 1;
-            assertThat(check(kind, opt, 24)).isEqualTo("ipv4 bad checksum");
+            assertThat(check(kind, opt, 24)).isEqualTo(Drop.BAD_CHECKSUM);
         }
     }
 

@@ -20,7 +20,15 @@ class MalformedInputTest {
         Ipv4.check(s, off, len);
         Udp.check(s, off, len);
         Tcp.check(s, off, len);
-        Arp.valid(s, off, len);
+        Arp.check(s, off, len);
+        Ipv6.check(s, off, len);
+        Ipv6.read(s, off, len, new IpHeader());
+        Ipv4.read(s, off, len, new IpHeader());
+        Ndp.check(s, off, len, Ndp.NEIGHBOR_LENGTH);
+        Dhcpv6.check(s, off, len);
+        Icmp.check(s, off, len, IpVersion.V6, new IpHeader());
+        Tcp.check(s, off, len, IpVersion.V4, new IpHeader(), false);
+        Udp.check(s, off, len, IpVersion.V6, new IpHeader(), false);
         Dhcp.checkRequest(s, off, len);
         Dhcp.findOption(s, off, len, code);
         Dhcp.messageType(s, off, len);
@@ -80,25 +88,43 @@ class MalformedInputTest {
             MemorySegment s = Segs.of(kind, arena, data);
 
             // Reference classification, from the bytes alone.
-            String ip;
-            if (len < 20) ip = "ipv4 truncated header";
-            else if ((data[0] & 0xff) >> 4 != 4) ip = "ipv4 bad version";
-            else if ((data[0] & 0x0f) * 4 < 20 || (data[0] & 0x0f) * 4 > len) ip = "ipv4 bad header length";
-            else if (Ref.u16(data, 2) < (data[0] & 0x0f) * 4 || Ref.u16(data, 2) > len) ip = "ipv4 bad total length";
-            else if (Ref.checksum(data, 0, (data[0] & 0x0f) * 4) != 0) ip = "ipv4 bad checksum";
+            Drop ip;
+            if (len < 20) ip = Drop.TRUNCATED;
+            else if ((data[0] & 0xff) >> 4 != 4) ip = Drop.BAD_VERSION;
+            else if ((data[0] & 0x0f) * 4 < 20 || (data[0] & 0x0f) * 4 > len) ip = Drop.BAD_HEADER_LENGTH;
+            else if (Ref.u16(data, 2) < (data[0] & 0x0f) * 4 || Ref.u16(data, 2) > len) ip = Drop.BAD_LENGTH;
+            else if (Ref.checksum(data, 0, (data[0] & 0x0f) * 4) != 0) ip = Drop.BAD_CHECKSUM;
             else ip = null;
             assertThat(Ipv4.check(s, 0, len)).isEqualTo(ip);
 
-            String udp = len < 8 ? "udp truncated header"
-                    : Ref.u16(data, 4) < 8 || Ref.u16(data, 4) > len ? "udp bad length" : null;
+            Drop udp = len < 8 ? Drop.TRUNCATED
+                    : Ref.u16(data, 4) < 8 || Ref.u16(data, 4) > len ? Drop.BAD_LENGTH : null;
             assertThat(Udp.check(s, 0, len)).isEqualTo(udp);
 
-            String tcp = len < 20 ? "tcp truncated header"
-                    : (data[12] & 0xf0) >> 2 < 20 || (data[12] & 0xf0) >> 2 > len ? "tcp bad header length" : null;
+            Drop tcp = len < 20 ? Drop.TRUNCATED
+                    : (data[12] & 0xf0) >> 2 < 20 || (data[12] & 0xf0) >> 2 > len ? Drop.BAD_HEADER_LENGTH
+                    : optionsWellFormed(data, (data[12] & 0xf0) >> 2) ? null : Drop.BAD_OPTION;
             assertThat(Tcp.check(s, 0, len)).isEqualTo(tcp);
 
             boolean arp = len >= 28 && Ref.u16(data, 0) == 1 && Ref.u16(data, 2) == 0x0800 && data[4] == 6 && data[5] == 4;
-            assertThat(Arp.valid(s, 0, len)).isEqualTo(arp);
+            assertThat(Arp.check(s, 0, len) == null).isEqualTo(arp);
         }
+    }
+
+    /** The reference TCP option walk (RFC 9293 section 3.2): end of list, no-op, or kind, length >= 2, inside the header. */
+    private static boolean optionsWellFormed(byte[] b, int headerLength) {
+        for (int i = 20; i < headerLength; ) {
+            int kind = b[i] & 0xff;
+            if (kind == 0) return true;
+            if (kind == 1) {
+                i++;
+                continue;
+            }
+            if (i + 1 >= headerLength) return false;
+            int len = b[i + 1] & 0xff;
+            if (len < 2 || i + len > headerLength) return false;
+            i += len;
+        }
+        return true;
     }
 }

@@ -17,7 +17,7 @@ class NdpTest {
         for (Kind kind : Kind.values()) {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment s = Segs.of(kind, arena, ns);
-                assertThat(Icmpv6.type(s, 0)).isEqualTo(Ndp.NEIGHBOR_SOLICITATION);
+                assertThat(Icmp.type(s, 0)).isEqualTo(Ndp.NEIGHBOR_SOLICITATION);
                 assertThat(Ndp.targetHi(s, 0)).isEqualTo(0xfd00_0000_0000_0000L);
                 assertThat(Ndp.targetLo(s, 0)).isEqualTo(2);
                 long opt = Ndp.findOption(s, Ndp.NEIGHBOR_LENGTH, ns.length - Ndp.NEIGHBOR_LENGTH, Ndp.OPT_SOURCE_LINK_ADDRESS);
@@ -32,12 +32,14 @@ class NdpTest {
     void malformedOptionsAreReported() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment zeroLength = Segs.of(Kind.NATIVE, arena, Segs.hex("0100 020000000001"));
-            assertThat(Ndp.findOption(zeroLength, 0, 8, 1)).isEqualTo(-2);
+            assertThat(Ndp.check(zeroLength, 0, 8, 0)).isEqualTo(Drop.BAD_OPTION);
             MemorySegment pastEnd = Segs.of(Kind.NATIVE, arena, Segs.hex("0102 020000000001"));
-            assertThat(Ndp.findOption(pastEnd, 0, 8, 1)).isEqualTo(-2);
+            assertThat(Ndp.check(pastEnd, 0, 8, 0)).isEqualTo(Drop.BAD_OPTION);
             MemorySegment halfOption = Segs.of(Kind.NATIVE, arena, Segs.hex("0101 020000000001 05"));
-            assertThat(Ndp.findOption(halfOption, 0, 9, 5)).isEqualTo(-2);
+            assertThat(Ndp.check(halfOption, 0, 9, 0)).isEqualTo(Drop.BAD_OPTION);
+            assertThat(Ndp.check(halfOption, 0, 8, 0)).isNull();
             assertThat(Ndp.findOption(halfOption, 0, 0, 5)).isEqualTo(-1);
+            assertThat(Ndp.check(halfOption, 0, 4, 8)).as("shorter than the message").isEqualTo(Drop.TRUNCATED);
         }
     }
 
@@ -54,8 +56,8 @@ class NdpTest {
     void writesARouterAdvertisementWithPrefixMtuAndDnsServer() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment s = arena.allocate(Ndp.ROUTER_ADVERTISEMENT_LENGTH);
-            Ndp.writeRouterAdvertisement(s, 0, 64, Ndp.RA_OTHER, 1800, ROUTER_MAC, 1500, 0xfd00_0000_0000_0000L, 64,
-                    86400, 14400, 0xfd00_0000_0000_0000L, 3, 1800);
+            Ndp.write(s, 0, new Ndp.Advertisement().router(64, Ndp.RA_OTHER, 1800).link(ROUTER_MAC, 1500)
+                    .prefix(0xfd00_0000_0000_0000L, 64, 86400, 14400).dns(0xfd00_0000_0000_0000L, 3, 1800));
             assertThat(Segs.bytes(s)).isEqualTo(Segs.hex(
                     "8600 0000 40 40 0708 00000000 00000000"                                // hop limit 64, O, lifetime 1800
                     + "0101 52550a000202"                                                    // source link-layer address

@@ -33,6 +33,7 @@ class TcpTest {
             MemorySegment s = Segs.allocate(kind, arena, off + hl);
             s.fill((byte) 0xa5);
             Tcp.write(s, off, sp, dp, seq, ack, flags, window, hl);
+            s.asSlice(off + 20, hl - 20).fill((byte) 1); // options: no-ops
 
             assertThat(Tcp.sourcePort(s, off)).isEqualTo(sp);
             assertThat(Tcp.destinationPort(s, off)).isEqualTo(dp);
@@ -70,7 +71,7 @@ class TcpTest {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment s = Segs.allocate(kind, arena, off + segment.length);
             MemorySegment.copy(MemorySegment.ofArray(segment), 0, s, off, segment.length);
-            Tcp.fillChecksum4(s, off, segment.length, srcIp, dstIp);
+            Tcp.fillChecksum(s, off, segment.length, Checksum.pseudoHeader4(srcIp, dstIp, 6, segment.length));
 
             byte[] pseudo = Ref.pseudoHeader4(srcIp, dstIp, 6, segment.length);
             byte[] zeroed = segment.clone();
@@ -98,7 +99,7 @@ class TcpTest {
                 int hl = Tcp.writeSynOptions(s, 0, 1460, 7);
                 assertThat(hl).isEqualTo(28);
                 Tcp.write(s, 0, 49152, 80, 1, 0, Tcp.SYN, 0xfaf0, hl);
-                Tcp.fillChecksum4(s, 0, 28, 0x0a00020f, 0x5db8d822);
+                Tcp.fillChecksum(s, 0, 28, Checksum.pseudoHeader4(0x0a00020f, 0x5db8d822, 6, 28));
                 assertThat(Segs.bytes(s)).containsExactly(expected);
             }
         }
@@ -115,18 +116,18 @@ class TcpTest {
                 assertThat(Tcp.check(s.asSlice(0, 20), 0, 20)).isNull();
                 assertThat(Tcp.check(s, 0, 60)).as("payload after the header").isNull();
                 for (int len = 0; len < 20; len++) {
-                    assertThat(Tcp.check(s.asSlice(0, len), 0, len)).isEqualTo("tcp truncated header");
+                    assertThat(Tcp.check(s.asSlice(0, len), 0, len)).isEqualTo(Drop.TRUNCATED);
                 }
                 for (int words = 0; words < 5; words++) {
                     Bytes.u8(s, 12, words << 4);
-                    assertThat(Tcp.check(s, 0, 60)).as("offset %d", words).isEqualTo("tcp bad header length");
+                    assertThat(Tcp.check(s, 0, 60)).as("offset %d", words).isEqualTo(Drop.BAD_HEADER_LENGTH);
                 }
                 Bytes.u8(s, 12, 15 << 4);
                 assertThat(Tcp.check(s, 0, 60)).isNull();
                 assertThat(Tcp.check(s.asSlice(0, 59), 0, 59)).as("header longer than the buffer")
-                        .isEqualTo("tcp bad header length");
+                        .isEqualTo(Drop.BAD_HEADER_LENGTH);
                 Bytes.u8(s, 12, 6 << 4);
-                assertThat(Tcp.check(s.asSlice(0, 23), 0, 23)).isEqualTo("tcp bad header length");
+                assertThat(Tcp.check(s.asSlice(0, 23), 0, 23)).isEqualTo(Drop.BAD_HEADER_LENGTH);
                 assertThat(Tcp.check(s.asSlice(0, 24), 0, 24)).isNull();
             }
         }

@@ -24,7 +24,7 @@ class UdpTest {
             MemorySegment s = Segs.allocate(kind, arena, off + len);
             s.fill((byte) 0x5a);
             MemorySegment.copy(MemorySegment.ofArray(payload), 0, s, off + 8, payload.length);
-            Udp.write4(s, off, sp, dp, payload.length, srcIp, dstIp);
+            Udp.write(s, off, sp, dp, payload.length, Checksum.pseudoHeader4(srcIp, dstIp, 17, len));
 
             assertThat(Udp.sourcePort(s, off)).isEqualTo(sp);
             assertThat(Udp.destinationPort(s, off)).isEqualTo(dp);
@@ -56,7 +56,7 @@ class UdpTest {
         for (Kind kind : Kind.values()) {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment s = Segs.of(kind, arena, datagram);
-                Udp.write4(s, 0, 53, 0xc001, 4, srcIp, dstIp);
+                Udp.write(s, 0, 53, 0xc001, 4, Checksum.pseudoHeader4(srcIp, dstIp, 17, 12));
                 assertThat(Bytes.u16(s, 6)).isEqualTo(0xffff);
                 assertThat(Ref.checksum(Ref.concat(Ref.pseudoHeader4(srcIp, dstIp, 17, 12), Segs.bytes(s)))).isZero();
             }
@@ -72,12 +72,12 @@ class UdpTest {
                 assertThat(Udp.check(s.asSlice(0, 12), 0, 12)).isNull();
                 assertThat(Udp.check(s, 0, 14)).as("IP payload longer than the datagram").isNull();
                 for (int len = 0; len < 8; len++) {
-                    assertThat(Udp.check(s.asSlice(0, len), 0, len)).isEqualTo("udp truncated header");
+                    assertThat(Udp.check(s.asSlice(0, len), 0, len)).isEqualTo(Drop.TRUNCATED);
                 }
-                assertThat(Udp.check(s.asSlice(0, 11), 0, 11)).as("length > buffer").isEqualTo("udp bad length");
+                assertThat(Udp.check(s.asSlice(0, 11), 0, 11)).as("length > buffer").isEqualTo(Drop.BAD_LENGTH);
                 for (int l : new int[] {0, 1, 7, 15, 0xffff}) {
                     Bytes.u16(s, 4, l);
-                    assertThat(Udp.check(s, 0, 14)).as("length field %d", l).isEqualTo("udp bad length");
+                    assertThat(Udp.check(s, 0, 14)).as("length field %d", l).isEqualTo(Drop.BAD_LENGTH);
                 }
                 Bytes.u16(s, 4, 8);
                 assertThat(Udp.check(s, 0, 14)).as("empty datagram").isNull();

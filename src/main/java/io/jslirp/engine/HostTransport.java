@@ -1,0 +1,216 @@
+package io.jslirp.engine;
+
+import io.jslirp.forward.ForwardListener;
+import io.jslirp.forward.GuestRoutes;
+import io.jslirp.forward.HostForward;
+import io.jslirp.forward.PortForward;
+import io.jslirp.forward.UdpForwardSocket;
+import io.jslirp.forward.UdpForwards;
+import io.jslirp.nat.Family;
+import io.jslirp.nat.FlowStatus;
+import io.jslirp.nat.Limits;
+import io.jslirp.nat.PingNat;
+import io.jslirp.nat.TcpNat;
+import io.jslirp.nat.UdpNat;
+import io.jslirp.policy.Nameservers;
+import io.jslirp.service.DnsForwarder;
+import io.jslirp.service.TftpFiles;
+import io.jslirp.service.TftpServer;
+
+import io.jslirp.loop.Reactor;
+import io.jslirp.stack.Counters;
+import io.jslirp.stack.GuestOutput;
+import io.jslirp.stack.Transport;
+import io.jslirp.sys.HostSockets;
+import io.jslirp.util.AddressBook;
+import io.jslirp.wire.Tftp;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * Carries the guest's TCP, UDP and ICMP echo flows of both IP versions over host sockets (one TCP,
+ * one UDP and one ping NAT, each flow keeping the {@link Family} it came by), serves the DNS
+ * addresses (unless disabled) by forwarding to the nameservers of resolv.conf, the gateway's TFTP
+ * port when asked, and the host ports forwarded to the guest. The one place that lists and shuts
+ * down every flow. The stack hands its traffic to {@link #entry}.
+ */
+public final class HostTransport {
+    private final Reactor loop;
+    private final HostSockets sockets;
+    private final AddressBook addresses;
+    private final Family ipv4;
+    /** Null without --enable-ipv6. */
+    private final Family ipv6;
+    private final TcpNat tcp;
+    private final UdpNat udp;
+    private final PingNat ping;
+    /** Null with --disable-dns: the DNS addresses are then as silent as any unassigned one. */
+    private final DnsForwarder dns;
+    /** Null unless a TFTP directory is served, when the IPv4 gateway's TFTP port is answered here. */
+    private TftpServer tftp;
+    private final UdpForwards udpForwards;
+    private final GuestRoutes routes;
+    private final List<HostForward> forwards = new ArrayList<>();
+
+    /**
+     * @param ipv4         IPv4's family
+     * @param ipv6         IPv6's (--enable-ipv6), or null
+     * @param nameservers  where queries to the DNS addresses go, in resolv.conf's order; null
+     *                     disables them (--disable-dns)
+     * @param limits       how many flows the guest may have, both versions together
+     */
+    public HostTransport(Reactor loop, HostSockets sockets, Family ipv4, Family ipv6, Nameservers nameservers,
+                         long idleTimeoutNanos, Limits limits) {
+        this.loop = loop;
+        this.sockets = sockets;
+        this.addresses = ipv4.addresses();
+        this.ipv4 = ipv4;
+        this.ipv6 = ipv6;
+        Counters counters = ipv4.counters();
+        this.dns = nameservers == null ? null : new DnsForwarder(loop, sockets, counters, nameservers);
+        this.tcp = new TcpNat(loop, sockets, counters, nameservers, limits, ipv4.tcp().bufferBudget());
+        this.udp = new UdpNat(loop, sockets, counters, idleTimeoutNanos, limits);
+        this.ping = new PingNat(loop, sockets, counters, idleTimeoutNanos);
+        this.udpForwards = new UdpForwards(loop, counters, udp, idleTimeoutNanos);
+        this.routes = new GuestRoutes(ipv4, ipv6);
+    }
+
+    /**
+     * What the stack hands its guest traffic to: each packet goes in by its version's family,
+     * which the addresses' handles tell (the stack drops IPv6 packets naming IPv4-mapped addresses).
+     */
+    public Transport entry() {
+        Entry v4 = new Entry(ipv4), v6 = ipv6 == null ? null : new Entry(ipv6);
+        return v6 == null ? v4 : new Transport() {
+            @Override
+            public void tcp(MemorySegment frame, long offset, int length, int source, int destination) {
+                (addresses.isIpv4(source) ? v4 : v6).tcp(frame, offset, length, source, destination);
+            }
+
+            @Override
+            public void udp(MemorySegment frame, long offset, int length, int source, int sourcePort, int destination, int destinationPort) {
+                (addresses.isIpv4(source) ? v4 : v6).udp(frame, offset, length, source, sourcePort, destination, destinationPort);
+            }
+
+            @Override
+            public void icmpEcho(MemorySegment frame, long offset, int length, int source, int destination) {
+                (addresses.isIpv4(source) ? v4 : v6).icmpEcho(frame, offset, length, source, destination);
+            }
+        };
+    }
+
+    /**
+     * Forwards a host port to the guest: TCP clients, or each UDP client's datagrams, reach the
+     * forward's guest address (by default the one the guest last sent from) at its guest port,
+     * from the gateway (or the client, with --preserve-source). Throws IllegalArgumentException when the host port cannot be bound.
+     */
+    public HostForward forward(PortForward forward) {
+        HostForward f = forward.protocol() == PortForward.Protocol.UDP
+                ? new UdpForwardSocket(loop, sockets, addresses, routes, udpForwards, forward)
+                : new ForwardListener(loop, sockets, addresses, routes, tcp, forward);
+        forwards.add(f);
+        return f;
+    }
+
+    /** Closes a forwarded port: no new clients; TCP connections made through it carry on. */
+    public void unforward(HostForward forward) {
+        if (forwards.remove(forward)) forward.close();
+    }
+
+    /** Open TCP connections (also those through forwarded ports), both versions. */
+    public int tcpConnections() {
+        return tcp.size();
+    }
+
+    /** Open UDP flows: the guest's own and forwarded clients', both versions. */
+    public int udpFlows() {
+        return udp.size() + udpForwards.size();
+    }
+
+    /**
+     * A snapshot of every open TCP connection and UDP flow, both versions (TFTP transfers, pings and
+     * DNS queries over UDP excepted), from the loop's thread only.
+     */
+    public void flows(Consumer<FlowStatus> sink) {
+        tcp.statuses(sink);
+        udp.statuses(sink);
+        udpForwards.statuses(sink);
+    }
+
+    /**
+     * Serves dir read-only over TFTP on the IPv4 gateway's port 69, which then no longer leads to
+     * the host's loopback. Throws UncheckedIOException when dir cannot be resolved.
+     */
+    public void serveTftp(GuestOutput stack, Path dir) {
+        try {
+            tftp = new TftpServer(loop, stack, new TftpFiles(dir));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot serve TFTP from " + dir, e);
+        }
+    }
+
+    /** End of the loop iteration: what the flows' events produced goes out (before the link flushes its frames). */
+    public void flush() {
+        tcp.flush();
+    }
+
+    /** Closes the forwarded ports, resets every TCP connection and closes every UDP, DNS, ping and TFTP flow. */
+    public void shutdown() {
+        forwards.forEach(HostForward::close);
+        forwards.clear();
+        tcp.resetAll();
+        udp.closeAll();
+        ping.closeAll();
+        if (dns != null) dns.closeAll();
+        if (tftp != null) tftp.closeAll();
+    }
+
+    /** One version's way in: its stack's traffic, with the family it came by. */
+    private final class Entry implements Transport {
+        private final Family family;
+        private final boolean servesTftp;
+
+        Entry(Family family) {
+            this.family = family;
+            this.servesTftp = family == ipv4;
+        }
+
+        /**
+         * Whether a packet of this version names an address of the other (an IPv4-mapped one in an
+         * IPv6 packet): dropped, as IPv4's flows and policy must not be reached that way.
+         */
+        private boolean crossed(int source, int destination) {
+            if (addresses.isIpv4(source) == !family.ipv6() && addresses.isIpv4(destination) == !family.ipv6()) return false;
+            family.counters().unsupported++;
+            return true;
+        }
+
+        @Override
+        public void tcp(MemorySegment frame, long offset, int length, int source, int destination) {
+            if (!crossed(source, destination)) tcp.segment(family, frame, offset, length, source, destination);
+        }
+
+        @Override
+        public void udp(MemorySegment frame, long offset, int length, int source, int sourcePort, int destination, int destinationPort) {
+            if (crossed(source, destination)) return;
+            if (servesTftp && tftp != null && destination == family.gateway() && destinationPort == Tftp.PORT) {
+                tftp.datagram(frame, offset, length, source, sourcePort);
+                return;
+            }
+            if (udpForwards.fromGuest(frame, offset, length, source, sourcePort, destination, destinationPort)) return;
+            if (dns != null && dns.serves(family, destination, destinationPort)) dns.query(family, frame, offset, length, source, sourcePort);
+            else udp.datagram(family, frame, offset, length, source, sourcePort, destination, destinationPort);
+        }
+
+        @Override
+        public void icmpEcho(MemorySegment frame, long offset, int length, int source, int destination) {
+            if (!crossed(source, destination)) ping.echo(family, frame, offset, length, source, destination);
+        }
+    }
+}

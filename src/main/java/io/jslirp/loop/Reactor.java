@@ -1,0 +1,39 @@
+package io.jslirp.loop;
+
+/**
+ * What the loop offers those it serves (the NAT, the forwards, the gateway's services):
+ * readiness of their descriptors, timers on its {@link #clock()}, and work at the end of each
+ * iteration. {@link EventLoop} is the one on the machine; tests drive a virtual one, with fake
+ * descriptors and virtual time. Everything runs on the loop's thread.
+ */
+public interface Reactor {
+    /** The time base of {@link #schedule} and of everything its users time. */
+    Clock clock();
+
+    /** Calls handler with fd's readiness (Epoll bits) for events. */
+    void register(int fd, int events, Handler handler);
+
+    /** Changes the events a registered fd is watched for. */
+    void modify(int fd, int events);
+
+    /** Stops watching fd. */
+    void unregister(int fd);
+
+    /** Drops fd's handler without a system call, for a descriptor about to be closed (which leaves epoll by itself). */
+    void forget(int fd);
+
+    /** Arms (or re-arms) timer to run at deadline (on {@link #clock()}), or disarms it with Long.MAX_VALUE. */
+    void schedule(Timer timer, long deadline);
+
+    /** Adds work to run after the events of every iteration, in the order added. */
+    void atEndOfIteration(Runnable task);
+
+    /** Asks for another iteration without waiting: a handler stopped at its budget while its descriptor is still readable. */
+    void runAgain();
+
+    /** Counts bytes a handler moved in this iteration: many mean bulk work, which turns busy polling off. */
+    void moved(int bytes);
+
+    /** fd, a registered descriptor, was just sent a request whose answer is due within microseconds. */
+    void expectAnswer(int fd);
+}

@@ -1,0 +1,96 @@
+package io.jslirp.nat;
+
+import io.jslirp.loop.Handler;
+import io.jslirp.loop.Reactor;
+import io.jslirp.loop.Timer;
+import io.jslirp.stack.GuestOutput;
+import io.jslirp.sys.Errno;
+import io.jslirp.sys.HostSockets;
+import io.jslirp.util.Log;
+
+/**
+ * A guest flow carried by one connected datagram socket on the host (UDP, ping): what comes on
+ * the socket is read into its family's frame toward the guest, a budget at a time; an error the
+ * socket reports (the host's ICMP error for an earlier datagram) is passed on; it closes after an
+ * idle timeout. The subclass says where a datagram goes in the frame and what becomes of it.
+ */
+abstract class DatagramFlow implements Handler {
+    /** Datagrams read from one socket per wakeup before other work gets its turn. */
+    private static final int READ_BUDGET = 64;
+
+    final Family family;
+    final int fd;
+    /** The guest's end and the remote (handles the flow holds). */
+    final int guestAddress, remoteAddress;
+    private final Reactor loop;
+    private final HostSockets sockets;
+    private final long idleTimeoutNanos;
+    private final Timer idle = new Timer(this::close);
+
+    DatagramFlow(Reactor loop, HostSockets sockets, Family family, int fd, int guestAddress, int remoteAddress, long idleTimeoutNanos) {
+        this.loop = loop;
+        this.sockets = sockets;
+        this.family = family;
+        this.fd = fd;
+        this.guestAddress = guestAddress;
+        this.remoteAddress = remoteAddress;
+        this.idleTimeoutNanos = idleTimeoutNanos;
+        family.retain(guestAddress);
+        family.retain(remoteAddress);
+    }
+
+    /** Traffic: the idle timeout starts over. */
+    final void touch() {
+        loop.schedule(idle, loop.clock().now() + idleTimeoutNanos);
+    }
+
+    /** Sends the guest's datagram of len bytes at off on the socket (a full socket buffer drops it, as a router would). */
+    final void send(java.lang.foreign.MemorySegment f, long off, int len) {
+        int n = sockets.write(fd, f, off, len);
+        if (n < 0) reportError(-n);
+        else sent(n);
+        touch();
+    }
+
+    @Override
+    public final void onEvents(int events) {
+        GuestOutput out = family.output();
+        for (int i = 0; i < READ_BUDGET; i++) {
+            int n = sockets.read(fd, out.frame(), offset(out), room(out));
+            if (n == -Errno.EAGAIN) return;
+            if (n < 0) {
+                reportError(-n);
+                continue;
+            }
+            if (received(out, n)) touch();
+        }
+        loop.runAgain();
+    }
+
+    /** Where in out's frame a datagram from the socket is read to, and how long it may be. */
+    abstract long offset(GuestOutput out);
+
+    abstract int room(GuestOutput out);
+
+    /** n bytes of the guest's datagram went out on the socket. */
+    void sent(int n) {}
+
+    /** n bytes came from the socket at {@link #offset}: sends them on to the guest; false when they were not for it. */
+    abstract boolean received(GuestOutput out, int n);
+
+    /** The host's error (a positive errno) for an earlier datagram of the flow. */
+    abstract void reportError(int errno);
+
+    /** Takes the flow out of its table. */
+    abstract void forget();
+
+    final void close() {
+        loop.unregister(fd);
+        loop.schedule(idle, Long.MAX_VALUE);
+        sockets.close(fd);
+        forget();
+        family.release(guestAddress);
+        family.release(remoteAddress);
+        Log.debug(() -> this + " closed");
+    }
+}

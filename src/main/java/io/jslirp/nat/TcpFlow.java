@@ -1,0 +1,329 @@
+package io.jslirp.nat;
+
+import io.jslirp.policy.Nameserver;
+import io.jslirp.policy.NameserverTries;
+import io.jslirp.policy.Nameservers;
+
+import io.jslirp.loop.Clock;
+import io.jslirp.loop.Handler;
+import io.jslirp.loop.Reactor;
+import io.jslirp.loop.Timer;
+import io.jslirp.sys.Epoll;
+import io.jslirp.sys.Errno;
+import io.jslirp.sys.HostSockets;
+import io.jslirp.sys.Sockets;
+import io.jslirp.tcp.TcpConnection;
+import io.jslirp.wire.TcpOptions;
+import io.jslirp.util.Log;
+import io.jslirp.util.RingBuffer;
+import io.jslirp.wire.Ipv4;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One guest TCP connection re-originated as a host socket: moves bytes between the socket and
+ * the connection's buffers, and keeps the socket's epoll interest to what can make progress
+ * (reading only while there is room, writing only while guest data waits). Its methods return
+ * what the connection left to do ({@link TcpConnection#SEND_NOW}, {@link TcpConnection#CLOSED},
+ * {@link TcpConnection#RESET_HOST}) to its owner, the {@link TcpNat}, which settles it: the flow
+ * never calls the NAT back; only the loop's events and timers reach the NAT through it.
+ */
+final class TcpFlow implements Handler {
+    /** The largest write to the host socket that is taken for a request, whose answer the loop may wait for ({@link Reactor#expectAnswer}). */
+    private static final int REQUEST_BYTES = 16 << 10;
+
+    /** Where the loop's events and timers for this flow go. */
+    private final TcpNat owner;
+    final Family family;
+    final TcpConnection conn;
+    private final Reactor loop;
+    private final Clock clock;
+    private final HostSockets sockets;
+    /** The host socket; a connection to the DNS address replaces it while it moves on to the next nameserver. */
+    private int fd;
+    /** No host socket (closed, or none yet): the connection lingers in TIME_WAIT toward the guest only, or waits for one. */
+    private boolean socketClosed;
+    private final Timer timer;
+    private boolean connecting;
+    private boolean shutDown;
+    private int interest;
+    /** Whether the owner listed it for the end-of-iteration flush. */
+    private boolean dirty;
+    /** For a connection to the DNS address: its way through the nameservers, and how long one may take to connect; else null. */
+    private NameserverTries nameservers;
+    private Timer nameserverTimer;
+    /**
+     * The host socket's peer for the status report: the connect target (a handle) and its port;
+     * for a connection to the DNS address, the nameserver being tried; for a forward, its host client.
+     */
+    private final int hostAddress;
+    private int hostPort;
+    private final String forwardClient;
+    private Nameserver hostNameserver;
+    /** When the flow opened (on the loop's clock). */
+    private final long openedAt;
+    /** Payload bytes written to the host socket, and read from it. */
+    private long fromGuest, toGuest;
+
+    /**
+     * A flow for conn over the host socket fd (-1 for a connection to the DNS address, whose
+     * sockets come one by one). forwardClient is a forwarded port's host client (fd is then
+     * connected already, to it at hostPort), else null and fd's connect is still to be made
+     * ({@link #connect}) to hostAddress (a handle the owner holds) at hostPort.
+     */
+    TcpFlow(TcpNat owner, Family family, Reactor loop, TcpConnection conn, int fd, int hostAddress, int hostPort, String forwardClient) {
+        this.owner = owner;
+        this.family = family;
+        this.conn = conn;
+        this.loop = loop;
+        this.clock = loop.clock();
+        this.sockets = family.sockets();
+        this.fd = fd;
+        this.socketClosed = fd < 0;
+        this.hostAddress = hostAddress;
+        this.hostPort = hostPort;
+        this.forwardClient = forwardClient;
+        this.connecting = forwardClient == null;
+        this.openedAt = clock.now();
+        this.timer = new Timer(() -> owner.timer(this));
+    }
+
+    /** Whether the host connect is still in progress (a half-open connection). */
+    boolean connecting() {
+        return connecting;
+    }
+
+    /** Marks the flow for the flush; true when it was not marked yet. */
+    boolean markDirty() {
+        if (dirty) return false;
+        dirty = true;
+        return true;
+    }
+
+    /** Follows up the non-blocking connect that returned r ({@link Family#connect}); the connection answers the guest when it completes. */
+    int connect(int r) {
+        if (r == 0) return connected();
+        if (r == -Errno.EINPROGRESS) {
+            setInterest(Epoll.OUT);
+            return 0;
+        }
+        return connectFailed(-r);
+    }
+
+    /**
+     * Connects to the nameservers of resolv.conf in turn, the preferred one first: a connect error,
+     * or no answer within {@link Nameservers#ATTEMPT_TIMEOUT_NANOS}, moves on to the next one.
+     */
+    int connectNameservers(NameserverTries tries) {
+        nameservers = tries;
+        nameserverTimer = new Timer(() -> owner.nameserverSilent(this));
+        return connectNextNameserver(Errno.ECONNREFUSED);
+    }
+
+    /** The nameserver being tried did not answer the connect in time. */
+    int nameserverSilent() {
+        return connecting ? connectFailed(Errno.ETIMEDOUT) : 0;
+    }
+
+    /** Connects to the next nameserver not tried yet; after the last, fails with errno (the latest error). */
+    private int connectNextNameserver(int errno) {
+        for (Nameserver ns = nameservers.next(); ns != null; ns = nameservers.next()) {
+            closeSocket();
+            int s = ns.socket(sockets, true);
+            if (s < 0) {
+                errno = -s;
+                continue;
+            }
+            fd = s;
+            socketClosed = false;
+            sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
+            hostNameserver = ns;
+            hostPort = Nameservers.PORT;
+            int r = ns.connect(sockets, fd);
+            if (r == 0) return connected();
+            if (r == -Errno.EINPROGRESS) {
+                setInterest(Epoll.OUT);
+                loop.schedule(nameserverTimer, clock.now() + Nameservers.ATTEMPT_TIMEOUT_NANOS);
+                return 0;
+            }
+            errno = -r;
+            int failed = errno;
+            Log.debug(() -> describe() + " nameserver " + nameservers.current() + ": " + Errno.describe(failed));
+        }
+        return connectFailed(errno);
+    }
+
+    /**
+     * Tells the guest why its connection cannot be made, as a router would: a refused connect is
+     * reset; an unreachable network or host, a timeout or a host firewall's refusal come back as
+     * ICMP destination unreachable (the guest's connect then fails with ENETUNREACH or
+     * EHOSTUNREACH, as it would on a real network).
+     */
+    private int connectFailed(int errno) {
+        if (nameservers != null && !nameservers.exhausted()) return connectNextNameserver(errno);
+        Log.debug(() -> describe() + " host connect failed: " + Errno.describe(errno));
+        int code = Unreachable.code(errno, false);
+        if (code < 0) return conn.hostRefused();
+        long tcpHead = ((long) conn.guestPort << 48) | ((long) conn.remotePort << 32) | (conn.guestInitialSequence() & 0xffffffffL);
+        family.sendUnreachable(code, Ipv4.PROTO_TCP, conn.guestAddress, conn.remoteAddress, tcpHead);
+        return conn.hostUnreachable();
+    }
+
+    private int connected() {
+        connecting = false;
+        if (nameservers != null) {
+            loop.schedule(nameserverTimer, Long.MAX_VALUE);
+            nameservers.answered();
+        }
+        return conn.hostConnected(clock.now());
+    }
+
+    /** The connection for logs. */
+    String describe() {
+        return "tcp " + family.format(conn.guestAddress) + ":" + conn.guestPort + " -> " + family.format(conn.remoteAddress) + ":"
+                + conn.remotePort + " " + conn.state();
+    }
+
+    /** A snapshot for the status report. */
+    FlowStatus status(long now) {
+        String host = hostNameserver != null ? (hostNameserver.isIpv6() ? "[" + hostNameserver + "]" : hostNameserver.toString())
+                : forwardClient != null ? forwardClient : family.format(hostAddress);
+        return new FlowStatus("tcp", conn.state().name(), forwardClient != null, family.format(conn.guestAddress), conn.guestPort,
+                family.format(conn.remoteAddress), conn.remotePort, host, hostPort, fromGuest, toGuest, now - openedAt);
+    }
+
+    /**
+     * A segment from the guest (options parsed): the connection takes it, and a large in-order
+     * payload goes straight to the host socket when the connection offers it.
+     */
+    int segment(MemorySegment f, long off, int len, TcpOptions options, long now) {
+        int r = conn.onSegment(f, off, len, options, now);
+        if ((r & TcpConnection.HOST_BYTES) == 0) return r;
+        int taken = writeToHost(f, conn.hostBytesOffset(), conn.hostBytesLength());
+        return (r & ~TcpConnection.HOST_BYTES) | conn.hostTook(taken);
+    }
+
+    /** How many of length bytes at offset the host socket takes now: none while it connects, is gone or shut, or is full. */
+    private int writeToHost(MemorySegment data, long offset, int length) {
+        if (connecting || socketClosed || shutDown) return 0;
+        int n = sockets.write(fd, data, offset, length);
+        if (n <= 0) return 0; // a failure is met by the next flush's write
+        fromGuest += n;
+        return n;
+    }
+
+    /** The loop's events for the host socket go to the owner, which settles what they lead to. */
+    @Override
+    public void onEvents(int events) {
+        owner.hostEvents(this, events);
+    }
+
+    /** The host socket's events: the connect's end, data, end of stream, or an error. */
+    int hostEvents(int events) {
+        if (connecting) {
+            int err = sockets.soError(fd);
+            return err == 0 ? connected() : connectFailed(err); // a connection to the DNS address may go on to the next nameserver
+        }
+        if ((events & Epoll.ERR) != 0 && sockets.soError(fd) != 0) return conn.hostReset();
+        if ((events & (Epoll.IN | Epoll.HUP)) != 0) return readFromHost();
+        return 0;
+    }
+
+    private int readFromHost() {
+        while (conn.readyForHostData()) {
+            RingBuffer ring = conn.fromHost();
+            int want = ring.free();
+            long n = sockets.readv2(fd, ring.memory(), ring.writeOffset(), ring.writeSpan(), ring.memory(), 0, ring.writeSpan2());
+            if (n > 0) {
+                loop.moved((int) n);
+                toGuest += n;
+                conn.hostDataAdded((int) n);
+                if (n < want) return 0;
+            } else if (n == 0) {
+                conn.hostFinished();
+                return 0;
+            } else if (n == -Errno.EAGAIN) {
+                return 0;
+            } else {
+                return conn.hostReset();
+            }
+        }
+        return 0;
+    }
+
+    /** The connection's timer. */
+    int onTimer() {
+        return conn.onTimer(clock.now());
+    }
+
+    /** End of the loop iteration: one write toward the host, then the segments toward the guest. */
+    int flush(long now) {
+        dirty = false;
+        if (conn.state() == TcpConnection.State.CLOSED) return 0;
+        RingBuffer ring = conn.toHost();
+        if (!ring.isEmpty() && !connecting) {
+            long n = sockets.writev2(fd, ring.memory(), ring.readOffset(), ring.readSpan(), ring.memory(), 0, ring.readSpan2());
+            if (n > 0) {
+                fromGuest += n;
+                conn.deliveredToHost((int) n);
+                if (n <= REQUEST_BYTES && conn.readyForHostData() && conn.fromHost().isEmpty()) loop.expectAnswer(fd);
+            } else if (n != -Errno.EAGAIN) {
+                return conn.hostReset();
+            }
+        }
+        if (conn.guestFinished() && ring.isEmpty() && !shutDown) {
+            sockets.shutdown(fd, Sockets.SHUT_WR);
+            shutDown = true;
+        }
+        int r = conn.flush(now);
+        if ((r & TcpConnection.CLOSED) != 0) return r;
+        if (conn.state() == TcpConnection.State.TIME_WAIT && ring.isEmpty() && shutDown) {
+            // Both directions are finished on the host side: free the descriptor now rather than
+            // hold it through TIME_WAIT (a busy guest closes thousands of connections a second).
+            closeSocket();
+            loop.schedule(timer, conn.deadline());
+            return r;
+        }
+        int want = 0;
+        if (connecting) want = Epoll.OUT;
+        else {
+            if (conn.readyForHostData()) want |= Epoll.IN;
+            if (!ring.isEmpty()) want |= Epoll.OUT;
+        }
+        setInterest(want);
+        loop.schedule(timer, conn.deadline());
+        return r;
+    }
+
+    /** Registers only for events that can make progress; with none, leaves epoll so a hangup cannot spin. */
+    private void setInterest(int events) {
+        if (events == interest) return;
+        if (interest == 0) loop.register(fd, events, this);
+        else if (events == 0) loop.unregister(fd);
+        else loop.modify(fd, events);
+        interest = events;
+    }
+
+    /** Shutdown of the whole instance: the host peer and the guest both see a reset. */
+    int abort() {
+        if (!socketClosed) sockets.setLingerZero(fd);
+        return conn.hostReset();
+    }
+
+    /** The connection is over: the host socket goes (with a reset for the host peer when reset), and so do the timers. */
+    void close(boolean reset) {
+        connecting = false;
+        if (reset && !socketClosed) sockets.setLingerZero(fd);
+        closeSocket();
+        loop.schedule(timer, Long.MAX_VALUE);
+        if (nameserverTimer != null) loop.schedule(nameserverTimer, Long.MAX_VALUE);
+    }
+
+    private void closeSocket() {
+        if (socketClosed) return;
+        socketClosed = true;
+        if (interest != 0) loop.forget(fd); // closing the descriptor takes it out of epoll
+        interest = 0;
+        sockets.close(fd);
+    }
+}

@@ -1,0 +1,324 @@
+package io.jslirp.nat;
+
+import io.jslirp.policy.NameserverTries;
+import io.jslirp.policy.Nameservers;
+import io.jslirp.policy.OutboundPolicy;
+
+import io.jslirp.loop.Clock;
+import io.jslirp.loop.Reactor;
+import io.jslirp.loop.Timer;
+import io.jslirp.stack.Counters;
+import io.jslirp.sys.Errno;
+import io.jslirp.sys.HostSockets;
+import io.jslirp.sys.Sockets;
+import io.jslirp.tcp.Resets;
+import io.jslirp.tcp.TcpConnection;
+import io.jslirp.util.BufferPool;
+import io.jslirp.util.FlowTable;
+import io.jslirp.util.Log;
+import io.jslirp.wire.Ipv4;
+import io.jslirp.wire.Tcp;
+import io.jslirp.wire.TcpOptions;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
+
+/**
+ * The guest's TCP connections of both IP versions, each re-originated as a non-blocking host
+ * socket of its version (each flow keeps the {@link Family} it came by). The NAT is the one that
+ * acts on what a connection and its flow leave to do (send now, forget a closed one): every
+ * event, the guest's segments, the host sockets' readiness and the timers, comes here and is
+ * settled after the flow handled it, never from inside. Flows touched in a loop iteration are
+ * flushed once at its end ({@link #flush}, which the engine runs before the link's). The limits
+ * and the buffer budget hold for both versions together.
+ */
+public final class TcpNat {
+    private static final long FIRST_SYN_TIMEOUT_NANOS = 1_000_000_000L;
+    /** How long the first SYN waits for the guest's answer to an ARP request (a guest that never sent a frame). */
+    private static final long ARP_WAIT_NANOS = 20_000_000L;
+
+    private final Reactor loop;
+    private final Clock clock;
+    private final HostSockets sockets;
+    /** Where TCP to the DNS address goes, or null with --disable-dns. */
+    private final Nameservers dns;
+    private final Limits limits;
+    private final Counters counters;
+    /** Connections whose host connect has not completed. */
+    private int halfOpen;
+    private final LimitWarning connectionLimit, halfOpenLimit;
+    private final LimitWarning noDescriptors = new LimitWarning("open files (ulimit -n) for TCP connections");
+    private final FlowTable<TcpFlow> flows = new FlowTable<>(256);
+    private final List<TcpFlow> dirty = new ArrayList<>();
+    private final TcpOptions options = new TcpOptions();
+    private final BufferPool buffers;
+    /** Forwarded host connections whose SYN toward the guest is not answered yet. */
+    private final FlowTable<GuestDial> dials = new FlowTable<>(16);
+    private final GatewayPorts gatewayPorts = new GatewayPorts();
+
+    /**
+     * @param dns          where TCP to the DNS address goes, or null with --disable-dns
+     * @param bufferBudget what all connections' buffers together may grow by (see {@link BufferPool})
+     */
+    public TcpNat(Reactor loop, HostSockets sockets, Counters counters, Nameservers dns, Limits limits, long bufferBudget) {
+        this.loop = loop;
+        this.clock = loop.clock();
+        this.sockets = sockets;
+        this.dns = dns;
+        this.limits = limits;
+        this.connectionLimit = new LimitWarning(limits.tcpConnections() + " TCP connections (--max-connections)");
+        this.halfOpenLimit = new LimitWarning(limits.halfOpen() + " TCP connections being opened (--max-half-open)");
+        this.counters = counters;
+        this.buffers = new BufferPool(bufferBudget);
+    }
+
+    public int size() {
+        return flows.size();
+    }
+
+    /** A segment from the guest by family (see {@link io.jslirp.stack.Transport#tcp}). */
+    public void segment(Family family, MemorySegment f, long off, int len, int src, int dst) {
+        int srcPort = Tcp.sourcePort(f, off);
+        int dstPort = Tcp.destinationPort(f, off);
+        if (!Tcp.parseOptions(f, off, options)) {
+            counters.malformed++;
+            return;
+        }
+        TcpFlow flow = flows.get(src, srcPort, dst, dstPort);
+        if (flow != null && flow.conn.reopenedBy(Tcp.flags(f, off), Tcp.seq(f, off), options)) {
+            settle(flow, flow.connecting(), flow.conn.retire(), false);
+            flow = null;
+        }
+        if (flow != null) {
+            boolean connecting = flow.connecting();
+            settle(flow, connecting, flow.segment(f, off, len, options, clock.now()), true);
+            return;
+        }
+        GuestDial dial = dials.get(src, srcPort, dst, dstPort);
+        if (dial != null) {
+            dialAnswered(dial, f, off);
+            return;
+        }
+        if ((Tcp.flags(f, off) & (Tcp.SYN | Tcp.ACK | Tcp.RST)) == Tcp.SYN) {
+            open(family, f, off, len, src, srcPort, dst, dstPort);
+        } else {
+            Resets.answer(f, off, len, src, dst, family.output());
+        }
+    }
+
+    private void open(Family family, MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort) {
+        boolean toNameservers = dns != null && dst == family.dns() && dstPort == Nameservers.PORT;
+        int target = toNameservers ? OutboundPolicy.UNREACHABLE : family.target(dst);
+        if (toNameservers ? dns.isEmpty() : target == OutboundPolicy.UNREACHABLE) {
+            counters.tcpRefused++;
+            Resets.answer(f, off, len, src, dst, family.output());
+            return;
+        }
+        int refusal = OutboundPolicy.refusalCode(target);
+        if (refusal >= 0) {
+            counters.policyRefused++;
+            long tcpHead = ((long) srcPort << 48) | ((long) dstPort << 32) | (Tcp.seq(f, off) & 0xffffffffL);
+            family.sendUnreachable(refusal, Ipv4.PROTO_TCP, src, dst, tcpHead);
+            return;
+        }
+        LimitWarning limit = flows.size() >= limits.tcpConnections() ? connectionLimit
+                : halfOpen >= limits.halfOpen() ? halfOpenLimit : null;
+        int fd = limit != null || toNameservers ? -1 : family.tcpSocket(); // the nameservers' sockets come one by one
+        if (limit != null || (!toNameservers && fd < 0)) {
+            if (limit == null && !Errno.isDescriptorLimit(-fd)) {
+                Log.warn("cannot open a TCP socket: " + Errno.describe(-fd));
+            } else {
+                counters.refusedAtLimit++;
+                (limit != null ? limit : noDescriptors).refused(clock.now());
+            }
+            counters.tcpRefused++;
+            Resets.answer(f, off, len, src, dst, family.output());
+            return;
+        }
+        if (fd >= 0) sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
+        TcpConnection conn = new TcpConnection(src, srcPort, dst, dstPort, Tcp.seq(f, off), options,
+                ThreadLocalRandom.current().nextInt(), family.tcp(), buffers, family.output());
+        TcpFlow flow = new TcpFlow(this, family, loop, conn, fd, target, dstPort, null);
+        flows.put(src, srcPort, dst, dstPort, flow);
+        family.retain(src);
+        family.retain(dst);
+        counters.tcpConnections++;
+        Log.debug(() -> flow.describe() + " opened");
+        halfOpen++;
+        int r = toNameservers ? flow.connectNameservers(new NameserverTries(dns)) : flow.connect(family.connect(fd, target, dstPort));
+        settle(flow, true, r, true);
+    }
+
+    /**
+     * A host client (clientAddress:clientPort) connected to a forwarded port: open a connection to
+     * guestAddress:guestPort over family, coming from the gateway or the client (see
+     * {@link Family#forwardSource}). The host socket is read only once the guest has answered.
+     */
+    public void forward(Family family, int fd, int guestAddress, int guestPort, int clientAddress, int clientPort) {
+        if (flows.size() + dials.size() >= limits.tcpConnections()) {
+            counters.refusedAtLimit++;
+            connectionLimit.refused(clock.now());
+            sockets.setLingerZero(fd);
+            sockets.close(fd);
+            return;
+        }
+        int source = family.forwardSource(clientAddress);
+        int port = clientPort;
+        if (source == family.gateway() || !free(guestAddress, guestPort, source, port)) {
+            int gateway = family.gateway();
+            source = gateway;
+            port = gatewayPorts.take(p -> free(guestAddress, guestPort, gateway, p));
+        }
+        if (port < 0) {
+            Log.warn("no free port left for a forwarded connection to " + family.format(guestAddress) + ":" + guestPort);
+            sockets.setLingerZero(fd);
+            sockets.close(fd);
+            return;
+        }
+        sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
+        GuestDial dial = new GuestDial(family, fd, guestAddress, guestPort, source, port, family.format(clientAddress), clientPort,
+                ThreadLocalRandom.current().nextInt(), clock.now());
+        dial.timer = new Timer(() -> dialTimedOut(dial));
+        dials.put(guestAddress, guestPort, source, port, dial);
+        family.retain(guestAddress); // released when the dial fails, else by the connection it becomes
+        family.retain(source);
+        Log.debug(() -> describe(dial) + " opening");
+        if (family.output().resolveGuestMac(guestAddress)) {
+            sendSyn(dial);
+        } else {
+            loop.schedule(dial.timer, clock.now() + ARP_WAIT_NANOS); // the SYN goes once the guest's ARP answer is in
+        }
+    }
+
+    private boolean free(int guestAddress, int guestPort, int source, int port) {
+        return flows.get(guestAddress, guestPort, source, port) == null && dials.get(guestAddress, guestPort, source, port) == null;
+    }
+
+    private void sendSyn(GuestDial d) {
+        long now = clock.now();
+        TcpConnection.sendSyn(d.family.output(), d.family.tcp(), d.source, d.sourcePort, d.guestAddress, d.guestPort, d.iss, now);
+        loop.schedule(d.timer, now + (FIRST_SYN_TIMEOUT_NANOS << d.syns));
+        d.syns++;
+    }
+
+    private void dialTimedOut(GuestDial d) {
+        if (d.syns < GuestDial.MAX_SYNS) {
+            sendSyn(d);
+            return;
+        }
+        Log.debug(() -> describe(d) + ": the guest did not answer");
+        endDial(d, true);
+    }
+
+    /** The guest's answer to our SYN: a SYN-ACK makes the connection, a RST refuses it. */
+    private void dialAnswered(GuestDial d, MemorySegment f, long off) {
+        int flags = Tcp.flags(f, off);
+        boolean acksOurSyn = (flags & Tcp.ACK) != 0 && Tcp.ack(f, off) == d.iss + 1;
+        if ((flags & Tcp.RST) != 0) {
+            if (acksOurSyn) {
+                Log.debug(() -> describe(d) + " refused by the guest");
+                endDial(d, true);
+            }
+            return;
+        }
+        if ((flags & (Tcp.SYN | Tcp.ACK)) != (Tcp.SYN | Tcp.ACK) || !acksOurSyn) return;
+        dials.remove(d.guestAddress, d.guestPort, d.source, d.sourcePort);
+        loop.schedule(d.timer, Long.MAX_VALUE);
+        TcpConnection conn = TcpConnection.openedToGuest(d.guestAddress, d.guestPort, d.source, d.sourcePort, Tcp.seq(f, off),
+                options, Tcp.window(f, off), d.iss, d.family.tcp(), buffers, d.family.output());
+        TcpFlow flow = new TcpFlow(this, d.family, loop, conn, d.fd, OutboundPolicy.UNREACHABLE, d.clientPort, d.client);
+        flows.put(d.guestAddress, d.guestPort, d.source, d.sourcePort, flow);
+        counters.tcpConnections++;
+        Log.debug(() -> flow.describe() + " opened (forwarded)");
+        markDirty(flow); // the handshake's last ACK goes at the flush
+    }
+
+    /** Gives up a dial; the host client gets a RST when reset. */
+    private void endDial(GuestDial d, boolean reset) {
+        dials.remove(d.guestAddress, d.guestPort, d.source, d.sourcePort);
+        d.family.release(d.guestAddress);
+        d.family.release(d.source);
+        loop.schedule(d.timer, Long.MAX_VALUE);
+        if (reset) sockets.setLingerZero(d.fd);
+        sockets.close(d.fd);
+    }
+
+    // ---- the loop's events for a flow, which reach the NAT through it ----
+
+    /** flow's host socket is ready (events). */
+    void hostEvents(TcpFlow flow, int events) {
+        boolean connecting = flow.connecting();
+        settle(flow, connecting, flow.hostEvents(events), true);
+    }
+
+    /** flow's connection timer came due. */
+    void timer(TcpFlow flow) {
+        settle(flow, flow.connecting(), flow.onTimer(), true);
+    }
+
+    /** The nameserver flow tries did not answer its connect in time. */
+    void nameserverSilent(TcpFlow flow) {
+        settle(flow, flow.connecting(), flow.nameserverSilent(), true);
+    }
+
+    /**
+     * Does what an event on flow left to do (r: the connection's result bits): the segments due
+     * at once go out, a closed connection is forgotten, a live one is flushed at the end of the
+     * iteration (when mark). wasConnecting: whether its host connect was in progress before the event.
+     */
+    private void settle(TcpFlow flow, boolean wasConnecting, int r, boolean mark) {
+        if ((r & TcpConnection.SEND_NOW) != 0) flow.conn.sendNow();
+        if ((r & TcpConnection.CLOSED) != 0) remove(flow, (r & TcpConnection.RESET_HOST) != 0);
+        else if (mark && flow.markDirty()) dirty.add(flow);
+        if (wasConnecting && !flow.connecting()) halfOpen--;
+    }
+
+    /** A snapshot of every connection, also those still being opened toward the guest. */
+    public void statuses(Consumer<FlowStatus> sink) {
+        long now = clock.now();
+        flows.forEach(f -> sink.accept(f.status(now)));
+        dials.forEach(d -> sink.accept(d.status(now)));
+    }
+
+    private String describe(GuestDial d) {
+        Family family = d.family;
+        return "forwarded tcp " + family.format(d.source) + ":" + d.sourcePort + " -> " + family.format(d.guestAddress) + ":" + d.guestPort;
+    }
+
+    private void markDirty(TcpFlow flow) {
+        if (flow.markDirty()) dirty.add(flow);
+    }
+
+    /** Forgets a closed connection: its host socket (reset for the host peer when reset), its addresses. */
+    private void remove(TcpFlow flow, boolean reset) {
+        flow.close(reset);
+        TcpConnection c = flow.conn;
+        flows.remove(c.guestAddress, c.guestPort, c.remoteAddress, c.remotePort);
+        flow.family.release(c.guestAddress);
+        flow.family.release(c.remoteAddress);
+        Log.debug(() -> flow.describe() + (reset ? " reset by the guest" : " closed"));
+    }
+
+    /** End of the loop iteration: each flow touched writes toward the host once, then sends toward the guest. */
+    public void flush() {
+        long now = clock.now();
+        for (int i = 0; i < dirty.size(); i++) {
+            TcpFlow flow = dirty.get(i);
+            settle(flow, flow.connecting(), flow.flush(now), false);
+        }
+        dirty.clear();
+    }
+
+    /** Resets every connection (shutdown): guests and host peers both see the reset. */
+    public void resetAll() {
+        List<TcpFlow> all = new ArrayList<>();
+        flows.forEach(all::add);
+        for (TcpFlow f : all) settle(f, f.connecting(), f.abort(), false);
+        List<GuestDial> pending = new ArrayList<>();
+        dials.forEach(pending::add);
+        for (GuestDial d : pending) endDial(d, true);
+    }
+}

@@ -1,0 +1,182 @@
+package io.jslirp.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.jslirp.forward.PortForward;
+import io.jslirp.loop.VirtualLoop;
+import io.jslirp.nat.FlowStatus;
+import io.jslirp.nat.Limits;
+import io.jslirp.policy.DestinationRules;
+import io.jslirp.policy.Nameserver;
+import io.jslirp.stack.Counters;
+import io.jslirp.stack.NetworkConfig;
+import io.jslirp.sys.FakeSockets;
+import io.jslirp.util.AddressBook;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The middle test tier: the real stacks and host side ({@link VirtualNetwork}) between a scripted
+ * guest and fake host sockets ({@link FakeSockets}), on virtual time ({@link VirtualLoop}). The
+ * test sends the guest's frames ({@link Packet}'s builders), plays the host peers through the
+ * fake sockets, moves the clock, and reads the frames that reached the guest, parsed and with
+ * their checksums verified. Each call runs the loop until nothing is left to do, as the real loop
+ * would before it sleeps.
+ */
+public final class NatHarness {
+    public static final long SECOND = 1_000_000_000L;
+    /** The virtual clock starts far from zero so no code can take "time 0" for "unset". */
+    public static final long START = 7 * 24 * 3600 * SECOND;
+    /** The guest's addresses: --configure's IPv4 one, and an IPv6 one of the prefix as SLAAC would make. */
+    public static final String GUEST = "10.0.2.100", GUEST6 = "fd00::5054:ff:fe12:3456";
+    public static final String GATEWAY = "10.0.2.2", GATEWAY6 = "fd00::2", DNS = "10.0.2.3", DNS6 = "fd00::3";
+
+    public final VirtualLoop loop = new VirtualLoop(START);
+    public final FakeSockets sockets = new FakeSockets();
+    private final VirtualNetwork network;
+    private final List<byte[]> toGuest = new ArrayList<>();
+    private final MemorySegment rx = Arena.ofAuto().allocate(65536 + 64);
+
+    private NatHarness(EngineConfig config) {
+        loop.readiness(sockets);
+        network = new VirtualNetwork(config, (frame, length) -> {
+            toGuest.add(frame.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE));
+            return true;
+        }, new AddressBook(), loop, sockets);
+        loop.atEndOfIteration(network.transport()::flush);
+    }
+
+    public static Builder with() {
+        return new Builder();
+    }
+
+    /** How the network is configured: defaults as jslirp's (no DNS unless nameservers are given). */
+    public static final class Builder {
+        private boolean hostLoopback = true;
+        private boolean ipv6;
+        private List<Nameserver> nameservers;
+        private final List<PortForward> forwards = new ArrayList<>();
+        private Limits limits = Limits.DEFAULTS;
+        private DestinationRules rules = DestinationRules.NONE;
+        private boolean preserveSource;
+
+        public Builder ipv6() {
+            ipv6 = true;
+            return this;
+        }
+
+        public Builder nameservers(String... addresses) {
+            nameservers = java.util.Arrays.stream(addresses).map(Nameserver::parse).toList();
+            return this;
+        }
+
+        public Builder forward(PortForward... f) {
+            forwards.addAll(List.of(f));
+            return this;
+        }
+
+        public Builder limits(Limits v) {
+            limits = v;
+            return this;
+        }
+
+        public Builder rules(DestinationRules v) {
+            rules = v;
+            return this;
+        }
+
+        public Builder preserveSource() {
+            preserveSource = true;
+            return this;
+        }
+
+        public Builder disableHostLoopback() {
+            hostLoopback = false;
+            return this;
+        }
+
+        public NatHarness build() {
+            EngineConfig.Builder b = EngineConfig.builder(NetworkConfig.fromCidr("10.0.2.0/24", 1500, hostLoopback), nameservers)
+                    .limits(limits).rules(rules).preserveSource(preserveSource).forwards(forwards).busyPollNanos(0);
+            if (ipv6) b.ipv6();
+            return new NatHarness(b.build());
+        }
+    }
+
+    /** Hands a frame from the guest to the stack, then runs the loop until it settles. */
+    public void send(byte[] frame) {
+        deliver(frame);
+        loop.settle();
+    }
+
+    /** Hands a frame from the guest to the stack, as the link's receive does, without running the loop after it. */
+    public void deliver(byte[] frame) {
+        MemorySegment.copy(frame, 0, rx, ValueLayout.JAVA_BYTE, 0, frame.length);
+        network.stack().receive(rx, frame.length);
+        rx.fill((byte) 0x5a); // the receive buffer is reused: what was kept must have been copied
+    }
+
+    /** Runs the loop until nothing is left to do now (after the test played a host peer). */
+    public void settle() {
+        loop.settle();
+    }
+
+    /** Moves virtual time on, running what comes due. */
+    public void advance(long nanos) {
+        loop.advance(nanos);
+    }
+
+    /** The frames that reached the guest since the last look, parsed (checksums verified). */
+    public List<Packet> received() {
+        List<Packet> p = toGuest.stream().map(Packet::parse).toList();
+        toGuest.clear();
+        return p;
+    }
+
+    /** The one frame that reached the guest since the last look. */
+    public Packet receivedOne() {
+        List<Packet> p = received();
+        assertThat(p).as("exactly one frame to the guest").hasSize(1);
+        return p.getFirst();
+    }
+
+    public Counters counters() {
+        return network.counters();
+    }
+
+    public HostTransport transport() {
+        return network.transport();
+    }
+
+    /** The open flows as the status report lists them. */
+    public List<FlowStatus> flows() {
+        List<FlowStatus> f = new ArrayList<>();
+        network.transport().flows(f::add);
+        return f;
+    }
+
+    /** The guest makes itself known by a ping of the gateway (which answers it itself), from its address of version 4 or 6. */
+    public void guestAnnounces(int version) {
+        send(version == 6 ? Packet.echo(GUEST6, GATEWAY6, 1, 1, new byte[8]) : Packet.echo(GUEST, GATEWAY, 1, 1, new byte[8]));
+        assertThat(received()).as("the gateway's echo reply").hasSize(1);
+    }
+
+    /** The addresses a test uses over one IP version. */
+    public record Version(int number, String guest, String gateway, String dns, String hostLoopback) {
+        public static final Version V4 = new Version(4, GUEST, GATEWAY, DNS, "127.0.0.1");
+        public static final Version V6 = new Version(6, GUEST6, GATEWAY6, DNS6, "::1");
+
+        public boolean ipv6() {
+            return number == 6;
+        }
+
+        @Override
+        public String toString() {
+            return "IPv" + number;
+        }
+    }
+}

@@ -1,0 +1,309 @@
+package io.jslirp.nat;
+
+import static io.jslirp.engine.Packet.ACK;
+import static io.jslirp.engine.Packet.FIN;
+import static io.jslirp.engine.Packet.PSH;
+import static io.jslirp.engine.Packet.RST;
+import static io.jslirp.engine.Packet.SYN;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.jslirp.engine.NatHarness;
+import io.jslirp.engine.NatHarness.Version;
+import io.jslirp.engine.Packet;
+import io.jslirp.policy.DestinationRules;
+import io.jslirp.sys.Errno;
+import io.jslirp.sys.FakeSockets;
+import io.jslirp.sys.FakeSockets.Kind;
+import io.jslirp.sys.Sockets;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The TCP NAT between a scripted guest and fake host sockets on virtual time, the same scenarios
+ * over IPv4 and IPv6: the guest's connection becomes a host connect, and only a completed connect
+ * gets the SYN-ACK; data goes both ways through the flush; closes, resets and refusals reach the
+ * other side; limits and the policy refuse as a router would.
+ */
+class TcpNatTest {
+    private static final int GUEST_PORT = 40000, PORT = 8080;
+    private static final long GUEST_ISN = 1000;
+
+    static Stream<Version> versions() {
+        return Stream.of(Version.V4, Version.V6);
+    }
+
+    private static NatHarness harness(Version v) {
+        return v.ipv6() ? NatHarness.with().ipv6().build() : NatHarness.with().build();
+    }
+
+    private static Packet.Tcp fromGuest(Version v) {
+        return Packet.tcp(v.guest(), GUEST_PORT, v.gateway(), PORT);
+    }
+
+    private static byte[] syn(Version v) {
+        return fromGuest(v).flags(SYN).seq(GUEST_ISN).window(65535).mss(1460).frame();
+    }
+
+    /** A connection through the handshake: the host socket connected, the SYN-ACK answered; returns our ISN. */
+    private static long established(NatHarness h, Version v) {
+        h.send(syn(v));
+        h.sockets.last(Kind.TCP).completeConnect();
+        h.settle();
+        Packet synAck = h.receivedOne();
+        h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 1).ack(synAck.seq + 1).frame());
+        assertThat(h.received()).as("nothing to answer the handshake's ACK").isEmpty();
+        return synAck.seq;
+    }
+
+    @ParameterizedTest
+    @MethodSource("versions")
+    void aSynBecomesAHostConnectAndOnlyItsSuccessIsAnsweredWithASynAck(Version v) {
+        NatHarness h = harness(v);
+        h.send(syn(v));
+        FakeSockets.Socket s = h.sockets.last(Kind.TCP);
+        assertThat(s.ipv6).isEqualTo(v.ipv6());
+        assertThat(s.peerPort).isEqualTo(PORT);
+        assertThat(Packet.halves(v.hostLoopback())).as("the gateway is the host's loopback").containsExactly(s.peerHi, s.peerLo);
+        assertThat(FakeSockets.has(s, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1)).isTrue();
+        assertThat(h.received()).as("no SYN-ACK while the host connect is in progress").isEmpty();
+        assertThat(h.flows()).singleElement().satisfies(f -> assertThat(f.state()).isEqualTo("CONNECTING"));
+
+        s.completeConnect();
+        h.settle();
+        Packet synAck = h.receivedOne();
+        assertThat(synAck.version).isEqualTo(v.number());
+        assertThat(synAck.source).isEqualTo(v.gateway());
+        assertThat(synAck.destination).isEqualTo(v.guest());
+        assertThat(synAck.flags).isEqualTo(SYN | ACK);
+        assertThat(synAck.ack).isEqualTo(GUEST_ISN + 1);
+        assertThat(synAck.mss).as("MTU - 40, or - 60 over IPv6").isEqualTo(v.ipv6() ? 1440 : 1460);
+        assertThat(h.counters().tcpConnections).isEqualTo(1);
+    }
+
+    @ParameterizedTest
+    @MethodSource("versions")
+    void bytesGoBothWaysAndAreAcknowledged(Version v) {
+        NatHarness h = harness(v);
+        long iss = established(h, v);
+        FakeSockets.Socket s = h.sockets.last(Kind.TCP);
+        h.send(fromGuest(v).flags(ACK | PSH).seq(GUEST_ISN + 1).ack(iss + 1).data("hello".getBytes()).frame());
+        assertThat(new String(s.written())).as("written to the host socket at the flush").isEqualTo("hello");
+        Packet ack = h.receivedOne();
+        assertThat(ack.flags).isEqualTo(ACK);
+        assertThat(ack.ack).isEqualTo(GUEST_ISN + 6);
+
+        s.peerSends("world".getBytes());
+        h.settle();
+        Packet data = h.receivedOne();
+        assertThat(new String(data.payload)).isEqualTo("world");
+        assertThat(data.seq).isEqualTo(iss + 1);
+        assertThat(data.has(ACK | PSH)).isTrue();
+        assertThat(h.flows()).singleElement().satisfies(f -> {
+            assertThat(f.fromGuest()).isEqualTo(5);
+            assertThat(f.toGuest()).isEqualTo(5);
+            assertThat(f.state()).isEqualTo("ESTABLISHED");
+        });
+    }
+
+    /** A large in-order segment goes to the host socket from the frame it came in, before the flush (and so before any copy). */
+    @ParameterizedTest
+    @MethodSource("versions")
+    void aLargeInOrderSegmentIsWrittenStraightFromItsFrame(Version v) {
+        NatHarness h = harness(v);
+        long iss = established(h, v);
+        FakeSockets.Socket s = h.sockets.last(Kind.TCP);
+        s.room = 20_000;
+        byte[] data = new byte[22_000]; // within the 4 KiB window the buffer starts with, beyond what the socket takes
+        for (int i = 0; i < data.length; i++) data[i] = (byte) (i * 31);
+        h.deliver(fromGuest(v).flags(ACK).seq(GUEST_ISN + 1).ack(iss + 1).data(data).frame());
+        assertThat(s.written()).as("taken from the frame before any flush").isEqualTo(java.util.Arrays.copyOf(data, 20_000));
+        s.room = 1 << 20;
+        h.settle();
+        assertThat(s.written()).as("the rest was buffered and went at the flush").isEqualTo(data);
+        assertThat(h.receivedOne().ack).isEqualTo(GUEST_ISN + 1 + data.length);
+    }
+
+    @ParameterizedTest
+    @MethodSource("versions")
+    void aRefusedConnectResetsTheGuestAndOtherFailuresAnswerAsARouter(Version v) {
+        NatHarness h = harness(v);
+        h.send(syn(v));
+        h.sockets.last(Kind.TCP).failConnect(Errno.ECONNREFUSED);
+        h.settle();
+        Packet rst = h.receivedOne();
+        assertThat(rst.flags).isEqualTo(RST | ACK);
+        assertThat(rst.ack).isEqualTo(GUEST_ISN + 1);
+        assertThat(h.sockets.last(Kind.TCP).closed).isTrue();
+        assertThat(h.transport().tcpConnections()).isZero();
+
+        h.send(fromGuest(v).flags(SYN).seq(GUEST_ISN + 50).frame());
+        h.sockets.last(Kind.TCP).failConnect(Errno.EHOSTUNREACH);
+        h.settle();
+        Packet icmp = h.receivedOne();
+        assertThat(icmp.icmpType).isEqualTo(v.ipv6() ? 1 : 3);
+        assertThat(icmp.icmpCode).as("host (address) unreachable").isEqualTo(v.ipv6() ? 3 : 1);
+        assertThat(icmp.source).isEqualTo(v.gateway());
+        assertThat(icmp.quotedProtocol()).isEqualTo(Packet.TCP);
+        assertThat(java.nio.ByteBuffer.wrap(icmp.quotedTransport()).getInt(4)).as("the SYN's sequence number").isEqualTo((int) (GUEST_ISN + 50));
+        assertThat(h.transport().tcpConnections()).isZero();
+        assertThat(h.counters().unreachableSent).isEqualTo(1);
+    }
+
+    @ParameterizedTest
+    @MethodSource("versions")
+    void theHostClosingFirstSendsFinAndLingersInTimeWaitWithoutItsDescriptor(Version v) {
+        NatHarness h = harness(v);
+        long iss = established(h, v);
+        FakeSockets.Socket s = h.sockets.last(Kind.TCP);
+        s.peerSends("bye".getBytes()).peerFinishes();
+        h.settle();
+        List<Packet> toGuest = h.received();
+        assertThat(toGuest.getLast().has(FIN)).as("the FIN after the data").isTrue();
+        assertThat(toGuest.stream().map(p -> new String(p.payload)).reduce("", String::concat)).isEqualTo("bye");
+        h.send(fromGuest(v).flags(ACK | FIN).seq(GUEST_ISN + 1).ack(iss + 5).frame());
+        assertThat(s.shutWrite).isTrue();
+        assertThat(h.receivedOne().ack).isEqualTo(GUEST_ISN + 2);
+        assertThat(s.closed).as("both directions finished on the host side: the descriptor goes").isTrue();
+        assertThat(s.lingerZero).as("an orderly close").isFalse();
+        assertThat(h.flows()).singleElement().satisfies(f -> assertThat(f.state()).isEqualTo("TIME_WAIT"));
+        h.advance(2 * NatHarness.SECOND);
+        assertThat(h.transport().tcpConnections()).as("after TIME_WAIT").isZero();
+    }
+
+    @ParameterizedTest
+    @MethodSource("versions")
+    void theGuestClosingFirstEndsTheConnectionWhenOurFinIsAcknowledged(Version v) {
+        NatHarness h = harness(v);
+        long iss = established(h, v);
+        FakeSockets.Socket s = h.sockets.last(Kind.TCP);
+        h.send(fromGuest(v).flags(ACK | FIN).seq(GUEST_ISN + 1).ack(iss + 1).frame());
+        assertThat(s.shutWrite).isTrue();
+        h.received();
+        s.peerFinishes();
+        h.settle();
+        Packet fin = h.receivedOne();
+        assertThat(fin.has(FIN)).isTrue();
+        h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 2).ack(fin.seq + 1).frame());
+        assertThat(s.closed).isTrue();
+        assertThat(h.transport().tcpConnections()).isZero();
+        assertThat(h.sockets.openCount()).isZero();
+    }
+
+    @ParameterizedTest
+    @MethodSource("versions")
+    void aGuestResetResetsTheHostPeerAndAHostResetTheGuest(Version v) {
+        NatHarness h = harness(v);
+        long iss = established(h, v);
+        FakeSockets.Socket first = h.sockets.last(Kind.TCP);
+        h.send(fromGuest(v).flags(RST).seq(GUEST_ISN + 1).frame());
+        assertThat(first.lingerZero).isTrue();
+        assertThat(first.closed).isTrue();
+        assertThat(h.received()).isEmpty();
+        assertThat(h.transport().tcpConnections()).isZero();
+
+        established(h, v);
+        FakeSockets.Socket second = h.sockets.last(Kind.TCP);
+        second.peerResets();
+        h.settle();
+        Packet rst = h.receivedOne();
+        assertThat(rst.flags & RST).isEqualTo(RST);
+        assertThat(second.closed).isTrue();
+        assertThat(h.transport().tcpConnections()).isZero();
+        assertThat(iss).isNotNegative();
+    }
+
+    /** Retransmission toward the guest on the virtual clock: the unacknowledged segment again after the initial RTO. */
+    @ParameterizedTest
+    @MethodSource("versions")
+    void unacknowledgedDataIsSentAgainAfterTheRetransmissionTimeout(Version v) {
+        NatHarness h = harness(v);
+        long iss = established(h, v);
+        h.sockets.last(Kind.TCP).peerSends("lost".getBytes());
+        h.settle();
+        assertThat(h.receivedOne().seq).isEqualTo(iss + 1);
+        h.advance(NatHarness.SECOND / 2);
+        assertThat(h.received()).as("not before the RTO").isEmpty();
+        h.advance(NatHarness.SECOND / 2);
+        Packet again = h.receivedOne();
+        assertThat(again.seq).isEqualTo(iss + 1);
+        assertThat(new String(again.payload)).isEqualTo("lost");
+    }
+
+    @ParameterizedTest
+    @MethodSource("versions")
+    void theConnectionLimitAndTheDescriptorLimitRefuseNewConnectionsWithAReset(Version v) {
+        NatHarness h = v.ipv6() ? NatHarness.with().ipv6().limits(new Limits(1, 10, 10)).build()
+                : NatHarness.with().limits(new Limits(1, 10, 10)).build();
+        h.send(syn(v));
+        h.send(Packet.tcp(v.guest(), GUEST_PORT + 1, v.gateway(), PORT).flags(SYN).seq(7).frame());
+        assertThat(h.receivedOne().flags).isEqualTo(RST | ACK);
+        assertThat(h.counters().refusedAtLimit).isEqualTo(1);
+        assertThat(h.sockets.of(Kind.TCP)).hasSize(1);
+
+        NatHarness d = harness(v);
+        d.sockets.refuseSockets = -Errno.EMFILE;
+        d.send(syn(v));
+        assertThat(d.receivedOne().flags).isEqualTo(RST | ACK);
+        assertThat(d.counters().refusedAtLimit).isEqualTo(1);
+        assertThat(d.counters().tcpRefused).isEqualTo(1);
+    }
+
+    @ParameterizedTest
+    @MethodSource("versions")
+    void aDestinationTheRulesRefuseIsAdministrativelyProhibited(Version v) {
+        DestinationRules denyLoopback = new DestinationRules(List.of(), List.of(DestinationRules.Network.parse(v.ipv6() ? "::1" : "127.0.0.0/8")));
+        NatHarness h = v.ipv6() ? NatHarness.with().ipv6().rules(denyLoopback).build() : NatHarness.with().rules(denyLoopback).build();
+        h.send(syn(v));
+        Packet icmp = h.receivedOne();
+        assertThat(icmp.icmpType).isEqualTo(v.ipv6() ? 1 : 3);
+        assertThat(icmp.icmpCode).isEqualTo(v.ipv6() ? 1 : 13);
+        assertThat(h.sockets.all()).as("no host socket").isEmpty();
+        assertThat(h.counters().policyRefused).isEqualTo(1);
+    }
+
+    @ParameterizedTest
+    @MethodSource("versions")
+    void shutdownResetsEveryConnectionOnBothSides(Version v) {
+        NatHarness h = harness(v);
+        established(h, v);
+        FakeSockets.Socket s = h.sockets.last(Kind.TCP);
+        h.transport().shutdown();
+        assertThat(h.receivedOne().flags & RST).isEqualTo(RST);
+        assertThat(s.lingerZero).isTrue();
+        assertThat(s.closed).isTrue();
+        assertThat(h.transport().tcpConnections()).isZero();
+    }
+
+    /** TCP to the DNS address goes to the nameservers in turn: a refused one makes way for the next. */
+    @ParameterizedTest
+    @MethodSource("versions")
+    void tcpToTheDnsAddressTriesTheNameserversInTurn(Version v) {
+        NatHarness h = (v.ipv6() ? NatHarness.with().ipv6() : NatHarness.with()).nameservers("192.0.2.53", "2001:db8::53").build();
+        h.send(Packet.tcp(v.guest(), GUEST_PORT, v.dns(), 53).flags(SYN).seq(GUEST_ISN).frame());
+        FakeSockets.Socket first = h.sockets.last(Kind.TCP);
+        assertThat(first.ipv6).as("the first nameserver's version, whatever the guest's").isFalse();
+        first.failConnect(Errno.ECONNREFUSED);
+        h.settle();
+        FakeSockets.Socket second = h.sockets.last(Kind.TCP);
+        assertThat(second.ipv6).isTrue();
+        assertThat(second.peerPort).isEqualTo(53);
+        assertThat(h.received()).isEmpty();
+        second.completeConnect();
+        h.settle();
+        assertThat(h.receivedOne().flags).isEqualTo(SYN | ACK);
+        // as the status report writes resolv.conf's nameservers
+        assertThat(h.flows()).singleElement().satisfies(f -> assertThat(f.hostAddress()).isEqualTo("[2001:db8:0:0:0:0:0:53]"));
+    }
+
+    /** An IPv6 packet naming an IPv4-mapped address reaches neither IPv4's flows nor its policy. */
+    @org.junit.jupiter.api.Test
+    void anIpv6PacketToAnIpv4MappedAddressIsDropped() {
+        NatHarness h = NatHarness.with().ipv6().build();
+        h.send(Packet.tcp(Version.V6.guest(), GUEST_PORT, "::ffff:10.0.2.2", PORT).flags(SYN).seq(1).frame());
+        assertThat(h.sockets.all()).isEmpty();
+        assertThat(h.received()).isEmpty();
+        assertThat(h.counters().unsupported).isEqualTo(1);
+    }
+}

@@ -1,0 +1,128 @@
+package io.jslirp.nat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.jslirp.engine.NatHarness;
+import io.jslirp.engine.NatHarness.Version;
+import io.jslirp.engine.Packet;
+import io.jslirp.policy.DestinationRules;
+import io.jslirp.sys.Errno;
+import io.jslirp.sys.FakeSockets;
+import io.jslirp.sys.FakeSockets.Kind;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The UDP NAT on fake sockets and virtual time, over IPv4 and IPv6 alike: one connected host
+ * socket per flow, replies from the address the guest sent to, the host's ICMP errors passed on as
+ * a router would (a closed port: port unreachable), the idle timeout, the flow limit and the policy.
+ */
+class UdpNatTest {
+    private static final int GUEST_PORT = 40000, PORT = 5353;
+
+    static Stream<Version> versions() {
+        return Stream.of(Version.V4, Version.V6);
+    }
+
+    private static NatHarness.Builder with(Version v) {
+        return v.ipv6() ? NatHarness.with().ipv6() : NatHarness.with();
+    }
+
+    private static byte[] datagram(Version v, String text) {
+        return Packet.udp(v.guest(), GUEST_PORT, v.gateway(), PORT, text.getBytes());
+    }
+
+    @ParameterizedTest
+    @MethodSource("versions")
+    void aDatagramGoesOutOnAConnectedSocketAndTheReplyComesBackFromWhereItWent(Version v) {
+        NatHarness h = with(v).build();
+        h.send(datagram(v, "query"));
+        FakeSockets.Socket s = h.sockets.last(Kind.UDP);
+        assertThat(s.ipv6).isEqualTo(v.ipv6());
+        assertThat(Packet.halves(v.hostLoopback())).containsExactly(s.peerHi, s.peerLo);
+        assertThat(s.peerPort).isEqualTo(PORT);
+        assertThat(s.sent).singleElement().satisfies(d -> assertThat(new String(d.payload())).isEqualTo("query"));
+        h.send(datagram(v, "again"));
+        assertThat(h.sockets.of(Kind.UDP)).as("one socket per flow").hasSize(1);
+        assertThat(s.sent).hasSize(2);
+
+        s.receive("answer".getBytes());
+        h.settle();
+        Packet reply = h.receivedOne();
+        assertThat(reply.version).isEqualTo(v.number());
+        assertThat(reply.source).isEqualTo(v.gateway());
+        assertThat(reply.sourcePort).isEqualTo(PORT);
+        assertThat(reply.destination).isEqualTo(v.guest());
+        assertThat(reply.destinationPort).isEqualTo(GUEST_PORT);
+        assertThat(new String(reply.payload)).isEqualTo("answer");
+        assertThat(h.flows()).singleElement().satisfies(f -> {
+            assertThat(f.protocol()).isEqualTo("udp");
+            assertThat(f.fromGuest()).isEqualTo(10);
+            assertThat(f.toGuest()).isEqualTo(6);
+        });
+        assertThat(h.counters().udpFlows).isEqualTo(1);
+    }
+
+    /** The host socket's ICMP error for a closed port reaches the guest as port unreachable (ICMPv6 code 4 over IPv6). */
+    @ParameterizedTest
+    @MethodSource("versions")
+    void aClosedPortIsAnsweredWithPortUnreachable(Version v) {
+        NatHarness h = with(v).build();
+        h.send(datagram(v, "anyone?"));
+        h.sockets.last(Kind.UDP).icmpError(Errno.ECONNREFUSED);
+        h.settle();
+        Packet icmp = h.receivedOne();
+        assertThat(icmp.source).isEqualTo(v.gateway());
+        assertThat(icmp.icmpType).isEqualTo(v.ipv6() ? 1 : 3);
+        assertThat(icmp.icmpCode).isEqualTo(v.ipv6() ? 4 : 3);
+        assertThat(icmp.quotedProtocol()).isEqualTo(Packet.UDP);
+        ByteBuffer quoted = ByteBuffer.wrap(icmp.quotedTransport());
+        assertThat(quoted.getShort(0) & 0xffff).as("the guest's port, which its kernel matches the error by").isEqualTo(GUEST_PORT);
+        assertThat(quoted.getShort(2) & 0xffff).isEqualTo(PORT);
+        assertThat(quoted.getShort(4) & 0xffff).as("the datagram's UDP length").isEqualTo(8 + "anyone?".length());
+        assertThat(h.counters().unreachableSent).isEqualTo(1);
+    }
+
+    @ParameterizedTest
+    @MethodSource("versions")
+    void anIdleFlowClosesAfterTheTimeout(Version v) {
+        NatHarness h = with(v).build();
+        h.send(datagram(v, "x"));
+        FakeSockets.Socket s = h.sockets.last(Kind.UDP);
+        h.advance(59 * NatHarness.SECOND);
+        h.send(datagram(v, "y")); // traffic keeps it
+        h.advance(59 * NatHarness.SECOND);
+        assertThat(s.closed).isFalse();
+        h.advance(2 * NatHarness.SECOND);
+        assertThat(s.closed).isTrue();
+        assertThat(h.transport().udpFlows()).isZero();
+        assertThat(h.flows()).isEmpty();
+    }
+
+    @ParameterizedTest
+    @MethodSource("versions")
+    void theFlowLimitAndThePolicyRefuseNewFlowsAsARouter(Version v) {
+        NatHarness h = with(v).limits(new Limits(10, 10, 1)).build();
+        h.send(datagram(v, "first"));
+        h.send(Packet.udp(v.guest(), GUEST_PORT + 1, v.gateway(), PORT, "second".getBytes()));
+        Packet refused = h.receivedOne();
+        assertThat(refused.icmpCode).as("administratively prohibited").isEqualTo(v.ipv6() ? 1 : 13);
+        assertThat(h.counters().refusedAtLimit).isEqualTo(1);
+        assertThat(h.sockets.of(Kind.UDP)).hasSize(1);
+
+        DestinationRules deny = new DestinationRules(List.of(), List.of(DestinationRules.Network.parse(v.ipv6() ? "::1" : "127.0.0.1")));
+        NatHarness p = with(v).rules(deny).build();
+        p.send(datagram(v, "no"));
+        assertThat(p.receivedOne().icmpCode).isEqualTo(v.ipv6() ? 1 : 13);
+        assertThat(p.counters().policyRefused).isEqualTo(1);
+        assertThat(p.sockets.all()).isEmpty();
+
+        NatHarness n = with(v).disableHostLoopback().build();
+        n.send(datagram(v, "no"));
+        assertThat(n.receivedOne().icmpCode).as("net unreachable (no route)").isZero();
+        assertThat(n.sockets.all()).isEmpty();
+    }
+}
