@@ -5,7 +5,6 @@ import io.jslirp.util.Log;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.PriorityQueue;
 
 /**
  * The single-threaded event loop: epoll readiness, timers, and work run at the end of every
@@ -24,7 +23,7 @@ public final class EventLoop implements Reactor, AutoCloseable {
      */
     private int[] registrations = new int[1024];
     private int registrationCount;
-    private final PriorityQueue<Timer> timers = new PriorityQueue<>((a, b) -> Long.compare(a.queuedAt, b.queuedAt));
+    private final TimerQueue timers = new TimerQueue();
     private final List<Runnable> endOfIteration = new ArrayList<>();
     private final List<Runnable> later = new ArrayList<>();
     private final List<Runnable> laterNow = new ArrayList<>();

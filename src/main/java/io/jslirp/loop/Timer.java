@@ -8,6 +8,8 @@ public final class Timer {
     final Runnable action;
     long deadline = Long.MAX_VALUE;
     long queuedAt = Long.MAX_VALUE;
+    /** Its slot in the {@link TimerQueue} while queued, else -1. */
+    int slot = -1;
 
     public Timer(Runnable action) {
         this.action = action;
