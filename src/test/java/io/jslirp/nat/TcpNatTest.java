@@ -107,6 +107,29 @@ class TcpNatTest {
         });
     }
 
+    /** Buffers emptied give their memory to the pool, and what no connection takes again goes back to the system. */
+    @ParameterizedTest
+    @MethodSource("versions")
+    void bufferMemoryAConnectionNoLongerNeedsIsReturnedWithinTwoTrims(Version v) {
+        NatHarness h = harness(v);
+        long iss = established(h, v);
+        FakeSockets.Socket s = h.sockets.last(Kind.TCP);
+        s.peerSends("world".getBytes());
+        h.settle();
+        Packet data = h.receivedOne();
+        assertThat(h.transport().tcpBuffers().inUse()).as("held until the guest acknowledges").isPositive();
+        h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 1).ack(data.seq + data.payload.length).frame());
+        assertThat(h.transport().tcpBuffers().inUse()).as("an idle connection holds no buffer").isZero();
+        assertThat(h.transport().tcpBuffers().freeBytes()).as("kept for reuse at first").isPositive();
+        h.advance(TcpNat.TRIM_NANOS + NatHarness.SECOND);
+        h.advance(TcpNat.TRIM_NANOS + NatHarness.SECOND);
+        assertThat(h.transport().tcpBuffers().freeBytes()).as("returned once unused for a whole interval").isZero();
+        assertThat(h.flows()).singleElement().satisfies(f -> assertThat(f.state()).isEqualTo("ESTABLISHED"));
+        s.peerSends("again".getBytes());
+        h.settle();
+        assertThat(new String(h.receivedOne().payload)).as("the connection takes memory again when it needs it").isEqualTo("again");
+    }
+
     /** A large in-order segment goes to the host socket from the frame it came in, before the flush (and so before any copy). */
     @ParameterizedTest
     @MethodSource("versions")
