@@ -94,10 +94,7 @@ class TcpNatTest {
         assertThat(ack.flags).isEqualTo(ACK);
         assertThat(ack.ack).isEqualTo(GUEST_ISN + 6);
 
-        s.peerSends("world".getBytes());
-        h.settle();
-        Packet data = h.receivedOne();
-        assertThat(new String(data.payload)).isEqualTo("world");
+        Packet data = hostSends(h, s, "world");
         assertThat(data.seq).isEqualTo(iss + 1);
         assertThat(data.has(ACK | PSH)).isTrue();
         assertThat(h.flows()).singleElement().satisfies(f -> {
@@ -112,11 +109,8 @@ class TcpNatTest {
     @MethodSource("versions")
     void bufferMemoryAConnectionNoLongerNeedsIsReturnedWithinTwoTrims(Version v) {
         NatHarness h = harness(v);
-        long iss = established(h, v);
-        FakeSockets.Socket s = h.sockets.last(Kind.TCP);
-        s.peerSends("world".getBytes());
-        h.settle();
-        Packet data = h.receivedOne();
+        established(h, v);
+        Packet data = hostSends(h, h.sockets.last(Kind.TCP), "world");
         assertThat(h.transport().tcpBuffers().inUse()).as("held until the guest acknowledges").isPositive();
         h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 1).ack(data.seq + data.payload.length).frame());
         assertThat(h.transport().tcpBuffers().inUse()).as("an idle connection holds no buffer").isZero();
@@ -125,9 +119,16 @@ class TcpNatTest {
         h.advance(TcpNat.TRIM_NANOS + NatHarness.SECOND);
         assertThat(h.transport().tcpBuffers().freeBytes()).as("returned once unused for a whole interval").isZero();
         assertThat(h.flows()).singleElement().satisfies(f -> assertThat(f.state()).isEqualTo("ESTABLISHED"));
-        s.peerSends("again".getBytes());
+        hostSends(h, h.sockets.last(Kind.TCP), "again"); // the connection takes memory again when it needs it
+    }
+
+    /** The host peer sends text; the one segment that carries it to the guest. */
+    private static Packet hostSends(NatHarness h, FakeSockets.Socket s, String text) {
+        s.peerSends(text.getBytes());
         h.settle();
-        assertThat(new String(h.receivedOne().payload)).as("the connection takes memory again when it needs it").isEqualTo("again");
+        Packet data = h.receivedOne();
+        assertThat(new String(data.payload)).isEqualTo(text);
+        return data;
     }
 
     /** A large in-order segment goes to the host socket from the frame it came in, before the flush (and so before any copy). */
