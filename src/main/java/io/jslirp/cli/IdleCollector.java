@@ -46,11 +46,19 @@ final class IdleCollector {
 
     private void check() {
         long now = moved();
-        if (now == frames && heap() > heapAfter) {
+        if (due(frames, now, heapAfter, heap())) {
             System.gc();
             heapAfter = heap();
         }
         frames = now;
         loop.schedule(timer, loop.clock().now() + CHECK_NANOS);
+    }
+
+    /**
+     * Whether to collect now: no frame moved since the last check (framesBefore → framesNow) and
+     * the committed heap (heapNow) grew beyond what the last collection left (heapAfter).
+     */
+    static boolean due(long framesBefore, long framesNow, long heapAfter, long heapNow) {
+        return framesNow == framesBefore && heapNow > heapAfter;
     }
 }
