@@ -86,7 +86,8 @@ SERVER_WORKERS=2        # processes of each Python server, one per core
 CONN_BYTES=16384        # echoed on each of the concurrent connections
 CONN_TIMEOUT=60         # seconds for one concurrent-connections cell
 UDP_LEN=1400            # UDP datagram size: fits MTU 1500 with IPv4 and UDP headers
-IDLE_SETTLE=5           # seconds an instance idles before its memory is read
+IDLE_SETTLE=10          # seconds an instance idles before its memory is read (past start-up: a JVM frees
+                        # its compilers' scratch memory some 5 s after it started)
 IDLE_INSTANCES=4        # instances side by side in the idle cell
 RRLOAD_N=3000           # round trips per rrload cell
 tag="jsb$$"

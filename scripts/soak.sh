@@ -5,7 +5,8 @@
 # echoes, all to the gateway 10.0.2.2 (servers on the host's 127.0.0.1). Every 10 s it samples the
 # jslirp process's VmRSS and open descriptors; at the end it prints them as a table with min/max
 # and fails when they grew (the last third's max above the first third's max × 1.5 + a margin),
-# when a checked transfer was corrupted or failed, or when jslirp died.
+# when a checked transfer was corrupted or failed, or when jslirp died. It also samples VmRSS idle
+# before the traffic and a minute after it, and fails when that did not come back to within 16 MiB.
 #
 #   sudo scripts/soak.sh [MINUTES]          # SOAK_MTU (1500), JSLIRP (./jslirp) also honoured
 #
@@ -21,6 +22,9 @@ PY=/usr/bin/python3
 interval=10
 rss_margin_kib=$((32 * 1024))
 fd_margin=16
+idle_settle=10           # s after start-up before the idle-before sample
+after_wait=60            # s after the traffic before the last sample
+returned_margin_kib=$((16 * 1024))
 
 die() { echo "soak: $*" >&2; exit 1; }
 log() { echo "soak: $*" >&2; }
@@ -193,6 +197,11 @@ done
 ip -n "$ns" -4 -o addr show dev tap0 | grep -q ' 10\.0\.2\.100/' || die "tap0 was not configured in 60 s"
 log "jslirp (pid $jpid) on namespace $ns, MTU $mtu; $minutes min of traffic, a sample every ${interval} s"
 
+# Idle before the traffic (past start-up's transients), then a minute after it: memory taken
+# under load must go back (issue 19: within 16 MiB of idle-before).
+sleep "$idle_settle"
+rss_idle_before=$(awk '/^VmRSS:/ {print $2}' "/proc/$jpid/status" 2>/dev/null) || die "jslirp exited before the traffic"
+
 deadline=$(($(date +%s) + minutes * 60))
 guest() { ip netns exec "$ns" "$PY" "$work/guest.py" "$1" "$deadline" "${@:2}" >"$work/guest-$1.log" 2>&1 & pids+=($!); workers+=($!); }
 workers=()
@@ -217,6 +226,12 @@ done
 for w in "${workers[@]}"; do wait "$w" 2>/dev/null || true; done
 alive=yes
 kill -0 "$jpid" 2>/dev/null && sample || alive=no
+rss_after=""
+if [[ $alive == yes ]]; then
+  log "traffic over; the memory a minute after it"
+  sleep "$after_wait" & wait $!
+  rss_after=$(awk '/^VmRSS:/ {print $2}' "/proc/$jpid/status" 2>/dev/null) || alive=no
+fi
 
 # --- report ---
 verdict=0
@@ -244,6 +259,13 @@ if ((n >= 3)); then
   if ((f_last * 2 > f_first * 3 + fd_margin * 2)); then log "FAIL: descriptors grew (last third's max > first third's max × 1.5 + $fd_margin)"; verdict=1; fi
 else
   log "FAIL: only $n samples"; verdict=1
+fi
+if [[ -n $rss_after ]]; then
+  printf 'VmRSS idle before the traffic: %.1f MiB; %d s after it: %.1f MiB (%+.1f MiB)\n' "$(awk -v r="$rss_idle_before" 'BEGIN {print r / 1024}')" \
+    "$after_wait" "$(awk -v r="$rss_after" 'BEGIN {print r / 1024}')" "$(awk -v a="$rss_after" -v b="$rss_idle_before" 'BEGIN {print (a - b) / 1024}')"
+  if ((rss_after - rss_idle_before > returned_margin_kib)); then
+    log "FAIL: memory not given back (${after_wait} s after the traffic VmRSS is more than $((returned_margin_kib / 1024)) MiB above idle-before)"; verdict=1
+  fi
 fi
 echo
 for k in bulk pingpong short udp; do

@@ -202,8 +202,9 @@ final class NetworkOptions {
         return new Capture.Settings(pcap, maxBytes, pcapFilter == null ? null : CaptureFilter.parse(pcapFilter));
     }
 
-    /** Starts what serves the engine besides its link: the API socket, if asked. */
+    /** Starts what serves the engine besides its link: the API socket, if asked; the heap given back when idle. */
     void serve(Engine engine) {
         if (apiSocket != null) EngineApi.serve(engine, apiSocket);
+        IdleCollector.start(engine);
     }
 }

@@ -23,6 +23,7 @@ import io.jslirp.stack.GuestOutput;
 import io.jslirp.stack.Transport;
 import io.jslirp.sys.HostSockets;
 import io.jslirp.util.AddressBook;
+import io.jslirp.util.BufferPool;
 import io.jslirp.wire.Tftp;
 
 import java.io.IOException;
@@ -128,7 +129,12 @@ public final class HostTransport {
         return tcp.size();
     }
 
-    /** Open UDP flows: the guest's own and forwarded clients', both versions. */
+    /** The TCP connections' buffer memory: in use, and kept free for reuse until trimmed. */
+    public BufferPool tcpBuffers() {
+        return tcp.buffers();
+    }
+
+        /** Open UDP flows: the guest's own and forwarded clients', both versions. */
     public int udpFlows() {
         return udp.size() + udpForwards.size();
     }

@@ -39,6 +39,8 @@ public final class TcpNat {
     private static final long FIRST_SYN_TIMEOUT_NANOS = 1_000_000_000L;
     /** How long the first SYN waits for the guest's answer to an ARP request (a guest that never sent a frame). */
     private static final long ARP_WAIT_NANOS = 20_000_000L;
+    /** How often the buffer pool returns the free blocks that no connection took in the meantime. */
+    static final long TRIM_NANOS = 10_000_000_000L;
 
     private final Reactor loop;
     private final Clock clock;
@@ -55,6 +57,8 @@ public final class TcpNat {
     private final List<TcpFlow> dirty = new ArrayList<>();
     private final TcpOptions options = new TcpOptions();
     private final BufferPool buffers;
+    /** Armed while the pool keeps free blocks: after a burst, what no connection reuses goes back within two rounds. */
+    private final Timer trim = new Timer(this::trimBuffers);
     /** Forwarded host connections whose SYN toward the guest is not answered yet. */
     private final FlowTable<GuestDial> dials = new FlowTable<>(16);
     private final GatewayPorts gatewayPorts = new GatewayPorts();
@@ -310,6 +314,17 @@ public final class TcpNat {
             settle(flow, flow.connecting(), flow.flush(now), false);
         }
         dirty.clear();
+        if (buffers.freeBytes() > 0 && trim.deadline() == Long.MAX_VALUE) loop.schedule(trim, now + TRIM_NANOS);
+    }
+
+    private void trimBuffers() {
+        buffers.trim();
+        if (buffers.freeBytes() > 0) loop.schedule(trim, clock.now() + TRIM_NANOS);
+    }
+
+    /** The connections' buffer memory (for tests and status): in use, and kept free for reuse. */
+    public BufferPool buffers() {
+        return buffers;
     }
 
     /** Resets every connection (shutdown): guests and host peers both see the reset. */

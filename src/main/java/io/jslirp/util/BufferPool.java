@@ -8,7 +8,8 @@ import java.util.ArrayDeque;
  * Native memory for the ring buffers of one engine, in blocks whose sizes are powers of two. A
  * ring holds a block only while it holds bytes, so thousands of idle connections cost no buffer
  * memory; blocks given back are kept for reuse (up to {@link #KEEP_FREE_BYTES}) so a busy flow
- * does not go to malloc for every burst.
+ * does not go to malloc for every burst, and {@link #trim} returns those that lay unused since the
+ * trim before: after a burst the pool shrinks back to what its flows still reuse.
  *
  * <p>The budget bounds what rings may grow to beyond their first size, all rings together: the
  * buffer memory of an engine is at most its budget plus the first size of each ring that holds
@@ -22,6 +23,8 @@ public final class BufferPool {
 
     private final long budget;
     private final ArrayDeque<Block>[] free;
+    /** Of each size, the fewest blocks free at once since the last {@link #trim}: so many went unused. */
+    private final int[] fewestFree;
     private long inUse;
     private long freeBytes;
     private long peak;
@@ -37,6 +40,31 @@ public final class BufferPool {
         this.budget = budget;
         this.free = new ArrayDeque[MAX_SHIFT + 1];
         for (int i = 0; i <= MAX_SHIFT; i++) free[i] = new ArrayDeque<>();
+        this.fewestFree = new int[MAX_SHIFT + 1];
+    }
+
+    /** Bytes in free blocks kept for reuse. */
+    public long freeBytes() {
+        return freeBytes;
+    }
+
+    /**
+     * Returns to the system the free blocks that no ring took since the last trim (of each size,
+     * as many as stayed free all along), so what a burst left behind goes once it is over and
+     * what a steady flow keeps reusing stays. Returns the bytes freed.
+     */
+    public long trim() {
+        long freed = 0;
+        for (int shift = 0; shift <= MAX_SHIFT; shift++) {
+            ArrayDeque<Block> blocks = free[shift];
+            for (int n = fewestFree[shift]; n > 0; n--) {
+                blocks.pollLast().arena().close(); // the least recently given back
+                freed += 1L << shift;
+            }
+            fewestFree[shift] = blocks.size();
+        }
+        freeBytes -= freed;
+        return freed;
     }
 
     /** Bytes in blocks that rings hold now. */
@@ -72,6 +100,7 @@ public final class BufferPool {
         Block b = free[shift].poll();
         if (b != null) {
             freeBytes -= size;
+            fewestFree[shift] = Math.min(fewestFree[shift], free[shift].size());
         } else {
             Arena arena = Arena.ofConfined();
             b = new Block(arena, arena.allocate(size, 64));

@@ -94,10 +94,7 @@ class TcpNatTest {
         assertThat(ack.flags).isEqualTo(ACK);
         assertThat(ack.ack).isEqualTo(GUEST_ISN + 6);
 
-        s.peerSends("world".getBytes());
-        h.settle();
-        Packet data = h.receivedOne();
-        assertThat(new String(data.payload)).isEqualTo("world");
+        Packet data = hostSends(h, s, "world");
         assertThat(data.seq).isEqualTo(iss + 1);
         assertThat(data.has(ACK | PSH)).isTrue();
         assertThat(h.flows()).singleElement().satisfies(f -> {
@@ -105,6 +102,33 @@ class TcpNatTest {
             assertThat(f.toGuest()).isEqualTo(5);
             assertThat(f.state()).isEqualTo("ESTABLISHED");
         });
+    }
+
+    /** Buffers emptied give their memory to the pool, and what no connection takes again goes back to the system. */
+    @ParameterizedTest
+    @MethodSource("versions")
+    void bufferMemoryAConnectionNoLongerNeedsIsReturnedWithinTwoTrims(Version v) {
+        NatHarness h = harness(v);
+        established(h, v);
+        Packet data = hostSends(h, h.sockets.last(Kind.TCP), "world");
+        assertThat(h.transport().tcpBuffers().inUse()).as("held until the guest acknowledges").isPositive();
+        h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 1).ack(data.seq + data.payload.length).frame());
+        assertThat(h.transport().tcpBuffers().inUse()).as("an idle connection holds no buffer").isZero();
+        assertThat(h.transport().tcpBuffers().freeBytes()).as("kept for reuse at first").isPositive();
+        h.advance(TcpNat.TRIM_NANOS + NatHarness.SECOND);
+        h.advance(TcpNat.TRIM_NANOS + NatHarness.SECOND);
+        assertThat(h.transport().tcpBuffers().freeBytes()).as("returned once unused for a whole interval").isZero();
+        assertThat(h.flows()).singleElement().satisfies(f -> assertThat(f.state()).isEqualTo("ESTABLISHED"));
+        hostSends(h, h.sockets.last(Kind.TCP), "again"); // the connection takes memory again when it needs it
+    }
+
+    /** The host peer sends text; the one segment that carries it to the guest. */
+    private static Packet hostSends(NatHarness h, FakeSockets.Socket s, String text) {
+        s.peerSends(text.getBytes());
+        h.settle();
+        Packet data = h.receivedOne();
+        assertThat(new String(data.payload)).isEqualTo(text);
+        return data;
     }
 
     /** A large in-order segment goes to the host socket from the frame it came in, before the flush (and so before any copy). */

@@ -123,6 +123,43 @@ class RingBufferTest {
         }
     }
 
+    /** What a burst left free goes back to the system by the second trim after it; what keeps being reused stays. */
+    @Test
+    void trimmingReturnsTheFreeBlocksNoRingTookSinceTheTrimBefore() {
+        BufferPool p = new BufferPool(1 << 20);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment src = arena.allocate(64);
+            RingBuffer[] burst = new RingBuffer[4];
+            for (int i = 0; i < burst.length; i++) {
+                burst[i] = new RingBuffer(p, 64, 64);
+                burst[i].append(src, 0, 64);
+            }
+            assertThat(p.inUse()).isEqualTo(4 * 64);
+            for (RingBuffer r : burst) {
+                r.discard(64);
+                r.release();
+            }
+            assertThat(p.freeBytes()).as("kept for reuse").isEqualTo(4 * 64);
+            RingBuffer steady = new RingBuffer(p, 64, 64);
+            steady.append(src, 0, 1);                       // one block reused: three stayed free all along
+            assertThat(p.trim()).as("the first trim knows of no interval yet: the blocks were given back after it").isZero();
+            steady.discard(1);
+            steady.release();
+            steady.append(src, 0, 1);                       // the steady ring takes one again in the next interval
+            assertThat(p.trim()).as("the three no ring took since the last trim").isEqualTo(3 * 64);
+            assertThat(p.freeBytes()).isZero();
+            steady.discard(1);
+            steady.release();
+            assertThat(p.freeBytes()).isEqualTo(64);
+            assertThat(p.trim()).as("given back after the last trim: kept one more interval").isZero();
+            assertThat(p.trim()).as("then returned").isEqualTo(64);
+            assertThat(p.freeBytes()).isZero();
+            steady.append(src, 0, 1);                        // a new block from the system
+            assertThat(p.inUse()).isEqualTo(64);
+            steady.close();
+        }
+    }
+
     @Test
     void memoryIsHeldOnlyWhileInUseAndGrowthStaysWithinTheBudget() {
         BufferPool small = new BufferPool(48);

@@ -1,0 +1,64 @@
+package io.jslirp.cli;
+
+import io.jslirp.engine.Engine;
+import io.jslirp.loop.EventLoop;
+import io.jslirp.loop.Timer;
+import io.jslirp.stack.Counters;
+
+/**
+ * Gives the Java heap back after load (issue 19): a process of its own, mostly waiting, should
+ * not keep what a burst of connections once made it grow. Every {@link #CHECK_NANOS}, when frames
+ * moved in the interval before but none in this one and the heap grew since it was last collected
+ * down, one full collection: SerialGC compacts and shrinks the heap to what lives (the launcher's
+ * MaxHeapFreeRatio, and no shrinking in steps), and the JVM returns freed native memory itself
+ * (TrimNativeHeapInterval). Nothing while traffic goes on, nor for a heap that has nothing to give
+ * back. The commands' process only; the library ({@code embed}) leaves its host's heap alone.
+ */
+final class IdleCollector {
+    static final long CHECK_NANOS = 10_000_000_000L;
+
+    private final EventLoop loop;
+    private final Counters counters;
+    private final Timer timer = new Timer(this::check);
+    private long frames;
+    /** The committed heap after the last collection (at first: at start). */
+    private long heapAfter = heap();
+
+    private IdleCollector(Engine engine) {
+        this.loop = engine.loop();
+        this.counters = engine.counters();
+    }
+
+    /** Starts checking on engine's loop (before it runs, or on its thread). */
+    static void start(Engine engine) {
+        IdleCollector c = new IdleCollector(engine);
+        c.frames = c.moved();
+        c.loop.schedule(c.timer, c.loop.clock().now() + CHECK_NANOS);
+    }
+
+    private static long heap() {
+        return Runtime.getRuntime().totalMemory();
+    }
+
+    private long moved() {
+        return counters.framesIn + counters.framesOut;
+    }
+
+    private void check() {
+        long now = moved();
+        if (due(frames, now, heapAfter, heap())) {
+            System.gc();
+            heapAfter = heap();
+        }
+        frames = now;
+        loop.schedule(timer, loop.clock().now() + CHECK_NANOS);
+    }
+
+    /**
+     * Whether to collect now: no frame moved since the last check (framesBefore → framesNow) and
+     * the committed heap (heapNow) grew beyond what the last collection left (heapAfter).
+     */
+    static boolean due(long framesBefore, long framesNow, long heapAfter, long heapNow) {
+        return framesNow == framesBefore && heapNow > heapAfter;
+    }
+}
