@@ -116,6 +116,13 @@ public final class Sockets {
         return r < 0 ? -errno(err) : (int) r;
     }
 
+    /** Connects fd to the address of toLength bytes in the native segment to (as recvFrom gave it): 0 or -errno. */
+    public static int connectTo(int fd, MemorySegment to, int toLength) {
+        MemorySegment err = scratch().errno;
+        int r = (int) syscall(CONNECT, err, fd, to.address(), toLength);
+        return r < 0 ? -errno(err) : r;
+    }
+
     private static int socket(int domain, int type, int protocol) {
         MemorySegment err = scratch().errno;
         int r = (int) syscall(SOCKET, err, domain, type | SOCK_NONBLOCK | SOCK_CLOEXEC, protocol);
