@@ -8,6 +8,8 @@
 #   PASST="/tmp/passt-src/passt /usr/bin/passt" bench/vm.sh   # two passts side by side
 #   VM_CELLS="jslirp:stream:65520 passt:stream:65520" bench/vm.sh
 #   VM_STACK_CMD="other-stack" VM_STACK_NAME=other bench/vm.sh   # another stack in jslirp's rows
+#   VM_CELLS="jslirp:stream:65520 jslirpB:stream:65520" VM_STACK_CMD_B="$PWD/jslirp qemu --no-warm-up" \
+#       VM_STACK_NAME_B="jslirp --no-warm-up" bench/vm.sh       # before/after in the same run
 #
 # What one run measures, for every cell (a stack, a QEMU netdev, an MTU):
 #   download  host → guest: busybox `wget -O /tmp/blob` from a Python HTTP server on 127.0.0.1;
@@ -43,6 +45,9 @@
 #       before each frame) or `--dgram PATH` (`-netdev dgram`, one frame per unix datagram);
 #       VM_STACK_CMD defaults to the repository's launcher `jslirp qemu` (built, and its AOT cache
 #       trained, before anything is timed). Label: $VM_STACK_NAME (default jslirp).
+#   jslirpB:stream:MTU jslirpB:dgram:MTU
+#       the same with `$VM_STACK_CMD_B` (label $VM_STACK_NAME_B): a second jslirp (another build, other
+#       options) beside the first, for a before/after comparison in one run.
 #   passt:stream:1500 passt:stream:65520
 #       `$PASST -f -q -1 -4 -s SOCK -m MTU -a 10.0.2.15 -n 24 -g 10.0.2.2 --no-dhcp-dns
 #       --no-dhcp-search --no-icmp -t none -u none` (+ `--runas 0` as root), QEMU `-netdev stream`.
@@ -74,6 +79,8 @@ XFER_SECS=${VM_XFER_SECS:-$(( SIZE_MIB > 60 ? SIZE_MIB : 60 ))}
 DEFAULT_STACK_CMD="$repo/jslirp qemu"
 VM_STACK_CMD=${VM_STACK_CMD:-$DEFAULT_STACK_CMD}
 VM_STACK_NAME=${VM_STACK_NAME:-jslirp}
+VM_STACK_CMD_B=${VM_STACK_CMD_B:-}
+VM_STACK_NAME_B=${VM_STACK_NAME_B:-${VM_STACK_CMD_B:-jslirpB}}
 CELLS=${VM_CELLS:-"jslirp:stream:1500 jslirp:stream:65520 jslirp:dgram:1500 jslirp:dgram:65520 passt:stream:1500 passt:stream:65520 slirp:user:1500"}
 read -ra PASSTS <<<"${PASST:-passt}"
 PY=/usr/bin/python3; [[ -x $PY ]] || PY=python3
@@ -170,6 +177,7 @@ stack_label() {
   local stack=${1%%:*}
   case $stack in
     jslirp) echo "$VM_STACK_NAME" ;;
+    jslirpB) echo "$VM_STACK_NAME_B" ;;
     passt*) passt_version "${PASSTS[${stack#passt}]}" ;;
     slirp) echo "QEMU -nic user (libslirp $(dpkg-query -W -f='${Version}' libslirp0 2>/dev/null || echo '?'))" ;;
   esac
@@ -194,6 +202,7 @@ cell_unavailable() {
   IFS=: read -r stack netdev mtu <<<"$1"
   case $stack:$netdev in
     jslirp:stream|jslirp:dgram) ;;
+    jslirpB:stream|jslirpB:dgram) [[ -n $VM_STACK_CMD_B ]] || echo "no VM_STACK_CMD_B" ;;
     passt*:stream) command -v "${PASSTS[${stack#passt}]}" >/dev/null || echo "no ${PASSTS[${stack#passt}]} (apt-get install passt, or PASST=/path/to/passt)" ;;
     passt*:*) echo "passt serves QEMU over -netdev stream (or vhost-user) only" ;;
     slirp:user) [[ $mtu == 1500 ]] || echo "QEMU's -netdev user has no MTU option (1500 only)" ;;
@@ -358,9 +367,10 @@ start_stack() {
     slirp)
       STACK_PID=qemu NETDEV=user,id=n0,ipv6=off
       return 0 ;;
-    jslirp)
-      local mode=socket; [[ $netdev == dgram ]] && mode=dgram
-      bash -c "exec $VM_STACK_CMD --mtu $mtu --$mode \"\$1\"" vm-stack "$sock" >"$workdir/stack.out" 2>&1 &
+    jslirp|jslirpB)
+      local mode=socket cmd=$VM_STACK_CMD; [[ $netdev == dgram ]] && mode=dgram
+      [[ $stack == jslirpB ]] && cmd=$VM_STACK_CMD_B
+      bash -c "exec $cmd --mtu $mtu --$mode \"\$1\"" vm-stack "$sock" >"$workdir/stack.out" 2>&1 &
       wait_secs=180 ;;   # another VM_STACK_CMD may build first
     passt*)
       bin=${PASSTS[${stack#passt}]}
@@ -541,7 +551,9 @@ report() {  # report CELL...: the Markdown report on stdout
   if [[ " $CELLS " == *" passt:"* ]]; then
     for i in "${!PASSTS[@]}"; do passts+="; $(passt_version "${PASSTS[$i]}") = $(command -v "${PASSTS[$i]}" || echo "${PASSTS[$i]}")"; done
   fi
-  echo "- stacks: $(jslirp_version)$passts; each figure is the best of the runs on its own (the fastest time, the least CPU)"
+  local second=
+  [[ " $CELLS " == *" jslirpB:"* ]] && second="; $VM_STACK_NAME_B = $VM_STACK_CMD_B"
+  echo "- stacks: $(jslirp_version)$second$passts; each figure is the best of the runs on its own (the fastest time, the least CPU)"
   echo
   echo "| direction | stack | netdev | MTU | ${SIZE_MIB} MiB (s) | MiB/s | stack CPU ms/MiB | QEMU CPU ms/MiB | first ${WARM_MIB} MiB (s) | MiB/s | stack CPU ms/MiB | runs ok |"
   echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"

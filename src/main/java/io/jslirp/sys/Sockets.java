@@ -46,7 +46,7 @@ public final class Sockets {
     // slicing a segment per call would allocate. send and recv are sendto and recvfrom without address.
     private static final long SOCKET = nr(41, 198), CONNECT = nr(42, 203), BIND = nr(49, 200), LISTEN = nr(50, 201),
             ACCEPT4 = nr(288, 242), GETSOCKNAME = nr(51, 204), GETSOCKOPT = nr(55, 209), SETSOCKOPT = nr(54, 208),
-            SHUTDOWN = nr(48, 210), SENDTO = nr(44, 206), RECVFROM = nr(45, 207);
+            SHUTDOWN = nr(48, 210), SENDTO = nr(44, 206), RECVFROM = nr(45, 207), SOCKETPAIR = nr(53, 199);
 
     /** A non-blocking TCP socket: fd or -errno. */
     public static int tcp4() {
@@ -90,6 +90,16 @@ public final class Sockets {
     /** A non-blocking unix datagram socket: fd or -errno. */
     public static int unixDgram() {
         return socket(AF_UNIX, SOCK_DGRAM, 0);
+    }
+
+    /** A connected pair of non-blocking unix stream sockets into fds[0] and fds[1]: 0 or -errno. */
+    public static int unixStreamPair(int[] fds) {
+        Native.Scratch s = scratch();
+        int r = (int) syscall(SOCKETPAIR, s.errno, AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, s.iov.address());
+        if (r < 0) return -errno(s.errno);
+        fds[0] = s.iov.get(JAVA_INT, 0);
+        fds[1] = s.iov.get(JAVA_INT, 4);
+        return 0;
     }
 
     /** Size of a buffer that holds any unix socket address (struct sockaddr_un). */
