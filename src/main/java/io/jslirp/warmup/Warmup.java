@@ -33,17 +33,20 @@ import java.lang.foreign.MemorySegment;
  * VM's engine runs the compiled code.
  *
  * <p>It runs on a thread of its own, on its own loop, for at most {@link #BUDGET_NANOS} or until
- * {@link #FRAMES} frames went each way; anything going wrong ends it quietly (it is only a
+ * {@link #ROUNDS} times {@link #FRAMES} frames went each way (one round left methods still to
+ * compile: the second took a quarter of the first's CPU, the third a fifth); anything going wrong ends it quietly (it is only a
  * warm-up). Its guest is the plainest TCP: one connection each way, options as Linux sends them
  * (MSS, window scaling, timestamps), a cumulative ACK per batch of frames read, no loss.
  */
 public final class Warmup implements Runnable {
     /** Frames of data each way: past the JIT's thresholds for every per-frame method (C2 at 5,000 to 15,000 calls). */
     static final int FRAMES = 20_000;
+    /** Rounds of a download and an upload. */
+    static final int ROUNDS = 3;
     /** Bytes each way at most (at MTU 65520, 2,000 frames: the per-byte loops are compiled long before). */
     static final long MAX_BYTES = 128L << 20;
     /** The longest it runs, both ways together. */
-    static final long BUDGET_NANOS = 4_000_000_000L;
+    static final long BUDGET_NANOS = 10_000_000_000L;
     private static final long GUEST_MAC = 0x5254_0012_3456L;
     private static final int GUEST_PORT = 40_000;
     /** The guest's receive window (scaled by 2^7) and the most it keeps in flight. */
@@ -121,6 +124,9 @@ public final class Warmup implements Runnable {
         private final IpHeader ip = new IpHeader();
         private final TcpOptions options = new TcpOptions();
         private final int mss;
+        /** The payload of a full segment: the MSS less the timestamps option, as Linux sends it. */
+        private final int segment;
+        private int rounds;
         private int inEnd, outStart, outEnd;
         private boolean watchingOut;
         // The guest's one connection at a time.
@@ -142,6 +148,7 @@ public final class Warmup implements Runnable {
             this.listener = listener;
             this.hostPort = hostPort;
             this.mss = network.mtu() - Ipv4.MIN_HEADER_LENGTH - Tcp.MIN_HEADER_LENGTH;
+            this.segment = mss - Tcp.TIMESTAMPS_LENGTH;
             this.deadline = loop.clock().now() + BUDGET_NANOS;
         }
 
@@ -170,7 +177,7 @@ public final class Warmup implements Runnable {
             sndUna = sndNxt = 0x1000_0000 + guestPort;
             rcvNxt = 0;
             established = finSent = finReceived = false;
-            long bytes = Math.min((long) FRAMES * mss, MAX_BYTES);
+            long bytes = Math.min((long) FRAMES * segment, MAX_BYTES);
             toSend = upload ? bytes : 0;
             hostToSend = upload ? 0 : bytes;
             long off = tcpOffset();
@@ -298,7 +305,7 @@ public final class Warmup implements Runnable {
             while (toSend > 0) {
                 int inFlight = sndNxt - sndUna;
                 int room = Math.min(peerWindow, IN_FLIGHT) - inFlight;
-                int len = (int) Math.min(Math.min(mss, toSend), room);
+                int len = (int) Math.min(Math.min(segment, toSend), room);
                 if (len <= 0 || out.byteSize() - outEnd < 100 + len) break; // as much as the window takes, as a guest does
                 send(Tcp.PSH, len);
                 sndNxt += len;
@@ -312,10 +319,12 @@ public final class Warmup implements Runnable {
             }
         }
 
-        /** One direction is over: the upload next, or the end. */
+        /** One direction is over: the upload next, the next round's download, or the end. */
         private void next() {
             if (!upload) {
                 connect(true);
+            } else if (++rounds < ROUNDS) {
+                connect(false);
             } else {
                 done = true;
                 end();
