@@ -43,8 +43,8 @@ public final class Warmup implements Runnable {
     static final int FRAMES = 20_000;
     /** Rounds of a download and an upload. */
     static final int ROUNDS = 3;
-    /** Bytes each way at most (at MTU 65520, 2,000 frames: the per-byte loops are compiled long before). */
-    static final long MAX_BYTES = 128L << 20;
+    /** Bytes each way and round at most (at MTU 65520, 500 frames: the per-byte loops are compiled long before, and the VM sees few frames too). */
+    static final long MAX_BYTES = 32L << 20;
     /** The longest it runs, both ways together. */
     static final long BUDGET_NANOS = 10_000_000_000L;
     private static final long GUEST_MAC = 0x5254_0012_3456L;
