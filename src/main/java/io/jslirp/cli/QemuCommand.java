@@ -5,6 +5,7 @@ import io.jslirp.engine.EngineConfig;
 import io.jslirp.link.DgramLink;
 import io.jslirp.link.Link;
 import io.jslirp.link.StreamLink;
+import io.jslirp.warmup.Warmup;
 import io.jslirp.wire.Ipv4;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -59,6 +60,9 @@ final class QemuCommand implements Callable<Integer> {
     @Option(names = {"-e", "--exit-fd"}, paramLabel = "FD", description = "exit when FD becomes readable or is closed")
     Integer exitFd;
 
+    @Option(names = "--no-warm-up", description = "do not warm the data path up (a few seconds of one core at start, while the VM boots)")
+    boolean noWarmUp;
+
     @Override
     public Integer call() {
         EngineConfig config = network.engineConfig();
@@ -67,6 +71,7 @@ final class QemuCommand implements Callable<Integer> {
         network.serve(engine);
         if (exitFd != null) engine.stopWhenReadable(exitFd);
         if (readyFd != null) Serving.signalReady(readyFd);
+        if (!noWarmUp) Warmup.start(config.network().mtu(), config.busyPollNanos());
         return Serving.untilStopped(engine);
     }
 

@@ -46,7 +46,7 @@ public final class Sockets {
     // slicing a segment per call would allocate. send and recv are sendto and recvfrom without address.
     private static final long SOCKET = nr(41, 198), CONNECT = nr(42, 203), BIND = nr(49, 200), LISTEN = nr(50, 201),
             ACCEPT4 = nr(288, 242), GETSOCKNAME = nr(51, 204), GETSOCKOPT = nr(55, 209), SETSOCKOPT = nr(54, 208),
-            SHUTDOWN = nr(48, 210), SENDTO = nr(44, 206), RECVFROM = nr(45, 207);
+            SHUTDOWN = nr(48, 210), SENDTO = nr(44, 206), RECVFROM = nr(45, 207), SOCKETPAIR = nr(53, 199);
 
     /** A non-blocking TCP socket: fd or -errno. */
     public static int tcp4() {
@@ -92,6 +92,16 @@ public final class Sockets {
         return socket(AF_UNIX, SOCK_DGRAM, 0);
     }
 
+    /** A connected pair of non-blocking unix stream sockets into fds[0] and fds[1]: 0 or -errno. */
+    public static int unixStreamPair(int[] fds) {
+        Native.Scratch s = scratch();
+        int r = (int) syscall(SOCKETPAIR, s.errno, AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, s.iov.address());
+        if (r < 0) return -errno(s.errno);
+        fds[0] = s.iov.get(JAVA_INT, 0);
+        fds[1] = s.iov.get(JAVA_INT, 4);
+        return 0;
+    }
+
     /** Size of a buffer that holds any unix socket address (struct sockaddr_un). */
     public static final int SOCKADDR_UN_MAX = SOCKADDR_UN_SIZE;
 
@@ -114,6 +124,13 @@ public final class Sockets {
         MemorySegment err = scratch().errno;
         long r = syscall(SENDTO, err, fd, address(buf, off, len), len, MSG_NOSIGNAL, to.address(), toLength);
         return r < 0 ? -errno(err) : (int) r;
+    }
+
+    /** Connects fd to the address of toLength bytes in the native segment to (as recvFrom gave it): 0 or -errno. */
+    public static int connectTo(int fd, MemorySegment to, int toLength) {
+        MemorySegment err = scratch().errno;
+        int r = (int) syscall(CONNECT, err, fd, to.address(), toLength);
+        return r < 0 ? -errno(err) : r;
     }
 
     private static int socket(int domain, int type, int protocol) {

@@ -1,0 +1,390 @@
+package io.jslirp.warmup;
+
+import io.jslirp.engine.Engine;
+import io.jslirp.engine.EngineConfig;
+import io.jslirp.link.StreamLink;
+import io.jslirp.loop.EventLoop;
+import io.jslirp.loop.Timer;
+import io.jslirp.stack.NetworkConfig;
+import io.jslirp.sys.Epoll;
+import io.jslirp.sys.Errno;
+import io.jslirp.sys.Libc;
+import io.jslirp.sys.Sockets;
+import io.jslirp.util.Log;
+import io.jslirp.wire.Checksum;
+import io.jslirp.wire.Ethernet;
+import io.jslirp.wire.IpHeader;
+import io.jslirp.wire.Ipv4;
+import io.jslirp.wire.QemuStream;
+import io.jslirp.wire.Tcp;
+import io.jslirp.wire.TcpOptions;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The data path compiled before the VM's first transfer. A VM takes seconds to boot before it
+ * sends its first frame, and a JVM that meets its data path only then spends the VM's first
+ * transfer interpreting it and compiling it (on the cores the VM's emulation needs): the first
+ * 20 MiB to a busybox VM went at less than half the rate of the ones after. So, while the VM boots,
+ * {@code jslirp qemu} moves data both ways through a private engine of its own: the same stack,
+ * TCP, NAT and {@link StreamLink} (over a socket pair) at the same MTU, a scripted guest on the
+ * pair's other end and a peer on the host's loopback. The JIT compiles what that runs, and the
+ * VM's engine runs the compiled code.
+ *
+ * <p>It runs on a thread of its own, on its own loop, for at most {@link #BUDGET_NANOS} or until
+ * {@link #ROUNDS} times {@link #FRAMES} frames went each way (one round left methods still to
+ * compile: the second took a quarter of the first's CPU, the third a fifth); anything going wrong ends it quietly (it is only a
+ * warm-up). Its guest is the plainest TCP: one connection each way, options as Linux sends them
+ * (MSS, window scaling, timestamps), a cumulative ACK per batch of frames read, no loss.
+ */
+public final class Warmup implements Runnable {
+    /** Frames of data each way: past the JIT's thresholds for every per-frame method (C2 at 5,000 to 15,000 calls). */
+    static final int FRAMES = 20_000;
+    /** Rounds of a download and an upload. */
+    static final int ROUNDS = 3;
+    /** Bytes each way and round at most (at MTU 65520, 500 frames: the per-byte loops are compiled long before, and the VM sees few frames too). */
+    static final long MAX_BYTES = 32L << 20;
+    /** The longest it runs, both ways together. */
+    static final long BUDGET_NANOS = 10_000_000_000L;
+    private static final long GUEST_MAC = 0x5254_0012_3456L;
+    private static final int GUEST_PORT = 40_000;
+    /** The guest's receive window (scaled by 2^7) and the most it keeps in flight. */
+    private static final int GUEST_WINDOW = 1 << 20, GUEST_SHIFT = 7, IN_FLIGHT = 256 << 10;
+
+    private final int mtu;
+    private final long busyPollNanos;
+    private volatile boolean finished;
+    /** Frames of data that went each way (for the test). */
+    volatile int framesDown, framesUp;
+
+    public Warmup(int mtu, long busyPollNanos) {
+        this.mtu = mtu;
+        this.busyPollNanos = busyPollNanos;
+    }
+
+    /** Starts it on a daemon thread of its own; returns the thread. */
+    public static Thread start(int mtu, long busyPollNanos) {
+        Thread t = new Thread(new Warmup(mtu, busyPollNanos), "jslirp-warm-up");
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    /** Whether both directions ran to the end (not cut short by the budget or an error). */
+    public boolean finished() {
+        return finished;
+    }
+
+    @Override
+    public void run() {
+        long started = System.nanoTime();
+        int[] pair = new int[2];
+        int listener = -1;
+        try {
+            if (Sockets.unixStreamPair(pair) < 0) return;
+            listener = Sockets.tcp4();
+            if (listener < 0 || Sockets.bind4(listener, Ipv4.parse("127.0.0.1"), 0) < 0 || Sockets.listen(listener, 4) < 0) return;
+            int port = Sockets.localPort(listener);
+            NetworkConfig network = NetworkConfig.fromCidr("10.0.2.0/24", mtu, true);
+            EngineConfig config = EngineConfig.builder(network, null).busyPollNanos(busyPollNanos).build();
+            Engine engine = new Engine(StreamLink.connected(pair[0]), config);
+            Run run = new Run(engine.loop(), network, pair[1], listener, port);
+            run.begin();
+            try {
+                engine.run();
+            } finally {
+                framesDown = run.framesDown;
+                framesUp = run.framesUp;
+            }
+            finished = run.done;
+            framesDown = run.framesDown;
+            framesUp = run.framesUp;
+            long took = System.nanoTime() - started;
+            Log.debug(() -> "warm-up: " + framesDown + " frames down, " + framesUp + " up in " + took / 1_000_000 + " ms");
+        } catch (RuntimeException | Error e) {
+            Log.debug(() -> "warm-up ended early: " + e);
+        } finally {
+            if (pair[1] > 0) Libc.close(pair[1]);
+            if (listener >= 0) Libc.close(listener);
+        }
+    }
+
+    /** One warm-up on its engine's loop: the guest on the socket pair, the host peer on the listener. */
+    private final class Run {
+        private final EventLoop loop;
+        private final NetworkConfig network;
+        private final int guestFd, listener, hostPort;
+        private final long deadline;
+        private final Timer timeout = new Timer(this::end);
+        private final Arena arena = Arena.ofAuto();
+        private final MemorySegment in = arena.allocate(1 << 20, 64);
+        private final MemorySegment out = arena.allocate(1 << 20, 64);
+        private final MemorySegment hostBuffer = arena.allocate(256 << 10, 64);
+        private final IpHeader ip = new IpHeader();
+        private final TcpOptions options = new TcpOptions();
+        private final int mss;
+        /** The payload of a full segment: the MSS less the timestamps option, as Linux sends it. */
+        private final int segment;
+        private int rounds;
+        private int inEnd, outStart, outEnd;
+        private boolean watchingOut;
+        // The guest's one connection at a time.
+        private boolean upload;
+        private int guestPort = GUEST_PORT;
+        private int sndNxt, sndUna, rcvNxt, peerWindow, peerShift, tsRecent, ipId;
+        private boolean established, finSent, finReceived;
+        private long toSend;
+        private int framesDown, framesUp;
+        // The host peer's connection.
+        private int host = -1;
+        private long hostToSend;
+        private boolean done;
+
+        Run(EventLoop loop, NetworkConfig network, int guestFd, int listener, int hostPort) {
+            this.loop = loop;
+            this.network = network;
+            this.guestFd = guestFd;
+            this.listener = listener;
+            this.hostPort = hostPort;
+            this.mss = network.mtu() - Ipv4.MIN_HEADER_LENGTH - Tcp.MIN_HEADER_LENGTH;
+            this.segment = mss - Tcp.TIMESTAMPS_LENGTH;
+            this.deadline = loop.clock().now() + BUDGET_NANOS;
+        }
+
+        void begin() {
+            Sockets.setInt(guestFd, Sockets.SOL_SOCKET, Sockets.SO_SNDBUF, 4 << 20);
+            loop.register(guestFd, Epoll.IN, this::guestReady);
+            loop.register(listener, Epoll.IN, events -> accept());
+            loop.schedule(timeout, deadline);
+            connect(false);
+        }
+
+        private void end() {
+            if (host >= 0) {
+                loop.unregister(host);
+                Libc.close(host);
+                host = -1;
+            }
+            loop.stop();
+        }
+
+        // ---- the guest ----
+
+        private void connect(boolean upload) {
+            this.upload = upload;
+            guestPort++;
+            sndUna = sndNxt = 0x1000_0000 + guestPort;
+            rcvNxt = 0;
+            established = finSent = finReceived = false;
+            long bytes = Math.min((long) FRAMES * segment, MAX_BYTES);
+            toSend = upload ? bytes : 0;
+            hostToSend = upload ? 0 : bytes;
+            long off = tcpOffset();
+            int hdr = Tcp.writeSynOptions(out, off, mss, GUEST_SHIFT);
+            hdr = Tcp.appendTimestamps(out, off, hdr, tsVal(), 0);
+            segment(sndNxt, 0, Tcp.SYN, GUEST_WINDOW > 0xffff ? 0xffff : GUEST_WINDOW, hdr, 0);
+            sndNxt++;
+            flushGuest();
+        }
+
+        private long tcpOffset() {
+            return outEnd + QemuStream.PREFIX_LENGTH + Ethernet.HEADER_LENGTH + Ipv4.MIN_HEADER_LENGTH;
+        }
+
+        private int tsVal() {
+            return (int) (loop.clock().now() / 1_000_000L);
+        }
+
+        /** Appends a segment whose header (hdr bytes, options written) and payload go at tcpOffset(). */
+        private void segment(int seq, int ack, int flags, int window, int hdr, int payload) {
+            long frame = outEnd + QemuStream.PREFIX_LENGTH;
+            long off = frame + Ethernet.HEADER_LENGTH + Ipv4.MIN_HEADER_LENGTH;
+            Ethernet.write(out, frame, network.gatewayMac(), GUEST_MAC, Ethernet.TYPE_IPV4);
+            int tcpLength = hdr + payload;
+            ip.source4(network.guest()).destination4(network.gateway()).protocol(Ipv4.PROTO_TCP).ttl(64)
+                    .payloadLength(tcpLength).id(ipId++ & 0xffff);
+            Ipv4.write(out, frame + Ethernet.HEADER_LENGTH, ip);
+            Tcp.write(out, off, guestPort, hostPort, seq, ack, flags, window, hdr);
+            Tcp.fillChecksum(out, off, tcpLength, Checksum.pseudoHeader4(network.guest(), network.gateway(), Ipv4.PROTO_TCP, tcpLength));
+            int length = Ethernet.HEADER_LENGTH + Ipv4.MIN_HEADER_LENGTH + tcpLength;
+            QemuStream.setFrameLength(out, outEnd, length);
+            outEnd += QemuStream.PREFIX_LENGTH + length;
+        }
+
+        /** An ACK (with flags) carrying payload bytes of data from seq; the payload is what the buffer held. */
+        private void send(int flags, int payload) {
+            long off = tcpOffset();
+            int hdr = Tcp.appendTimestamps(out, off, Tcp.MIN_HEADER_LENGTH, tsVal(), tsRecent);
+            segment(sndNxt, rcvNxt, Tcp.ACK | flags, GUEST_WINDOW >>> GUEST_SHIFT, hdr, payload);
+        }
+
+        private void guestReady(int events) {
+            if ((events & Epoll.IN) != 0) guestReadable();
+            sendData();
+            flushGuest();
+        }
+
+        private void guestReadable() {
+            int n = Libc.read(guestFd, in, inEnd, (int) in.byteSize() - inEnd);
+            if (n <= 0) {
+                if (n == 0 || (n != -Errno.EAGAIN && n != -Errno.EINTR)) end();
+                return;
+            }
+            inEnd += n;
+            int at = 0;
+            boolean ackDue = false;
+            while (inEnd - at >= QemuStream.PREFIX_LENGTH) {
+                int length = QemuStream.frameLength(in, at);
+                if (inEnd - at < QemuStream.PREFIX_LENGTH + length) break;
+                ackDue |= frame(at + QemuStream.PREFIX_LENGTH, length);
+                at += QemuStream.PREFIX_LENGTH + length;
+            }
+            MemorySegment.copy(in, at, in, 0, inEnd - at);
+            inEnd -= at;
+            if (!ackDue || !established) return;
+            if (finReceived && !upload && !finSent) { // the download is over: our FIN with the ACK of the host's
+                send(Tcp.FIN, 0);
+                sndNxt++;
+                finSent = true;
+            } else {
+                send(0, 0);
+            }
+        }
+
+        /** One frame toward the guest; returns whether it asks for an ACK. */
+        private boolean frame(long f, int length) {
+            long ipOff = f + Ethernet.HEADER_LENGTH;
+            if (length < Ethernet.HEADER_LENGTH + Ipv4.MIN_HEADER_LENGTH + Tcp.MIN_HEADER_LENGTH
+                    || Ethernet.type(in, f) != Ethernet.TYPE_IPV4 || Ipv4.protocol(in, ipOff) != Ipv4.PROTO_TCP) return false;
+            long off = ipOff + Ipv4.headerLength(in, ipOff);
+            if (Tcp.destinationPort(in, off) != guestPort) return false;
+            int flags = Tcp.flags(in, off);
+            int hdr = Tcp.headerLength(in, off);
+            int payload = Ipv4.totalLength(in, ipOff) - Ipv4.headerLength(in, ipOff) - hdr;
+            int seq = Tcp.seq(in, off);
+            if (!Tcp.parseOptions(in, off, options)) return false;
+            if (options.hasTimestamp) tsRecent = options.tsVal;
+            if ((flags & Tcp.RST) != 0) {
+                end();
+                return false;
+            }
+            if ((flags & Tcp.SYN) != 0) {
+                peerShift = options.windowScale;
+                rcvNxt = seq + 1;
+                sndUna = Tcp.ack(in, off);
+                peerWindow = Tcp.window(in, off);
+                established = true;
+                return true;
+            }
+            if ((flags & Tcp.ACK) != 0) {
+                int ack = Tcp.ack(in, off);
+                if (ack - sndUna > 0) sndUna = ack;
+                peerWindow = Tcp.window(in, off) << peerShift;
+            }
+            boolean ackDue = false;
+            if (payload > 0 && seq == rcvNxt) {
+                rcvNxt += payload;
+                framesDown++;
+                ackDue = true;
+            } else if (payload > 0) {
+                ackDue = true; // out of order: say where we are
+            }
+            if ((flags & Tcp.FIN) != 0 && seq + payload == rcvNxt) {
+                rcvNxt++;
+                finReceived = true;
+                ackDue = true;
+            }
+            if (finSent && sndUna == sndNxt && finReceived) next();
+            return ackDue;
+        }
+
+        /** The upload's data (as far as the window and IN_FLIGHT allow), then its FIN. */
+        private void sendData() {
+            if (!upload || !established || finSent) return;
+            while (toSend > 0) {
+                int inFlight = sndNxt - sndUna;
+                int room = Math.min(peerWindow, IN_FLIGHT) - inFlight;
+                int len = (int) Math.min(Math.min(segment, toSend), room);
+                if (len <= 0 || out.byteSize() - outEnd < 100 + len) break; // as much as the window takes, as a guest does
+                send(Tcp.PSH, len);
+                sndNxt += len;
+                toSend -= len;
+                framesUp++;
+            }
+            if (toSend == 0) {
+                send(Tcp.FIN, 0);
+                sndNxt++;
+                finSent = true;
+            }
+        }
+
+        /** One direction is over: the upload next, the next round's download, or the end. */
+        private void next() {
+            if (!upload) {
+                connect(true);
+            } else if (++rounds < ROUNDS) {
+                connect(false);
+            } else {
+                done = true;
+                end();
+            }
+        }
+
+        private void flushGuest() {
+            while (outEnd > outStart) {
+                int n = Libc.write(guestFd, out, outStart, outEnd - outStart);
+                if (n <= 0) break;
+                outStart += n;
+            }
+            if (outStart == outEnd) outStart = outEnd = 0;
+            else if (outStart > out.byteSize() / 2) {
+                MemorySegment.copy(out, outStart, out, 0, outEnd - outStart);
+                outEnd -= outStart;
+                outStart = 0;
+            }
+            boolean waiting = outEnd > outStart;
+            if (waiting != watchingOut) {
+                loop.modify(guestFd, waiting ? Epoll.IN | Epoll.OUT : Epoll.IN);
+                watchingOut = waiting;
+            }
+        }
+
+        // ---- the host peer ----
+
+        private void accept() {
+            int fd = Sockets.accept4(listener, null);
+            if (fd < 0) return;
+            if (host >= 0) {
+                loop.unregister(host);
+                Libc.close(host);
+            }
+            host = fd;
+            loop.register(host, hostToSend > 0 ? Epoll.IN | Epoll.OUT : Epoll.IN, events -> hostReady());
+        }
+
+        private void hostReady() {
+            if (host < 0) return;
+            while (hostToSend > 0) {
+                int n = Libc.write(host, hostBuffer, 0, (int) Math.min(hostBuffer.byteSize(), hostToSend));
+                if (n <= 0) break;
+                hostToSend -= n;
+            }
+            if (hostToSend == 0 && !upload) {
+                hostToSend = -1;
+                Sockets.shutdown(host, Sockets.SHUT_WR);
+                loop.modify(host, Epoll.IN);
+            }
+            while (true) {
+                int n = Libc.read(host, hostBuffer, 0, (int) hostBuffer.byteSize());
+                if (n > 0) continue;
+                if (n == 0) {
+                    loop.unregister(host);
+                    Libc.close(host);
+                    host = -1;
+                }
+                return;
+            }
+        }
+    }
+}
