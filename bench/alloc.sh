@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/alloc.sh — does jslirp's packet path allocate? (issue 4: no allocation per packet in steady state)
 #
-# Usage (as root): bench/alloc.sh [MTU]      (default 1500; JSLIRP_JAR=... to pick the jar)
+# Usage (as root): bench/alloc.sh [MTU]      (default 1500; JSLIRP=/path/to/jslirp to pick the launcher)
 #
 # Runs iperf3 for 5 s in each direction through `jslirp attach` with Java Flight Recorder on
 # (settings=profile: allocation samples and GC events), then prints for the load phase (after the
@@ -14,9 +14,8 @@ here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 repo=$(cd "$here/.." && pwd)
 source "$repo/scripts/java-home.sh"
 MTU=${1:-1500}
-JAR=${JSLIRP_JAR:-$repo/target/jslirp.jar}
+JSLIRP=${JSLIRP:-$repo/jslirp}
 [[ $(id -u) -eq 0 ]] || { echo "alloc: run as root" >&2; exit 1; }
-[[ -f $JAR ]] || (cd "$repo" && mvn -q -B -DskipTests package)
 
 work=$(mktemp -d /tmp/jslirp-alloc.XXXXXX)
 ns="jsalloc$$"
@@ -45,9 +44,10 @@ ip netns exec "$ns" sleep infinity & holder=$!; pids+=("$holder")
 port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 iperf3 -s -B 127.0.0.1 -p "$port" >/dev/null 2>&1 & pids+=("$!")
 sleep 0.3
-"$JAVA_HOME/bin/java" -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED \
-  -XX:StartFlightRecording=filename="$work/rec.jfr",settings=profile \
-  -jar "$JAR" attach -c --mtu "$MTU" "$holder" tap0 >"$work/jslirp.log" 2>&1 &
+# Through the launcher, so with the JVM settings users get: with a default-sized young generation
+# a few MB allocated during the load never even refill a TLAB, and nothing would show.
+JSLIRP_JAVA_OPTS="-XX:StartFlightRecording=filename=$work/rec.jfr,settings=profile" \
+  "$JSLIRP" attach -c --mtu "$MTU" "$holder" tap0 >"$work/jslirp.log" 2>&1 &
 stack=$!; pids+=("$stack")
 for _ in $(seq 100); do ip -n "$ns" route show default 2>/dev/null | grep -q via && break; sleep 0.1; done
 loads=()
