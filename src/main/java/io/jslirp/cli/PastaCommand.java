@@ -111,7 +111,7 @@ final class PastaCommand {
         watchTarget(o, engine, netns, target);
         if (o.pidFile() != null) writePidFile(Path.of(o.pidFile()));
         detach();
-        return Serving.untilStopped(engine);
+        return Serving.untilStopped(engine, !o.quiet());
     }
 
     /** The launcher enters the user namespace to join before the JVM starts (a running JVM cannot): check that it did. */

@@ -26,6 +26,11 @@ final class Serving {
      * removed its socket files. A second signal while that runs exits at once.
      */
     static int untilStopped(Engine engine) {
+        return untilStopped(engine, true);
+    }
+
+    /** As {@link #untilStopped(Engine)}; the counters line only if printCounters (pasta's --quiet shows none). */
+    static int untilStopped(Engine engine, boolean printCounters) {
         AtomicBoolean signalled = new AtomicBoolean();
         for (String name : new String[] {"TERM", "INT"}) {
             Signal signal = new Signal(name);
@@ -37,7 +42,7 @@ final class Serving {
         try {
             engine.run();
         } finally {
-            Log.warn("counters: " + engine.counters());
+            if (printCounters) Log.warn("counters: " + engine.counters());
         }
         return 0;
     }
