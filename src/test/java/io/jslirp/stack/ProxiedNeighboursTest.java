@@ -4,9 +4,19 @@ import static io.jslirp.check.Checker.arp;
 import static io.jslirp.check.Checker.arpOperation;
 import static io.jslirp.check.Checker.arpSender;
 import static io.jslirp.check.Checker.arpTarget;
+import static io.jslirp.check.Checker.dst;
 import static io.jslirp.check.Checker.ethDst;
+import static io.jslirp.check.Checker.ethSrc;
+import static io.jslirp.check.Checker.icmp;
+import static io.jslirp.check.Checker.ipv6;
+import static io.jslirp.check.Checker.src;
+import static io.jslirp.check.Checker.type;
 
+import io.jslirp.check.Frames;
 import io.jslirp.check.Recorder;
+import io.jslirp.wire.Bytes;
+import io.jslirp.wire.Ipv6;
+import io.jslirp.wire.Ndp;
 import io.jslirp.util.AddressBook;
 import io.jslirp.wire.Arp;
 import io.jslirp.wire.Ethernet;
@@ -50,5 +60,35 @@ class ProxiedNeighboursTest {
         stack.receive(request(GUEST, -1), 42);
         stack.receive(request(GUEST, Ipv4.parse("224.0.0.251")), 42);
         sent.expectNone();
+    }
+
+    private final Recorder sent6 = new Recorder();
+    private final Stack stack6 = new Stack(NetworkConfig.proxied(GUEST, 24, Ipv4.parse("192.0.2.1"), 0, 65520, PASTA_MAC),
+            new Ipv6Network(Ipv6.parse("fd00::")[0], Ipv6.parse("fd00::1")[0], 1, 0, 0, Ipv6.parse("fd00::2")[0], 2, 65520, PASTA_MAC, false),
+            sent6, new Counters(), new AddressBook());
+
+    private static MemorySegment solicitation(String src, String target) {
+        byte[] body = new byte[Ndp.NEIGHBOR_SOLICITATION_LENGTH - 8];
+        MemorySegment b = MemorySegment.ofArray(body);
+        long[] t = Ipv6.parse(target);
+        Ipv6.address(b, 0, t[0], t[1]);
+        Bytes.u8(b, 16, Ndp.OPT_SOURCE_LINK_ADDRESS);
+        Bytes.u8(b, 17, 1);
+        Bytes.mac(b, 18, Frames.GUEST_MAC);
+        return Frames.v6(src, "ff02::1:ff00:1").ttl(255).icmp(Ndp.NEIGHBOR_SOLICITATION, 0, 0).payload(body).build();
+    }
+
+    @Test
+    void neighborSolicitationsForEveryAddressButTheGuestsAndNotDuplicateAddressDetection() {
+        for (String target : new String[] {"fd00::1", "fd00::77", "2001:db8::1"}) {
+            MemorySegment f = solicitation("fd00::2", target);
+            stack6.receive(f, (int) f.byteSize());
+            sent6.expect(ethSrc(PASTA_MAC), ipv6(src(target), dst("fd00::2"), icmp(type(Ndp.NEIGHBOR_ADVERTISEMENT))));
+        }
+        for (MemorySegment f : new MemorySegment[] {solicitation("fd00::2", "fd00::2"), solicitation("::", "fe80::1:2:3:4"),
+                solicitation("::", "fd00::9")}) {
+            stack6.receive(f, (int) f.byteSize());
+        }
+        sent6.expectNone();
     }
 }
