@@ -5,6 +5,9 @@
 # - pasta_userns: the user namespace pasta joins before the network namespace (--userns PATH, else a
 #   target PID's /proc/PID/ns/user; none with --netns-only). A running JVM is multithreaded and can
 #   no longer join one, so the launcher starts the JVM in it.
+# - pasta_command: 1 when pasta is to run a command (or a shell) in new namespaces: no --netns, no
+#   PID, no --help/--version. The JVM then starts in a new user and mount namespace of its own
+#   (as for `jslirp run`), makes the command's network namespace and stays in the foreground.
 # - pasta_foreground: 1 with -f/--foreground: the JVM then runs in the launcher's place; otherwise
 #   the launcher waits for it to say "ready" (or to exit with its error) and returns, leaving it
 #   serving in the background.
@@ -22,8 +25,8 @@ pasta_value_long=" --log-file --socket --fd --ns-ifname --pcap --pid --mtu --add
 pasta_value_long=${pasta_value_long//$'\n'/ }
 
 pasta_parse() {
-  pasta_userns="" pasta_foreground=0
-  local userns="" pid="" netns_only=0 a name value c j
+  pasta_userns="" pasta_foreground=0 pasta_command=0
+  local userns="" pid="" netns_only=0 netns=0 exits=0 a name value c j
   local -a args=("$@")
   local i=0 n=${#args[@]}
   while (( i < n )); do
@@ -48,7 +51,9 @@ pasta_parse() {
       case $name in
         --userns) userns=$value; netns_only=0 ;;
         --netns-only) netns_only=1 ;;
+        --netns) netns=1 ;;
         --foreground) pasta_foreground=1 ;;
+        --help|--version|--print-capabilities) exits=1 ;;
       esac
       continue
     fi
@@ -57,12 +62,14 @@ pasta_parse() {
       c=${a:j:1}
       j=$((j + 1))
       [[ $c == f ]] && pasta_foreground=1
+      [[ $c == h ]] && exits=1
       if [[ "$pasta_value_short" == *"$c"* ]]; then
         (( j < ${#a} )) || i=$((i + 1)) # the value is the next argument
         break
       fi
     done
   done
+  (( netns == 0 && exits == 0 )) && [[ -z "$pid" ]] && pasta_command=1
   if (( netns_only == 0 )); then
     if [[ -n "$userns" ]]; then pasta_userns=$userns
     elif [[ -n "$pid" ]]; then pasta_userns=/proc/$pid/ns/user

@@ -83,10 +83,7 @@ final class PastaCommand {
 
     private static int serve(PastaOptions o) throws Exception {
         String netns = o.netns();
-        if (netns == null) {
-            throw new IllegalArgumentException("jslirp's pasta serves an existing namespace: give --netns PATH|NAME or a PID"
-                    + " (running a command in new namespaces is not supported)");
-        }
+        if (netns == null) return serveCommand(o);
         checkUserNamespace(o.userNamespace());
         if (!Files.exists(Path.of(netns))) throw new IllegalArgumentException("Couldn't open network namespace " + netns + ": No such file or directory");
         if (Files.isSameFile(Path.of(netns), Path.of("/proc/self/ns/net"))) {
@@ -112,6 +109,75 @@ final class PastaCommand {
         if (o.pidFile() != null) writePidFile(Path.of(o.pidFile()));
         detach();
         return Serving.untilStopped(engine, !o.quiet());
+    }
+
+    /**
+     * No --netns nor PID: runs the command (or $SHELL, else /bin/sh) in a new network namespace,
+     * which the launcher's new user (and mount) namespace owns, set up as for a namespace given;
+     * serves it in the foreground while the command runs and exits with its status (128 + the
+     * signal's number when a signal ended it), as pasta's command mode does. The command starts
+     * once everything is set up (pasta holds it back until then too).
+     */
+    private static int serveCommand(PastaOptions o) throws Exception {
+        HostNetwork host = HostNetwork.read(o.interfaceName(), o.interfaceName());
+        PastaNetwork network = PastaNetwork.of(o, host);
+        EngineConfig config = engineConfig(o, network, PastaNetwork.mac(o));
+        List<String> argv = o.command().isEmpty() ? List.of(shell()) : o.command();
+        java.util.concurrent.CompletableFuture<Object[]> ready = new java.util.concurrent.CompletableFuture<>();
+        java.util.concurrent.CompletableFuture<Boolean> go = new java.util.concurrent.CompletableFuture<>();
+        java.util.concurrent.CompletableFuture<Process> command = new java.util.concurrent.CompletableFuture<>();
+        Thread.ofPlatform().name("netns-setup").start(() -> {
+            try {
+                Namespaces.unshare(Namespaces.CLONE_NEWNET);
+                // held for the life of the process: a path to the namespace for the port pieces
+                int nsFd = Libc.open("/proc/thread-self/ns/net", Libc.O_RDONLY | Libc.O_CLOEXEC);
+                TapLink link = GuestInterface.open(network.ifname(), true);
+                if (o.configNet()) configure(o, network);
+                ready.complete(new Object[] {link, "/proc/self/fd/" + nsFd});
+            } catch (Throwable t) {
+                ready.completeExceptionally(t);
+                return;
+            }
+            try {
+                if (!go.join()) return;
+                command.complete(new ProcessBuilder(argv).inheritIO().start()); // forked from this thread: in its namespace
+            } catch (Throwable t) {
+                command.completeExceptionally(new IllegalArgumentException("Failed to start command or shell: " + Main.oneLine(t)));
+            }
+        });
+        Object[] setup;
+        try {
+            setup = ready.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw e.getCause() instanceof Exception ex ? ex : e;
+        }
+        Engine engine;
+        try {
+            engine = new Engine((TapLink) setup[0], config);
+            PastaPorts.Context context = new PastaPorts.Context(o, engine, (String) setup[1], network);
+            for (PastaPorts piece : PastaPorts.pieces()) piece.open(context);
+            if (o.pidFile() != null) writePidFile(Path.of(o.pidFile()));
+        } catch (Exception e) {
+            go.complete(false);
+            throw e;
+        }
+        go.complete(true);
+        Process p;
+        try {
+            p = command.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw e.getCause() instanceof Exception ex ? ex : e;
+        }
+        // Ctrl-C belongs to the command (a shell ignores it); the network lives as long as the command.
+        sun.misc.Signal.handle(new sun.misc.Signal("INT"), sun.misc.SignalHandler.SIG_IGN);
+        p.onExit().thenRun(engine::stop);
+        Serving.untilStopped(engine, !o.quiet());
+        return p.waitFor();
+    }
+
+    private static String shell() {
+        String s = System.getenv("SHELL");
+        return s != null && !s.isBlank() ? s : "/bin/sh";
     }
 
     /** The launcher enters the user namespace to join before the JVM starts (a running JVM cannot): check that it did. */

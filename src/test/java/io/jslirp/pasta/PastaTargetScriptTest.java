@@ -34,22 +34,25 @@ class PastaTargetScriptTest {
 
     @Test
     void findsTheUserNamespaceAndForeground() throws Exception {
-        assertThat(parse("--config-net", "--netns", "/run/netns/x", "--map-guest-addr", "169.254.1.2")).isEqualTo("- f0");
+        assertThat(parse("--config-net", "--netns", "/run/netns/x", "--map-guest-addr", "169.254.1.2")).isEqualTo("- f0 c0");
         assertThat(parse("--stderr", "--ns-ifname=tap0", "--config-net", "--address=10.0.2.100", "--tcp-ports=none", "4242"))
-                .isEqualTo("/proc/4242/ns/user f0");
-        assertThat(parse("--userns=/proc/7/ns/user", "--netns=/run/x")).isEqualTo("/proc/7/ns/user f0");
-        assertThat(parse("--userns", "/u", "--netns-only", "--netns", "/n")).isEqualTo("- f0");
-        assertThat(parse("-f", "-t", "8080", "-P", "/p", "77")).isEqualTo("/proc/77/ns/user f1");
-        assertThat(parse("-qf", "--netns", "/n")).isEqualTo("- f1");
-        assertThat(parse("-tf", "--netns", "/n")).as("-t's value is \"f\"").isEqualTo("- f0");
-        assertThat(parse("--foreground", "--", "12")).isEqualTo("/proc/12/ns/user f1");
-        assertThat(parse("-t", "none", "ip", "-f", "link")).as("a command: options end at it").isEqualTo("- f0");
+                .isEqualTo("/proc/4242/ns/user f0 c0");
+        assertThat(parse("--userns=/proc/7/ns/user", "--netns=/run/x")).isEqualTo("/proc/7/ns/user f0 c0");
+        assertThat(parse("--userns", "/u", "--netns-only", "--netns", "/n")).isEqualTo("- f0 c0");
+        assertThat(parse("-f", "-t", "8080", "-P", "/p", "77")).isEqualTo("/proc/77/ns/user f1 c0");
+        assertThat(parse("-qf", "--netns", "/n")).isEqualTo("- f1 c0");
+        assertThat(parse("-tf", "--netns", "/n")).as("-t's value is \"f\"").isEqualTo("- f0 c0");
+        assertThat(parse("--foreground", "--", "12")).isEqualTo("/proc/12/ns/user f1 c0");
+        assertThat(parse("-t", "none", "ip", "-f", "link")).as("a command: options end at it").isEqualTo("- f0 c1");
+        assertThat(parse("--config-net")).as("a shell").isEqualTo("- f0 c1");
+        assertThat(parse("--version")).isEqualTo("- f0 c0");
+        assertThat(parse("-h")).isEqualTo("- f0 c0");
     }
 
     private static String parse(String... args) throws Exception {
         StringBuilder quoted = new StringBuilder();
         for (String a : args) quoted.append(" '").append(a.replace("'", "'\\''")).append('\'');
-        return bash("pasta_parse" + quoted + "; echo \"${pasta_userns:--} f$pasta_foreground\"").strip();
+        return bash("pasta_parse" + quoted + "; echo \"${pasta_userns:--} f$pasta_foreground c$pasta_command\"").strip();
     }
 
     private static String bash(String script) throws Exception {
