@@ -107,7 +107,7 @@ final class PastaCommand {
         for (PastaPorts piece : PastaPorts.pieces()) piece.open(context);
         watchTarget(o, engine, netns, target);
         if (o.pidFile() != null) writePidFile(Path.of(o.pidFile()));
-        detach();
+        detach(o.logFile());
         return Serving.untilStopped(engine, !o.quiet());
     }
 
@@ -279,9 +279,10 @@ final class PastaCommand {
     /**
      * With the launcher's status descriptor: writes "ready" on it and closes it, then leaves the
      * caller's session and points stdio at /dev/null, so the caller's pipes reach end of file and
-     * its terminal's signals do not reach us. Without it (-f, or the jar run directly): nothing.
+     * its terminal's signals do not reach us; with -l, stderr (warnings, --debug's lines) goes on
+     * into that file instead. Without it (-f, or the jar run directly): nothing.
      */
-    private static void detach() {
+    private static void detach(String logFile) throws IOException {
         String fdText = System.getenv(STATUS_FD);
         if (fdText == null || !fdText.matches("[0-9]{1,4}")) return;
         int fd = Integer.parseInt(fdText);
@@ -297,8 +298,15 @@ final class PastaCommand {
         } catch (SysException e) {
             Log.debug(e::getMessage); // a process group leader already (started so by its caller)
         }
+        int log = -1;
+        if (logFile != null) {
+            Path f = Path.of(logFile);
+            if (!Files.exists(f)) Files.createFile(f, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            log = Libc.open(logFile, Libc.O_WRONLY | Libc.O_APPEND | Libc.O_CLOEXEC);
+        }
         int devNull = Libc.open("/dev/null", Libc.O_RDWR);
-        for (int std = 0; std <= 2; std++) Libc.dup2(devNull, std);
+        for (int std = 0; std <= 2; std++) Libc.dup2(std == 2 && log >= 0 ? log : devNull, std);
         if (devNull > 2) Libc.close(devNull);
+        if (log > 2) Libc.close(log);
     }
 }

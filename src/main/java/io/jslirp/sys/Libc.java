@@ -20,7 +20,7 @@ import java.lang.foreign.MemorySegment;
 public final class Libc {
     private Libc() {}
 
-    public static final int O_RDONLY = 0, O_RDWR = 2, O_NONBLOCK = 0x800, O_CLOEXEC = 0x80000;
+    public static final int O_RDONLY = 0, O_WRONLY = 1, O_RDWR = 2, O_APPEND = 0x400, O_NONBLOCK = 0x800, O_CLOEXEC = 0x80000;
     private static final int F_GETFL = 3, F_SETFL = 4;
 
     // System call numbers (x86-64, aarch64). Buffers are passed as raw addresses: slicing a segment
