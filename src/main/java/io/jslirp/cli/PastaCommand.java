@@ -145,12 +145,7 @@ final class PastaCommand {
                 command.completeExceptionally(new IllegalArgumentException("Failed to start command or shell: " + Main.oneLine(t)));
             }
         });
-        Object[] setup;
-        try {
-            setup = ready.join();
-        } catch (java.util.concurrent.CompletionException e) {
-            throw e.getCause() instanceof Exception ex ? ex : e;
-        }
+        Object[] setup = Serving.joined(ready);
         Engine engine;
         try {
             engine = new Engine((TapLink) setup[0], config);
@@ -162,12 +157,7 @@ final class PastaCommand {
             throw e;
         }
         go.complete(true);
-        Process p;
-        try {
-            p = command.join();
-        } catch (java.util.concurrent.CompletionException e) {
-            throw e.getCause() instanceof Exception ex ? ex : e;
-        }
+        Process p = Serving.joined(command);
         // Ctrl-C belongs to the command (a shell ignores it); the network lives as long as the command.
         sun.misc.Signal.handle(new sun.misc.Signal("INT"), sun.misc.SignalHandler.SIG_IGN);
         p.onExit().thenRun(engine::stop);

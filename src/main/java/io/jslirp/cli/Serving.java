@@ -13,6 +13,15 @@ import sun.misc.Signal;
 final class Serving {
     private Serving() {}
 
+    /** The result of a setup done on another thread (a namespace's), its failure rethrown as it was. */
+    static <T> T joined(java.util.concurrent.CompletableFuture<T> f) throws Exception {
+        try {
+            return f.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw e.getCause() instanceof Exception ex ? ex : e;
+        }
+    }
+
     /** Writes "1" to fd and closes it: a parent waiting on it knows the network is up. */
     static void signalReady(int fd) {
         MemorySegment one = Arena.ofAuto().allocateFrom("1");

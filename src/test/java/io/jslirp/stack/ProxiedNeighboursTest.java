@@ -12,9 +12,7 @@ import static io.jslirp.check.Checker.ipv6;
 import static io.jslirp.check.Checker.src;
 import static io.jslirp.check.Checker.type;
 
-import io.jslirp.check.Frames;
 import io.jslirp.check.Recorder;
-import io.jslirp.wire.Bytes;
 import io.jslirp.wire.Ipv6;
 import io.jslirp.wire.Ndp;
 import io.jslirp.util.AddressBook;
@@ -68,14 +66,7 @@ class ProxiedNeighboursTest {
             sent6, new Counters(), new AddressBook());
 
     private static MemorySegment solicitation(String src, String target) {
-        byte[] body = new byte[Ndp.NEIGHBOR_SOLICITATION_LENGTH - 8];
-        MemorySegment b = MemorySegment.ofArray(body);
-        long[] t = Ipv6.parse(target);
-        Ipv6.address(b, 0, t[0], t[1]);
-        Bytes.u8(b, 16, Ndp.OPT_SOURCE_LINK_ADDRESS);
-        Bytes.u8(b, 17, 1);
-        Bytes.mac(b, 18, Frames.GUEST_MAC);
-        return Frames.v6(src, "ff02::1:ff00:1").ttl(255).icmp(Ndp.NEIGHBOR_SOLICITATION, 0, 0).payload(body).build();
+        return StackIpv6Test.neighborSolicitation(src, target, 255).build();
     }
 
     @Test
