@@ -4,7 +4,6 @@ import io.jslirp.forward.PortForward;
 import io.jslirp.pasta.PortForwarding;
 import io.jslirp.pasta.PortSpec;
 import io.jslirp.policy.HostAddress;
-import io.jslirp.util.Log;
 
 import java.net.Inet4Address;
 import java.net.InetAddress;
@@ -15,7 +14,7 @@ import java.util.List;
  * -t and -u with port lists or "all": host ports forwarded through the tap to the namespace's own
  * address (its latest, of the client's IP version), through the engine's forward listeners. A
  * range without an address listens on every address of each version the namespace has (0.0.0.0,
- * and :: with IPV6_V6ONLY). A listed port that cannot be bound ends the setup in pasta's words;
+ * and :: with IPV6_V6ONLY); %IF binds the sockets to that interface. A listed port that cannot be bound ends the setup in pasta's words;
  * of "all" and exclusions alone, whatever can be bound is, and only none at all is an error.
  * "none" opens nothing; "auto" is another piece's.
  */
@@ -30,14 +29,13 @@ final class TapForwards implements PastaPorts {
         PortSpec.Mode mode = ports.mode();
         if (mode != PortSpec.Mode.SPEC && mode != PortSpec.Mode.ALL) return;
         for (PortSpec.Range r : ports.ranges()) {
-            if (r.ifname() != null) Log.debug(() -> "-" + ports.option() + " " + r.spec() + ": %" + r.ifname() + " is not bound to (the address is)");
             int bound = 0;
             String failure = null;
             for (int port = r.first(); port <= r.last(); port++) {
                 int to = ports.target(port);
                 for (PortForward f : forwards(c, protocol, r.address(), port, to < 0 ? r.to(port) : to)) {
                     try {
-                        c.engine().transport().forward(f);
+                        c.engine().transport().forward(r.ifname() == null ? f : f.onDevice(r.ifname()));
                         bound++;
                     } catch (IllegalArgumentException e) {
                         String reason = reason(e.getMessage());

@@ -220,8 +220,9 @@ class PastaIT {
     @Timeout(240)
     void podmanPublishedPortsReachTheNamespace() throws Exception {
         String ns = netns();
-        int base = ThreadLocalRandom.current().nextInt(20, 60) * 1000;
-        int one = base + 1, range = base + 10, xlate = base + 20, xrange = base + 30, bound = base + 40, bound6 = base + 41;
+        int base = ThreadLocalRandom.current().nextInt(10, 32) * 1000 + ThreadLocalRandom.current().nextInt(0, 9) * 100; // below the ephemeral ports
+        int one = base + 1, range = base + 10, xlate = base + 20, xrange = base + 30, bound = base + 40, bound6 = base + 41, lo = base + 42,
+                eth = base + 43;
         Path blob = tmp.resolve("blob.bin");
         Blob.writeFile(blob, 21, MIB10);
         Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -235,6 +236,8 @@ class PastaIT {
                 "-t", xrange + "-" + (xrange + 1) + ":90-91",
                 "-t", "127.0.0.1/" + bound + "-" + bound + ":82-82",
                 "-t", "::1/" + bound6 + "-" + bound6 + ":83-83",
+                "-t", "127.0.0.1%lo/" + lo + "-" + lo + ":82-82",
+                "-t", "%eth0/" + eth + "-" + eth + ":83-83",
                 "-u", one + "-" + one + ":" + one + "-" + one,
                 "-u", range + "-" + (range + 2) + ":" + range + "-" + (range + 2),
                 "-u", xlate + "-" + xlate + ":81-81",
@@ -258,6 +261,9 @@ class PastaIT {
         assertThat(tcpPort("::1", bound6)).isEqualTo(83);
         assertThat(refused("192.0.2.2", bound)).as("bound to 127.0.0.1 only").isTrue();
         assertThat(refused("127.0.0.1", bound6)).as("bound to ::1 only").isTrue();
+        assertThat(tcpPort("127.0.0.1", lo)).as("ADDR%%IF").isEqualTo(82);
+        assertThat(tcpPort("192.0.2.2", eth)).as("%%eth0: at eth0's address").isEqualTo(83);
+        assertThat(refused("127.0.0.1", eth)).as("%%eth0: not on lo").isTrue();
 
         for (String host : List.of("127.0.0.1", "192.0.2.2", "::1")) {
             assertThat(download(host, one)).as("10 MiB from the namespace via %s", host).isEqualTo(Blob.sha256(21, MIB10));
@@ -384,7 +390,7 @@ class PastaIT {
         Path blob = user.work().resolve("blob.bin");
         Blob.writeFile(blob, 23, MIB10);
         Files.setPosixFilePermissions(blob, PosixFilePermissions.fromString("rw-r--r--"));
-        int port = ThreadLocalRandom.current().nextInt(20_000, 60_000);
+        int port = ThreadLocalRandom.current().nextInt(10_000, 32_000);
         startServer(List.of("nsenter", "--net=" + rootView, "--"), blob, List.of(80), List.of(80));
 
         List<String> cmd = new ArrayList<>(inUserns);
