@@ -17,6 +17,7 @@ import java.util.function.Supplier;
                 "  jslirp attach --configure $PID tap0   # a namespace, as slirp4netns does",
                 "  jslirp qemu --socket /tmp/jslirp.sock  # a QEMU VM with -netdev stream",
                 "  jslirp status --api-socket /tmp/api.sock   # flows and counters",
+                "  bin/pasta --config-net --netns NS   # pasta's command line (Podman, RootlessKit)",
                 "",
                 "'jslirp COMMAND --help' shows a command's options and examples.",
                 "docs/compatibility.md compares them with slirp4netns, pasta and QEMU."})
@@ -43,6 +44,11 @@ public final class Main implements Runnable {
 
     public static void main(String[] args) {
         String first = args.length > 0 ? args[0] : null;
+        // pasta's command line has getopt's rules and pasta's messages, not picocli's: before it.
+        if ("pasta".equals(first)) {
+            Prelink.startInBackground();
+            System.exit(PastaCommand.run(java.util.List.of(args).subList(1, args.length)));
+        }
         if ("run".equals(first) || "attach".equals(first) || "qemu".equals(first)) Prelink.startInBackground();
         System.exit(commandLine(first).execute(args));
     }
