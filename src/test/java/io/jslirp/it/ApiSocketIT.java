@@ -256,9 +256,7 @@ class ApiSocketIT {
     }
 
     static int freePort() throws IOException {
-        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return probe.getLocalPort();
-        }
+        return ItEnv.freePort(InetAddress.getLoopbackAddress());
     }
 
     /** A TCP port free on every address whose successor is free too (for a range of two). */

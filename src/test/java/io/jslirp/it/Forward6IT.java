@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -87,9 +86,7 @@ class Forward6IT {
     }
 
     static int freePort6() throws IOException {
-        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getByName("::1"))) {
-            return probe.getLocalPort();
-        }
+        return ItEnv.freePort(InetAddress.getByName("::1"));
     }
 
     /** A file server on [::]:8080 in the guest and a client on the host's ::1: what crossed is checked. */

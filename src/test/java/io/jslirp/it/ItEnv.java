@@ -85,4 +85,22 @@ public final class ItEnv {
     public static String python() {
         return Files.isExecutable(Path.of("/usr/bin/python3")) ? "/usr/bin/python3" : "python3";
     }
+
+    /**
+     * A port free on address now, below the ephemeral range (32768 and up here), so that no other
+     * process's outgoing connection takes it between this probe and the test's bind.
+     */
+    public static int freePort(java.net.InetAddress address) throws java.io.IOException {
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int attempt = 0; attempt < 200; attempt++) {
+            int port = random.nextInt(20000, 32000);
+            try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
+                probe.bind(new java.net.InetSocketAddress(address, port), 1);
+                return port;
+            } catch (java.net.BindException taken) {
+                // another one
+            }
+        }
+        throw new java.io.IOException("no free port in 20000-31999 on " + address);
+    }
 }

@@ -175,8 +175,6 @@ class StatusIT {
     }
 
     private static int freePort() throws IOException {
-        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return probe.getLocalPort();
-        }
+        return ItEnv.freePort(InetAddress.getLoopbackAddress());
     }
 }
