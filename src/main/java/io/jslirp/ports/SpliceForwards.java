@@ -28,7 +28,7 @@ import java.util.List;
  * run every {@link #SCAN_NANOS} on the loop (sock_diag: a dump of the listening sockets only),
  * each leaving out what the other direction forwards, as pasta's fwd_scan_ports does.
  */
-public final class PastaPorts implements AutoCloseable {
+public final class SpliceForwards implements AutoCloseable {
     /** pasta rescans once a second; a sock_diag dump costs microseconds, so four times as often. */
     public static final long SCAN_NANOS = 250_000_000L;
 
@@ -55,7 +55,7 @@ public final class PastaPorts implements AutoCloseable {
      * the host and the namespace (either may be null when no option of its direction is auto);
      * host and ns: sockets made in each; inbound: how -t and -u auto open a host port.
      */
-    public PastaPorts(Reactor loop, Splices splices, HostSockets host, HostSockets ns, ListeningPorts hostScan, ListeningPorts nsScan,
+    public SpliceForwards(Reactor loop, Splices splices, HostSockets host, HostSockets ns, ListeningPorts hostScan, ListeningPorts nsScan,
                       PortForwarding t, PortForwarding u, PortForwarding tOut, PortForwarding uOut, long udpIdleNanos, Inbound inbound) {
         this.loop = loop;
         this.splices = splices;
