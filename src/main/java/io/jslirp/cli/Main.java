@@ -43,6 +43,11 @@ public final class Main implements Runnable {
 
     public static void main(String[] args) {
         String first = args.length > 0 ? args[0] : null;
+        // pasta's command line has getopt's rules and pasta's messages, not picocli's: before it.
+        if ("pasta".equals(first)) {
+            Prelink.startInBackground();
+            System.exit(PastaCommand.run(java.util.List.of(args).subList(1, args.length)));
+        }
         if ("run".equals(first) || "attach".equals(first) || "qemu".equals(first)) Prelink.startInBackground();
         System.exit(commandLine(first).execute(args));
     }

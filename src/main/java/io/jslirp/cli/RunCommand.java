@@ -75,12 +75,7 @@ final class RunCommand implements Callable<Integer> {
                 started.completeExceptionally(t);
             }
         });
-        Guest guest;
-        try {
-            guest = started.join();
-        } catch (java.util.concurrent.CompletionException e) {
-            throw e.getCause() instanceof Exception ex ? ex : e;
-        }
+        Guest guest = Serving.joined(started);
         Engine engine = new Engine(guest.link(), config);
         network.serve(engine);
         // Ctrl-C belongs to the command (a shell ignores it); the network lives as long as the command.

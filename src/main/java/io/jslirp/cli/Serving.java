@@ -13,6 +13,15 @@ import sun.misc.Signal;
 final class Serving {
     private Serving() {}
 
+    /** The result of a setup done on another thread (a namespace's), its failure rethrown as it was. */
+    static <T> T joined(java.util.concurrent.CompletableFuture<T> f) throws Exception {
+        try {
+            return f.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw e.getCause() instanceof Exception ex ? ex : e;
+        }
+    }
+
     /** Writes "1" to fd and closes it: a parent waiting on it knows the network is up. */
     static void signalReady(int fd) {
         MemorySegment one = Arena.ofAuto().allocateFrom("1");
@@ -26,6 +35,11 @@ final class Serving {
      * removed its socket files. A second signal while that runs exits at once.
      */
     static int untilStopped(Engine engine) {
+        return untilStopped(engine, true);
+    }
+
+    /** As {@link #untilStopped(Engine)}; the counters line only if printCounters (pasta's --quiet shows none). */
+    static int untilStopped(Engine engine, boolean printCounters) {
         AtomicBoolean signalled = new AtomicBoolean();
         for (String name : new String[] {"TERM", "INT"}) {
             Signal signal = new Signal(name);
@@ -37,7 +51,7 @@ final class Serving {
         try {
             engine.run();
         } finally {
-            Log.warn("counters: " + engine.counters());
+            if (printCounters) Log.warn("counters: " + engine.counters());
         }
         return 0;
     }

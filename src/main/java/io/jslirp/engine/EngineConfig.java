@@ -4,6 +4,7 @@ import io.jslirp.capture.Capture;
 import io.jslirp.policy.DestinationRules;
 import io.jslirp.nat.Limits;
 import io.jslirp.policy.Nameserver;
+import io.jslirp.policy.AddressPlan;
 import io.jslirp.policy.HostAddress;
 import io.jslirp.forward.PortForward;
 import io.jslirp.stack.Ipv6Network;
@@ -32,11 +33,14 @@ import java.util.List;
  * @param preserveSource whether forwarded clients reach the guest from their own addresses
  * @param ipv6           the IPv6 network (with --enable-ipv6), or null for IPv4 only
  * @param outboundAddress6 host address outbound IPv6 sockets are bound to, or null for the kernel's choice
+ * @param plan4          where IPv4 flows go, or null for the virtual network's plan ({@link AddressPlan#of(NetworkConfig)});
+ *                       pasta's model gives its own ({@link AddressPlan#proxied})
+ * @param plan6          the same for IPv6
  */
 public record EngineConfig(NetworkConfig network, List<Nameserver> nameservers, TcpConfig tcp, long udpIdleNanos, List<PortForward> forwards,
                            int outboundAddress, Limits limits, Path tftpRoot, String bootFile, Capture.Settings capture,
                            long busyPollNanos, DestinationRules rules, boolean preserveSource, Ipv6Network ipv6,
-                           HostAddress outboundAddress6) {
+                           HostAddress outboundAddress6, AddressPlan plan4, AddressPlan plan6) {
     public static final long DEFAULT_UDP_IDLE_NANOS = 60_000_000_000L;
     public static final long DEFAULT_BUSY_POLL_NANOS = 50_000L;
 
@@ -66,6 +70,7 @@ public record EngineConfig(NetworkConfig network, List<Nameserver> nameservers, 
         private boolean preserveSource;
         private Ipv6Network ipv6;
         private HostAddress outboundAddress6;
+        private AddressPlan plan4, plan6;
 
         private Builder(NetworkConfig network, List<Nameserver> nameservers) {
             this.network = network;
@@ -130,9 +135,22 @@ public record EngineConfig(NetworkConfig network, List<Nameserver> nameservers, 
             return this;
         }
 
+        /** IPv6 on this network (pasta's model: the host's). */
+        public Builder ipv6(Ipv6Network v) {
+            ipv6 = v;
+            return this;
+        }
+
+        /** Where each version's flows go, instead of the virtual network's plans (null: that plan). */
+        public Builder plans(AddressPlan ipv4, AddressPlan ipv6) {
+            plan4 = ipv4;
+            plan6 = ipv6;
+            return this;
+        }
+
         public EngineConfig build() {
             return new EngineConfig(network, nameservers, tcp, udpIdleNanos, forwards, outboundAddress, limits, tftpRoot, bootFile, capture,
-                    busyPollNanos, rules, preserveSource, ipv6, outboundAddress6);
+                    busyPollNanos, rules, preserveSource, ipv6, outboundAddress6, plan4, plan6);
         }
     }
 

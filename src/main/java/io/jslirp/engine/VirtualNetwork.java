@@ -37,14 +37,16 @@ final class VirtualNetwork {
     VirtualNetwork(EngineConfig config, FrameSink sink, AddressBook addresses, Reactor loop, HostSockets sockets) {
         this.stack = new Stack(config.network(), config.ipv6(), sink, new Counters(), addresses);
         stack.setClock(loop.clock()::now);
-        this.advertisements = config.ipv6() == null ? null : new RouterAdvertisements(stack.ipv6(), config.ipv6());
+        // A guest whose IPv6 address is configured (pasta's model) forms none by SLAAC: nothing to advertise.
+        this.advertisements = config.ipv6() == null || config.ipv6().fixedGuest() ? null
+                : new RouterAdvertisements(stack.ipv6(), config.ipv6());
         stack.setServices(new LinkServices(new DhcpServer(config.network(), config.bootFile(), stack.ipv4()),
                 config.ipv6() == null ? null : new Dhcpv6Server(stack.ipv6(), config.ipv6()), advertisements));
         Nameservers nameservers = config.nameservers() == null ? null : new Nameservers(config.nameservers());
-        Family ipv4 = family(stack.ipv4(), AddressPlan.of(config.network()),
+        Family ipv4 = family(stack.ipv4(), config.plan4() != null ? config.plan4() : AddressPlan.of(config.network()),
                 config.outboundAddress() == 0 ? null : HostAddress.ipv4(config.outboundAddress()), config.tcp(), config, sockets);
         Family ipv6 = config.ipv6() == null ? null
-                : family(stack.ipv6(), AddressPlan.of(config.ipv6()), config.outboundAddress6(), config.tcp6(), config, sockets);
+                : family(stack.ipv6(), config.plan6() != null ? config.plan6() : AddressPlan.of(config.ipv6()), config.outboundAddress6(), config.tcp6(), config, sockets);
         this.transport = new HostTransport(loop, sockets, ipv4, ipv6, nameservers, config.udpIdleNanos(), config.limits());
         stack.setTransport(transport.entry());
         if (config.tftpRoot() != null) transport.serveTftp(stack.ipv4(), config.tftpRoot());

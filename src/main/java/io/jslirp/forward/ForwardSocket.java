@@ -31,7 +31,12 @@ final class ForwardSocket {
         if (s < 0) throw new IllegalArgumentException("cannot create a socket for forward " + forward + ": " + Errno.describe(-s));
         if (tcp) sockets.setInt(s, Sockets.SOL_SOCKET, Sockets.SO_REUSEADDR, 1);
         if (ipv6) sockets.setInt(s, Sockets.IPPROTO_IPV6, Sockets.IPV6_V6ONLY, 1);
-        int r = sockets.bind(s, host.hi(), host.lo(), forward.hostPort());
+        int r = forward.device() == null ? 0 : sockets.bindToDevice(s, forward.device());
+        if (r < 0) {
+            sockets.close(s);
+            throw new IllegalArgumentException("cannot bind forward " + forward + " to interface " + forward.device() + ": " + Errno.describe(-r));
+        }
+        r = sockets.bind(s, host.hi(), host.lo(), forward.hostPort());
         if (r == 0 && tcp) r = sockets.listen(s, 128);
         if (r < 0) {
             sockets.close(s);

@@ -10,9 +10,11 @@ import java.util.List;
 /**
  * A host port forwarded to the guest: TCP connections or UDP datagrams to hostAddress:hostPort
  * (IPv4, host order; or the IPv6 address host6 when it is not null) go to guestAddress:guestPort,
- * where guestAddress 0 means the guest's own address (the one it last sent from).
+ * where guestAddress 0 means the guest's own address (the one it last sent from). device, when not
+ * null, binds the listening socket to that host interface (SO_BINDTODEVICE: pasta's ADDR%IF).
  */
-public record PortForward(Protocol protocol, int hostAddress, HostAddress host6, int hostPort, int guestAddress, int guestPort) {
+public record PortForward(Protocol protocol, int hostAddress, HostAddress host6, int hostPort, int guestAddress, int guestPort,
+                          String device) {
     public enum Protocol {
         TCP, UDP;
 
@@ -25,6 +27,15 @@ public record PortForward(Protocol protocol, int hostAddress, HostAddress host6,
     /** A forward of an IPv4 host address. */
     public PortForward(Protocol protocol, int hostAddress, int hostPort, int guestAddress, int guestPort) {
         this(protocol, hostAddress, null, hostPort, guestAddress, guestPort);
+    }
+
+    public PortForward(Protocol protocol, int hostAddress, HostAddress host6, int hostPort, int guestAddress, int guestPort) {
+        this(protocol, hostAddress, host6, hostPort, guestAddress, guestPort, null);
+    }
+
+    /** This forward with its listening socket bound to the interface device (null: none). */
+    public PortForward onDevice(String device) {
+        return new PortForward(protocol, hostAddress, host6, hostPort, guestAddress, guestPort, device);
     }
 
     public PortForward {
@@ -110,7 +121,8 @@ public record PortForward(Protocol protocol, int hostAddress, HostAddress host6,
 
     @Override
     public String toString() {
-        return protocol.lowerCase() + " " + (host6 != null ? host6.toString() : Ipv4.format(hostAddress)) + "/" + hostPort + ":"
+        return protocol.lowerCase() + " " + (host6 != null ? host6.toString() : Ipv4.format(hostAddress)) + (device == null ? "" : "%" + device)
+                + "/" + hostPort + ":"
                 + (guestAddress == 0 ? "" : Ipv4.format(guestAddress) + "/") + guestPort;
     }
 }

@@ -9,7 +9,8 @@ import io.jslirp.wire.Icmpv4;
  * stands for the host's loopback (unless disabled: then it has no route), other addresses of the
  * virtual network for nothing (the DNS address's service is {@code service.DnsForwarder}'s), the
  * host's loopback network for itself (only a crafted frame is sent there), addresses that are no
- * host's for nothing, and every other address for itself. The host destination must then pass the
+ * host's for nothing, a mapped address (pasta's --map-guest-addr) for the host address it maps to,
+ * and every other address for itself. The host destination must then pass the
  * {@link DestinationRules}, one list for both versions (so the gateway counts as 127.0.0.1 or
  * ::1). Outbound sockets may be bound to one source address. One instance per IP version, the
  * same code; addresses are handles of the engine's {@link AddressBook}.
@@ -37,6 +38,8 @@ public final class OutboundPolicy {
     private final HostSockets sockets;
     /** The host's loopback address, held for the life of the policy. */
     private final int loopback;
+    /** The host sides of the plan's mappings, by index: handles held for the life of the policy. */
+    private final int[] mapped;
 
     /**
      * @param outboundAddress host address of the plan's version that every outbound socket is bound
@@ -52,6 +55,11 @@ public final class OutboundPolicy {
         this.outboundAddress = outboundAddress;
         this.sockets = sockets;
         this.loopback = addresses.acquire(plan.hostLoopback().hi(), plan.hostLoopback().lo());
+        this.mapped = new int[plan.mappings().size()];
+        for (int i = 0; i < mapped.length; i++) {
+            HostAddress a = plan.mappings().get(i).hostSide();
+            mapped[i] = addresses.acquire(a.hi(), a.lo());
+        }
     }
 
     public AddressPlan plan() {
@@ -84,6 +92,7 @@ public final class OutboundPolicy {
         if (addresses.isIpv4(destination) != plan.ipv4()) return UNREACHABLE;
         int host = switch (plan.kind(addresses.hi(destination), addresses.lo(destination))) {
             case GATEWAY -> plan.loopbackOpen() ? loopback : NO_ROUTE;
+            case MAPPED -> mapped[plan.mapping(addresses.hi(destination), addresses.lo(destination))];
             case LOOPBACK -> plan.loopbackOpen() ? destination : NO_ROUTE;
             case VIRTUAL, NO_HOST -> UNREACHABLE;
             case HOST -> destination;

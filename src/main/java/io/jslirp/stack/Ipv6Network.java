@@ -6,9 +6,13 @@ import io.jslirp.wire.Ipv6;
  * The IPv6 side of the virtual network, with slirp4netns's (libslirp's) defaults: prefix
  * fd00::/64, gateway fd00::2 (which maps to the host's ::1 unless host loopback is disabled), DNS
  * fd00::3, and the router's link-local address fe80::2 that Router Advertisements come from.
- * The guest forms its own address from the prefix (SLAAC).
+ * The guest forms its own address from the prefix (SLAAC). In pasta's model (jslirp pasta) the
+ * network is the host's: its prefix, its gateway (anywhere, often link-local), a DNS address given
+ * apart (unspecified: none) and the guest's own address fixed (guestHi:guestLo; 0:0 for SLAAC),
+ * configured in the namespace rather than advertised.
  */
-public record Ipv6Network(long prefixHi, long gatewayLo, long dnsLo, int mtu, long gatewayMac, boolean hostLoopback) {
+public record Ipv6Network(long prefixHi, long gatewayHi, long gatewayLo, long dnsHi, long dnsLo, long guestHi, long guestLo, int mtu,
+                          long gatewayMac, boolean hostLoopback) {
     public static final int PREFIX_LENGTH = 64;
     /** IPv6's minimum link MTU (RFC 8200); the kernel turns IPv6 off on a smaller one. */
     public static final int MIN_MTU = 1280;
@@ -22,15 +26,13 @@ public record Ipv6Network(long prefixHi, long gatewayLo, long dnsLo, int mtu, lo
 
     /** fd00::/64 for a network of this MTU and gateway MAC. */
     public static Ipv6Network defaults(NetworkConfig v4) {
-        return new Ipv6Network(Ipv6.parse("fd00::")[0], 2, 3, v4.mtu(), v4.gatewayMac(), v4.hostLoopback());
+        long prefix = Ipv6.parse("fd00::")[0];
+        return new Ipv6Network(prefix, prefix, 2, prefix, 3, 0, 0, v4.mtu(), v4.gatewayMac(), v4.hostLoopback());
     }
 
-    public long gatewayHi() {
-        return prefixHi;
-    }
-
-    public long dnsHi() {
-        return prefixHi;
+    /** Whether the guest's address is fixed (configured in its namespace), not formed by SLAAC from advertisements. */
+    public boolean fixedGuest() {
+        return (guestHi | guestLo) != 0;
     }
 
     public boolean inPrefix(long hi) {
@@ -38,11 +40,11 @@ public record Ipv6Network(long prefixHi, long gatewayLo, long dnsLo, int mtu, lo
     }
 
     public boolean isGateway(long hi, long lo) {
-        return hi == prefixHi && lo == gatewayLo;
+        return hi == gatewayHi && lo == gatewayLo;
     }
 
     public boolean isDns(long hi, long lo) {
-        return hi == prefixHi && lo == dnsLo;
+        return (dnsHi | dnsLo) != 0 && hi == dnsHi && lo == dnsLo;
     }
 
     public boolean isRouterLinkLocal(long hi, long lo) {

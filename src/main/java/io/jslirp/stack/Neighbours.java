@@ -20,7 +20,9 @@ import java.lang.foreign.MemorySegment;
  * so a DHCP client flooding with made-up MACs redirects nothing) and its address of each version,
  * answers for the router's addresses, asks for the guest's MAC when it is not known yet, and
  * ignores the guest's claims of the router's addresses (counted as {@code arp_claims}: the gateway
- * has no neighbour table to poison, and it keeps answering as itself).
+ * has no neighbour table to poison, and it keeps answering as itself). With
+ * {@link NetworkConfig#proxyNeighbours} (pasta's model) it answers for every unicast address but the
+ * guest's own, so that the guest's traffic to any neighbour comes here.
  */
 final class Neighbours {
     /** ff02::1, where a Neighbor Advertisement to a host without an address goes, and its MAC. */
@@ -29,6 +31,8 @@ final class Neighbours {
     private static final long SOLICITED_NODE_HI = 0xff02_0000_0000_0000L, SOLICITED_NODE_LO = 0x1_ff00_0000L;
 
     private final NetworkConfig config;
+    /** Null without IPv6. */
+    private final Ipv6Network network6;
     private final Output output;
     private final AddressBook addresses;
     private final Counters counters;
@@ -40,8 +44,9 @@ final class Neighbours {
     /** The guest's address of each version: a handle held here, NONE before one is known. */
     private int guest4 = AddressBook.NONE, guest6 = AddressBook.NONE;
 
-    Neighbours(NetworkConfig config, Output output, AddressBook addresses, Counters counters) {
+    Neighbours(NetworkConfig config, Ipv6Network network6, Output output, AddressBook addresses, Counters counters) {
         this.config = config;
+        this.network6 = network6;
         this.output = output;
         this.addresses = addresses;
         this.counters = counters;
@@ -83,9 +88,17 @@ final class Neighbours {
         return false;
     }
 
-    /** The guest's address of out's version (a handle held here): the latest known, else IPv4's configured one, IPv6's NONE. */
+    /**
+     * The guest's address of out's version (a handle held here): the latest known, else the
+     * configured one (IPv4's always, IPv6's when fixed), else NONE.
+     */
     int guestAddress(IpOutput out) {
-        if (out.ipVersion() == IpVersion.V6) return guest6;
+        if (out.ipVersion() == IpVersion.V6) {
+            if (guest6 == AddressBook.NONE && network6 != null && network6.fixedGuest()) {
+                guest6 = addresses.acquire(network6.guestHi(), network6.guestLo());
+            }
+            return guest6;
+        }
         if (guest4 == AddressBook.NONE) guest4 = addresses.acquire4(config.guest());
         return guest4;
     }
@@ -135,7 +148,7 @@ final class Neighbours {
             learnMac(source); // the answer to our request (resolve)
             return;
         }
-        if (Arp.operation(f, off) != Arp.REQUEST || !ipv4.answersFor(0, Ipv4.mapped(target))) {
+        if (Arp.operation(f, off) != Arp.REQUEST || !answersArp(sender, target)) {
             return; // gratuitous ARP, replies, probes for other guests' addresses
         }
         learnMac(source);
@@ -143,6 +156,25 @@ final class Neighbours {
         Ethernet.write(arpTx, 0, source, mac, Ethernet.TYPE_ARP);
         Arp.write(arpTx, Ethernet.HEADER_LENGTH, Arp.REPLY, mac, target, Arp.senderMac(f, off), sender);
         output.sendFrame(arpTx, Ethernet.HEADER_LENGTH + Arp.LENGTH);
+    }
+
+    /** Whether an ARP request from sender for target gets an answer: the router's addresses; proxying, any but the guest's. */
+    private boolean answersArp(int sender, int target) {
+        if (ipv4.answersFor(0, Ipv4.mapped(target))) return true;
+        return config.proxyNeighbours() && target != 0 && target != sender && target != config.guest() && !isGuest(ipv4, 0, Ipv4.mapped(target))
+                && (target >>> 28) != 0xe && target != -1;
+    }
+
+    /** Whether a Neighbor Solicitation for target (not from duplicate address detection) gets an answer. */
+    private boolean answersNdp(long hi, long lo, boolean fromDad) {
+        if (ipv6.answersFor(hi, lo)) return true;
+        return config.proxyNeighbours() && !fromDad && !Ipv6.isMulticast(hi) && (hi | lo) != 0 && !isGuest(ipv6, hi, lo)
+                && !(network6 != null && network6.fixedGuest() && hi == network6.guestHi() && lo == network6.guestLo());
+    }
+
+    private boolean isGuest(IpOutput out, long hi, long lo) {
+        int g = out.ipVersion() == IpVersion.V4 ? guest4 : guest6;
+        return g != AddressBook.NONE && addresses.hi(g) == hi && addresses.lo(g) == lo;
     }
 
     private void learnMac(long mac) {
@@ -179,7 +211,7 @@ final class Neighbours {
         long targetHi = Ndp.targetHi(f, off), targetLo = Ndp.targetLo(f, off);
         boolean fromDad = (h.sourceHi() | h.sourceLo()) == 0;
         if (fromDad && ipv6.isGuestAddress(targetHi, targetLo)) assign(ipv6, targetHi, targetLo); // what SLAAC is about to give it
-        if (!ipv6.answersFor(targetHi, targetLo)) return; // the guest's duplicate address detection, other neighbours
+        if (!answersNdp(targetHi, targetLo, fromDad)) return; // the guest's duplicate address detection, other neighbours
         long dstHi = fromDad ? Ipv6.ALL_NODES_HI : h.sourceHi(), dstLo = fromDad ? Ipv6.ALL_NODES_LO : h.sourceLo();
         int flags = Ndp.NA_ROUTER | Ndp.NA_OVERRIDE | (fromDad ? 0 : Ndp.NA_SOLICITED);
         Ndp.writeNeighborAdvertisement(ipv6.frame(), ipv6.icmpOffset(), flags, targetHi, targetLo, config.gatewayMac());

@@ -6,9 +6,13 @@ import io.jslirp.wire.Ipv4;
  * The virtual network the guest sees, with slirp4netns's defaults: 10.0.2.0/24, gateway .2
  * (which maps to the host's loopback unless disabled), DNS .3, DHCP pool from .15, the address
  * {@code --configure} gives the guest .100, MTU 1500.
+ *
+ * <p>proxyNeighbours: pasta's model, where the guest's subnet holds real hosts (the host's own
+ * network copied into the namespace): ARP and Neighbor Solicitations are answered for every address
+ * but the guest's own, all with gatewayMac, so everything the guest sends comes to jslirp.
  */
 public record NetworkConfig(int network, int prefixLength, int gateway, int dns, int guest, int dhcpStart,
-                            int mtu, long gatewayMac, boolean hostLoopback) {
+                            int mtu, long gatewayMac, boolean hostLoopback, boolean proxyNeighbours) {
     public static final int MIN_MTU = 68;
     public static final int MAX_MTU = 65520;
     /** libslirp's virtual hosts answer with MAC 52:55 followed by their IPv4 address. */
@@ -18,6 +22,15 @@ public record NetworkConfig(int network, int prefixLength, int gateway, int dns,
         if (mtu < MIN_MTU || mtu > MAX_MTU) {
             throw new IllegalArgumentException("MTU " + mtu + " out of range (" + MIN_MTU + "-" + MAX_MTU + ")");
         }
+    }
+
+    /**
+     * pasta's model: the guest at guest/prefixLength (the host's own address, or -a's), its gateway
+     * and DNS address (0: none) as given, every neighbour answered with mac.
+     */
+    public static NetworkConfig proxied(int guest, int prefixLength, int gateway, int dns, int mtu, long mac) {
+        int network = guest & Ipv4.netmask(prefixLength);
+        return new NetworkConfig(network, prefixLength, gateway, dns, guest, guest, mtu, mac, false, true);
     }
 
     public static NetworkConfig defaults() {
@@ -51,7 +64,7 @@ public record NetworkConfig(int network, int prefixLength, int gateway, int dns,
         }
         int gateway = network + 2;
         return new NetworkConfig(network, prefix, gateway, network + 3, network + 100, network + 15, mtu,
-                VIRTUAL_MAC_PREFIX | (gateway & 0xffffffffL), hostLoopback);
+                VIRTUAL_MAC_PREFIX | (gateway & 0xffffffffL), hostLoopback, false);
     }
 
     public int netmask() {
@@ -68,6 +81,7 @@ public record NetworkConfig(int network, int prefixLength, int gateway, int dns,
 
     /** MAC address the virtual host at address answers ARP with. */
     public long macOf(int address) {
+        if (proxyNeighbours) return gatewayMac;
         return VIRTUAL_MAC_PREFIX | (address & 0xffffffffL);
     }
 }

@@ -44,7 +44,7 @@ public final class Stack {
         this.counters = counters;
         this.addresses = addresses;
         Output output = new Output(sink, counters, config.gatewayMac(), config.mtu());
-        this.neighbours = new Neighbours(config, output, addresses, counters);
+        this.neighbours = new Neighbours(config, network6, output, addresses, counters);
         this.ipv4 = new IpOutput(IpVersion.V4, output, neighbours, addresses,
                 new long[] {0, Ipv4.mapped(config.gateway()), 0, Ipv4.mapped(config.dns())}, 0, Dhcp.SERVER_PORT);
         this.ipv6 = network6 == null ? null : new IpOutput(IpVersion.V6, output, neighbours, addresses,

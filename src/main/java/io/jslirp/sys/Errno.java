@@ -10,7 +10,7 @@ public final class Errno {
     private Errno() {}
 
     public static final int EPERM = 1, ENOENT = 2, ESRCH = 3, EINTR = 4, EBADF = 9, EAGAIN = 11, ENODEV = 19,
-            ENOMEM = 12, EACCES = 13, EINVAL = 22, ENFILE = 23, EMFILE = 24, EPIPE = 32, EADDRINUSE = 98,
+            ENOMEM = 12, EACCES = 13, EEXIST = 17, EINVAL = 22, ENFILE = 23, EMFILE = 24, EPIPE = 32, EADDRINUSE = 98,
             ENETUNREACH = 101, ECONNRESET = 104, ENOBUFS = 105, ENOTCONN = 107, ETIMEDOUT = 110,
             ECONNREFUSED = 111, EHOSTUNREACH = 113, EALREADY = 114, EINPROGRESS = 115;
 

@@ -70,6 +70,11 @@ public interface HostSockets {
     /** setsockopt with an int value: 0 or -errno. */
     int setInt(int fd, int level, int option, int value);
 
+    /** SO_BINDTODEVICE: the socket takes only what comes through interface ifname. 0 or -errno. */
+    default int bindToDevice(int fd, String ifname) {
+        return Sockets.bindToDevice(fd, ifname);
+    }
+
     /** SO_LINGER {on, 0 s}: closing then resets the connection. 0 or -errno. */
     int setLingerZero(int fd);
 

@@ -20,13 +20,14 @@ import java.lang.foreign.MemorySegment;
 public final class Libc {
     private Libc() {}
 
-    public static final int O_RDONLY = 0, O_RDWR = 2, O_NONBLOCK = 0x800, O_CLOEXEC = 0x80000;
+    public static final int O_RDONLY = 0, O_WRONLY = 1, O_RDWR = 2, O_APPEND = 0x400, O_NONBLOCK = 0x800, O_CLOEXEC = 0x80000;
     private static final int F_GETFL = 3, F_SETFL = 4;
 
     // System call numbers (x86-64, aarch64). Buffers are passed as raw addresses: slicing a segment
     // per call would allocate.
     private static final long READ = nr(0, 63), WRITE = nr(1, 64), READV = nr(19, 65), WRITEV = nr(20, 66),
-            CLOSE = nr(3, 57), OPENAT = nr(257, 56), FCNTL = nr(72, 25), GETTID = nr(186, 178), GETPID = nr(39, 172);
+            CLOSE = nr(3, 57), OPENAT = nr(257, 56), FCNTL = nr(72, 25), GETTID = nr(186, 178), GETPID = nr(39, 172),
+            DUP3 = nr(292, 24), SETSID = nr(112, 157);
     private static final int AT_FDCWD = -100;
 
     /** Bytes read, 0 at end of file, or -errno. */
@@ -125,6 +126,18 @@ public final class Libc {
             throw new SysException("fcntl fd " + fd, errno(err));
         }
         return r;
+    }
+
+    /** Makes newFd a copy of oldFd (dup3 without flags: newFd is not close-on-exec); throws {@link SysException}. */
+    public static void dup2(int oldFd, int newFd) {
+        MemorySegment err = scratch().errno;
+        if ((int) syscall(DUP3, err, oldFd, newFd, 0) < 0) throw new SysException("dup2 " + oldFd + " " + newFd, errno(err));
+    }
+
+    /** Starts a new session with this process its leader, without a controlling terminal; throws {@link SysException}. */
+    public static void setsid() {
+        MemorySegment err = scratch().errno;
+        if ((int) syscall(SETSID, err) < 0) throw new SysException("setsid", errno(err));
     }
 
     /** Kernel thread id of the calling (platform) thread, as in /proc/PID/task/TID. */

@@ -29,7 +29,7 @@ public final class Sockets {
 
     public static final int AF_UNIX = 1, AF_INET = 2, AF_INET6 = 10;
     public static final int SOL_SOCKET = 1, IPPROTO_IP = 0, IPPROTO_ICMP = 1, IPPROTO_TCP = 6, IPPROTO_ICMPV6 = 58;
-    public static final int SO_REUSEADDR = 2, SO_ERROR = 4, SO_SNDBUF = 7, SO_RCVBUF = 8, SO_LINGER = 13;
+    public static final int SO_REUSEADDR = 2, SO_ERROR = 4, SO_SNDBUF = 7, SO_RCVBUF = 8, SO_LINGER = 13, SO_BINDTODEVICE = 25;
     public static final int TCP_NODELAY = 1, TCP_CORK = 3;
     public static final int IPPROTO_IPV6 = 41, IPV6_V6ONLY = 26;
     public static final int SHUT_WR = 1, SHUT_RDWR = 2;
@@ -222,6 +222,19 @@ public final class Sockets {
         Native.Scratch s = scratch();
         s.value.set(JAVA_INT, 0, value);
         return setsockopt(s, fd, level, option, 4);
+    }
+
+    /** SO_BINDTODEVICE to ifname (at most 15 bytes): 0 or -errno. Not for the data path: it allocates. */
+    public static int bindToDevice(int fd, String ifname) {
+        byte[] name = ifname.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        if (name.length == 0 || name.length > 15) return -Errno.EINVAL;
+        try (java.lang.foreign.Arena a = java.lang.foreign.Arena.ofConfined()) {
+            MemorySegment v = a.allocate(16);
+            MemorySegment.copy(name, 0, v, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, name.length);
+            MemorySegment err = scratch().errno;
+            int r = (int) syscall(SETSOCKOPT, err, fd, SOL_SOCKET, SO_BINDTODEVICE, v.address(), name.length + 1);
+            return r < 0 ? -errno(err) : r;
+        }
     }
 
     /** getsockopt of an int option: the (non-negative) value or -errno. */

@@ -2,15 +2,10 @@ package io.jslirp.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -67,12 +62,6 @@ class AttachTargetScriptTest {
     }
 
     private static String bash(String script) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("bash", "-c", "set -euo pipefail; source " + SCRIPT + "; " + script));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).as(out).isZero();
-        assertThat(Files.exists(SCRIPT)).isTrue();
-        return out;
+        return io.jslirp.check.Shell.sourced(SCRIPT, script);
     }
 }

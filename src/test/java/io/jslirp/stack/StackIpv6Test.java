@@ -50,7 +50,7 @@ class StackIpv6Test {
     private final Recorder sent = lan.link;
     private final Counters counters = lan.counters;
 
-    private static Frames neighborSolicitation(String src, String target, int hopLimit) {
+    static Frames neighborSolicitation(String src, String target, int hopLimit) {
         byte[] body = new byte[Ndp.NEIGHBOR_SOLICITATION_LENGTH - 8];
         MemorySegment b = MemorySegment.ofArray(body);
         long[] t = Ipv6.parse(target);
