@@ -11,7 +11,7 @@ import java.util.BitSet;
  * (taken on this side) is tried again at the next scan, warned about once.
  */
 public final class PortFollower implements AutoCloseable {
-    /** Opens the forward of one port; throws {@link SysException} when it cannot. */
+    /** Opens the forward of one port; throws (a {@link SysException}, an IllegalArgumentException) when it cannot. */
     @FunctionalInterface
     public interface Opener {
         AutoCloseable open(int port);
@@ -39,7 +39,7 @@ public final class PortFollower implements AutoCloseable {
                 open[p] = opener.open(p);
                 current.set(p);
                 failed.clear(p);
-            } catch (SysException e) {
+            } catch (RuntimeException e) { // SysException, or a forward's IllegalArgumentException
                 if (!failed.get(p)) Log.warn(name + ": cannot forward port " + p + ": " + e.getMessage());
                 failed.set(p);
             }

@@ -24,14 +24,13 @@ public record Endpoint(HostSockets sockets, long hi, long lo, int port) {
         return new Endpoint(sockets, hi, lo, otherPort);
     }
 
-    static boolean isMapped(long hi, long lo) {
+    public static boolean isMapped(long hi, long lo) {
         return hi == 0 && (lo >>> 32) == 0xffff;
     }
 
     /** Whether hi:lo is a loopback address: 127.0.0.0/8 (mapped) or ::1. */
     public static boolean isLoopback(long hi, long lo) {
-        if (isMapped(hi, lo)) return ((lo >>> 24) & 0xff) == 127;
-        return hi == 0 && lo == LOOPBACK6_LO;
+        return io.jslirp.forward.LoopbackClients.isLoopback(hi, lo);
     }
 
     /** The address as text, IPv6 in brackets. */
