@@ -1,6 +1,5 @@
 package io.jslirp.sys;
 
-import java.lang.foreign.MemorySegment;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -14,7 +13,7 @@ import java.util.concurrent.Future;
  * listening happen there). Making a socket waits for that thread (some microseconds): once per
  * listener or connection, never per byte.
  */
-public final class NetnsSockets implements HostSockets, AutoCloseable {
+public final class NetnsSockets extends SystemSockets implements AutoCloseable {
     private final ExecutorService resident;
     private final String netnsPath;
 
@@ -77,92 +76,17 @@ public final class NetnsSockets implements HostSockets, AutoCloseable {
 
     @Override
     public int tcp(boolean ipv6) {
-        return call(() -> SYSTEM.tcp(ipv6));
+        return call(() -> super.tcp(ipv6));
     }
 
     @Override
     public int udp(boolean ipv6) {
-        return call(() -> SYSTEM.udp(ipv6));
+        return call(() -> super.udp(ipv6));
     }
 
     @Override
     public int ping(boolean ipv6) {
-        return call(() -> SYSTEM.ping(ipv6));
-    }
-
-    @Override
-    public int connect(int fd, long hi, long lo, int scopeId, int port) {
-        return SYSTEM.connect(fd, hi, lo, scopeId, port);
-    }
-
-    @Override
-    public int bind(int fd, long hi, long lo, int port) {
-        return SYSTEM.bind(fd, hi, lo, port);
-    }
-
-    @Override
-    public int listen(int fd, int backlog) {
-        return SYSTEM.listen(fd, backlog);
-    }
-
-    @Override
-    public int accept(int fd, long[] peer) {
-        return SYSTEM.accept(fd, peer);
-    }
-
-    @Override
-    public int read(int fd, MemorySegment buf, long offset, int length) {
-        return SYSTEM.read(fd, buf, offset, length);
-    }
-
-    @Override
-    public int write(int fd, MemorySegment buf, long offset, int length) {
-        return SYSTEM.write(fd, buf, offset, length);
-    }
-
-    @Override
-    public long readv2(int fd, MemorySegment a, long offsetA, int lengthA, MemorySegment b, long offsetB, int lengthB) {
-        return SYSTEM.readv2(fd, a, offsetA, lengthA, b, offsetB, lengthB);
-    }
-
-    @Override
-    public long writev2(int fd, MemorySegment a, long offsetA, int lengthA, MemorySegment b, long offsetB, int lengthB) {
-        return SYSTEM.writev2(fd, a, offsetA, lengthA, b, offsetB, lengthB);
-    }
-
-    @Override
-    public int recvFrom(int fd, MemorySegment buf, long offset, int length, long[] peer) {
-        return SYSTEM.recvFrom(fd, buf, offset, length, peer);
-    }
-
-    @Override
-    public int sendTo(int fd, MemorySegment buf, long offset, int length, long hi, long lo, int port) {
-        return SYSTEM.sendTo(fd, buf, offset, length, hi, lo, port);
-    }
-
-    @Override
-    public int soError(int fd) {
-        return SYSTEM.soError(fd);
-    }
-
-    @Override
-    public int setInt(int fd, int level, int option, int value) {
-        return SYSTEM.setInt(fd, level, option, value);
-    }
-
-    @Override
-    public int setLingerZero(int fd) {
-        return SYSTEM.setLingerZero(fd);
-    }
-
-    @Override
-    public int shutdown(int fd, int how) {
-        return SYSTEM.shutdown(fd, how);
-    }
-
-    @Override
-    public int close(int fd) {
-        return SYSTEM.close(fd);
+        return call(() -> super.ping(ipv6));
     }
 
     /** Ends the thread in the namespace; sockets made there stay open and in it. */

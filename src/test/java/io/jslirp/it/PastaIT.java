@@ -58,7 +58,7 @@ class PastaIT {
     private static final int MIB10 = 10 * 1024 * 1024;
 
     /** The guard: see the class comment. */
-    private static final String GUARD = """
+    static final String GUARD = """
             table inet jslirp_pasta_guard {
               chain out {
                 type filter hook output priority 0; policy drop;
@@ -480,7 +480,7 @@ class PastaIT {
         return ns;
     }
 
-    private static void guard(String netns) {
+    static void guard(String netns) {
         try {
             Path f = Files.createTempFile("jslirp-pasta-guard", ".nft");
             Files.writeString(f, GUARD);

@@ -36,23 +36,12 @@ import org.junit.jupiter.api.Timeout;
  * through the tap) and dropping it once it is gone; "-T auto" following a server on the host.
  *
  * <p>Network safety: the namespace is the test's ({@code ip netns add}), with the nft guard of
- * {@link PastaIT}'s kind (only loopback, the mapped addresses and replies leave it); clients and
+ * {@link PastaIT}'s guard (only loopback, the mapped addresses and replies leave it); clients and
  * servers are on loopback, or on the host's own address toward the forwarded port.
  */
 class PastaPortsIT {
     private static final Duration T = Duration.ofSeconds(60);
     private static final int MIB10 = 10 * 1024 * 1024;
-    private static final String GUARD = """
-            table inet jslirp_pasta_guard {
-              chain out {
-                type filter hook output priority 0; policy drop;
-                oif "lo" accept
-                ct state established,related accept
-                ip daddr { 169.254.1.1, 169.254.1.2 } accept
-                icmpv6 type { nd-neighbor-solicit, nd-neighbor-advert, nd-router-solicit, mld-listener-report, mld2-listener-report } accept
-              }
-            }
-            """;
 
     /**
      * A client in the namespace: argv HOST PORT then "port" (prints the line the server answers),
@@ -234,11 +223,7 @@ class PastaPortsIT {
         Cmd.Result r = Cmd.run(T, "ip", "netns", "add", ns);
         assertThat(r.exit()).as("%s", r).isZero();
         namespaces.add(ns);
-        Path f = Files.createTempFile("jslirp-ports-guard", ".nft");
-        Files.writeString(f, GUARD);
-        Cmd.Result g = Cmd.run(T, "nsenter", "--net=/run/netns/" + ns, "--", "nft", "-f", f.toString());
-        Files.delete(f);
-        assertThat(g.exit()).as("egress guard: %s", g).isZero();
+        PastaIT.guard("/run/netns/" + ns);
         return ns;
     }
 
