@@ -17,6 +17,7 @@ import java.util.function.Supplier;
                 "  jslirp attach --configure $PID tap0   # a namespace, as slirp4netns does",
                 "  jslirp qemu --socket /tmp/jslirp.sock  # a QEMU VM with -netdev stream",
                 "  jslirp status --api-socket /tmp/api.sock   # flows and counters",
+                "  bin/pasta --config-net --netns NS   # pasta's command line (Podman, RootlessKit)",
                 "",
                 "'jslirp COMMAND --help' shows a command's options and examples.",
                 "docs/compatibility.md compares them with slirp4netns, pasta and QEMU."})

@@ -123,7 +123,7 @@ final class PastaCommand {
         PastaNetwork network = PastaNetwork.of(o, host);
         EngineConfig config = engineConfig(o, network, PastaNetwork.mac(o));
         List<String> argv = o.command().isEmpty() ? List.of(shell()) : o.command();
-        java.util.concurrent.CompletableFuture<Object[]> ready = new java.util.concurrent.CompletableFuture<>();
+        java.util.concurrent.CompletableFuture<CommandNetns> ready = new java.util.concurrent.CompletableFuture<>();
         java.util.concurrent.CompletableFuture<Boolean> go = new java.util.concurrent.CompletableFuture<>();
         java.util.concurrent.CompletableFuture<Process> command = new java.util.concurrent.CompletableFuture<>();
         Thread.ofPlatform().name("netns-setup").start(() -> {
@@ -133,7 +133,7 @@ final class PastaCommand {
                 int nsFd = Libc.open("/proc/thread-self/ns/net", Libc.O_RDONLY | Libc.O_CLOEXEC);
                 TapLink link = GuestInterface.open(network.ifname(), true);
                 if (o.configNet()) configure(o, network);
-                ready.complete(new Object[] {link, "/proc/self/fd/" + nsFd});
+                ready.complete(new CommandNetns(link, "/proc/self/fd/" + nsFd));
             } catch (Throwable t) {
                 ready.completeExceptionally(t);
                 return;
@@ -145,11 +145,11 @@ final class PastaCommand {
                 command.completeExceptionally(new IllegalArgumentException("Failed to start command or shell: " + Main.oneLine(t)));
             }
         });
-        Object[] setup = Serving.joined(ready);
+        CommandNetns setup = Serving.joined(ready);
         Engine engine;
         try {
-            engine = new Engine((TapLink) setup[0], config);
-            PastaPorts.Context context = new PastaPorts.Context(o, engine, (String) setup[1], network);
+            engine = new Engine(setup.link(), config);
+            PastaPorts.Context context = new PastaPorts.Context(o, engine, setup.netnsPath(), network);
             for (PastaPorts piece : PastaPorts.pieces()) piece.open(context);
             if (o.pidFile() != null) writePidFile(Path.of(o.pidFile()));
         } catch (Exception e) {
@@ -164,6 +164,9 @@ final class PastaCommand {
         Serving.untilStopped(engine, !o.quiet());
         return p.waitFor();
     }
+
+    /** The command's namespace as its setup thread made it: the tap, and a path to the namespace that stays valid. */
+    private record CommandNetns(TapLink link, String netnsPath) {}
 
     private static String shell() {
         String s = System.getenv("SHELL");

@@ -271,6 +271,34 @@ class PastaIT {
         }
     }
 
+    /**
+     * --dns-forward at another address (Podman's test uses 198.51.100.1): UDP and TCP port 53 there
+     * reach the test's resolver, 2 KiB and back through the mapped host address keep their bytes.
+     */
+    @Test
+    @Timeout(120)
+    void dnsForwardAtAnotherAddress() throws Exception {
+        String ns = netns("198.51.100.1");
+        String resolver = DnsIT.loopbackAddresses(1).getFirst();
+        Path log = tmp.resolve("dnsmasq.log");
+        Process dnsmasq = DnsIT.startDnsmasq(List.of(), resolver, log);
+        started.add(dnsmasq);
+        DnsIT.awaitResolver(resolver, dnsmasq, log);
+        Started pasta = startPasta(List.of("--config-net", "--dns-host", resolver, "--dns-forward", "198.51.100.1", "-t", "none", "-u",
+                "none", "-T", "none", "-U", "none", "--no-map-gw", "--quiet", "--netns", "/run/netns/" + ns, "--map-guest-addr", HOST));
+        assertThat(pasta.exit).as("%s", pasta).isZero();
+        serverOf("/run/netns/" + ns);
+        for (String proto : List.of("udp", "tcp")) {
+            Cmd.Result q = Cmd.run(T, "ip", "netns", "exec", ns, ItEnv.python(), "-c", DnsIT.CLIENT, "198.51.100.1", proto, "jslirp.test");
+            assertThat(q.out().trim()).as("%s over %s", q, proto).isEqualTo(DnsIT.ANSWERED);
+        }
+        try (HttpBlobServer http = new HttpBlobServer(InetAddress.getByName("192.0.2.2"))) {
+            Cmd.Result small = Cmd.run(T, "ip", "netns", "exec", ns, "sh", "-c",
+                    "curl -sS --max-time 30 'http://" + HOST + ":" + http.port() + "/blob?seed=26&size=2048' | sha256sum");
+            assertThat(small.out()).as("%s", small).startsWith(Blob.sha256(26, 2048) + " ");
+        }
+    }
+
     /** -a/-n/-g/-m override the copied address, route and MTU; -4 leaves no global IPv6, -6 no IPv4. */
     @Test
     @Timeout(180)
@@ -471,19 +499,24 @@ class PastaIT {
         if (user == null) user = TestUser.create();
     }
 
-    private String netns() {
+    /** A namespace of ip netns, guarded; the guard also lets the namespace send to the also addresses (jslirp's own ones). */
+    private String netns(String... also) {
         String ns = "jslirp-pasta-" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 1).substring(0, 8);
         Cmd.Result r = Cmd.run(T, "ip", "netns", "add", ns);
         assertThat(r.exit()).as("%s", r).isZero();
         namespaces.add(ns);
-        guard("/run/netns/" + ns);
+        guard("/run/netns/" + ns, also);
         return ns;
     }
 
-    static void guard(String netns) {
+    static void guard(String netns, String... also) {
         try {
             Path f = Files.createTempFile("jslirp-pasta-guard", ".nft");
-            Files.writeString(f, GUARD);
+            String rules = GUARD;
+            for (String a : also) rules = rules.replace("ip daddr { 169.254.1.1, 169.254.1.2 } accept",
+                    "ip daddr { 169.254.1.1, 169.254.1.2 } accept\n    ip daddr " + a + " udp dport 53 accept\n    ip daddr " + a
+                            + " tcp dport 53 accept");
+            Files.writeString(f, rules);
             Cmd.Result r = Cmd.run(T, "nsenter", "--net=" + netns, "--", "nft", "-f", f.toString());
             Files.delete(f);
             assertThat(r.exit()).as("egress guard: %s", r).isZero();
