@@ -11,6 +11,7 @@ import io.jslirp.policy.HostAddress;
 import io.jslirp.ports.SpliceForwards;
 import io.jslirp.splice.Endpoint;
 import io.jslirp.splice.Splices;
+import io.jslirp.splice.UdpFlows;
 import io.jslirp.splice.UdpSplice;
 import io.jslirp.sys.HostSockets;
 import io.jslirp.sys.NetnsSockets;
@@ -22,8 +23,8 @@ import java.util.List;
 
 /**
  * The port pieces that splice: -T and -U (the namespace's loopback to the host's), "auto" for all
- * four, and the host-loopback clients of every -t forward, spliced into the namespace as pasta
- * does: to the namespace's own address, or its loopback with --host-lo-to-ns-lo (pasta's old
+ * four, and the host-loopback clients of every -t and -u forward, spliced into the namespace as
+ * pasta does (UDP keeping the client's port where free): to the namespace's own address, or its loopback with --host-lo-to-ns-lo (pasta's old
  * default), so that a service listening on the namespace's loopback alone is not exposed unasked.
  * -t and -u auto open their host ports as the engine's forwards (every address of each version the
  * namespace has), their other clients through the tap. Nothing to splice (every option none, or
@@ -35,8 +36,8 @@ final class SplicePorts implements PastaPorts {
         PastaOptions o = c.options();
         boolean outbound = active(o.tcpNs()) || active(o.udpNs());
         boolean auto = SpliceForwards.scansNamespace(o.tcp(), o.udp()) || SpliceForwards.scansHost(o.tcpNs(), o.udpNs());
-        boolean loopbackTcp = !o.noSplice() && (active(o.tcp()));
-        if (!outbound && !auto && !loopbackTcp) return;
+        boolean loopbackTcp = !o.noSplice() && active(o.tcp()), loopbackUdp = !o.noSplice() && active(o.udp());
+        if (!outbound && !auto && !loopbackTcp && !loopbackUdp) return;
         Engine engine = c.engine();
         Splices splices = new Splices(engine.loop());
         NetnsSockets ns = NetnsSockets.open(c.netnsPath());
@@ -45,6 +46,10 @@ final class SplicePorts implements PastaPorts {
             if (loopbackTcp) {
                 engine.transport().loopbackClients((fd, client, guestPort) ->
                         splices.splice(HostSockets.SYSTEM, fd, intoNamespace(c, ns, Endpoint.isMapped(client[0], client[1]), guestPort), 0, 0));
+            }
+            if (loopbackUdp) {
+                engine.transport().loopbackDatagrams((sockets, fd, ipv6, guestPort) -> new UdpFlows(engine.loop(), splices, sockets, fd,
+                        intoNamespace(c, ns, !ipv6, guestPort), false, UdpSplice.DEFAULT_IDLE_NANOS));
             }
             ListeningPorts nsScan = null, hostScan = null;
             if (SpliceForwards.scansNamespace(o.tcp(), o.udp())) {

@@ -2,6 +2,7 @@ package io.jslirp.engine;
 
 import io.jslirp.forward.ForwardListener;
 import io.jslirp.forward.LoopbackClients;
+import io.jslirp.forward.LoopbackDatagrams;
 import io.jslirp.forward.GuestRoutes;
 import io.jslirp.forward.HostForward;
 import io.jslirp.forward.PortForward;
@@ -60,6 +61,8 @@ public final class HostTransport {
     private final List<HostForward> forwards = new ArrayList<>();
     /** Takes forwarded TCP ports' clients from the host's loopback (pasta's splice), or null. */
     private LoopbackClients loopbackClients;
+    /** Takes forwarded UDP ports' datagrams from the host's loopback, or null. */
+    private LoopbackDatagrams loopbackDatagrams;
 
     /**
      * @param ipv4         IPv4's family
@@ -115,7 +118,7 @@ public final class HostTransport {
      */
     public HostForward forward(PortForward forward) {
         HostForward f = forward.protocol() == PortForward.Protocol.UDP
-                ? new UdpForwardSocket(loop, sockets, addresses, routes, udpForwards, forward)
+                ? new UdpForwardSocket(loop, sockets, addresses, routes, udpForwards, forward, loopbackDatagrams)
                 : new ForwardListener(loop, sockets, addresses, routes, tcp, forward, loopbackClients);
         forwards.add(f);
         return f;
@@ -127,6 +130,11 @@ public final class HostTransport {
      */
     public void loopbackClients(LoopbackClients taker) {
         this.loopbackClients = taker;
+    }
+
+    /** As {@link #loopbackClients} for the datagrams of forwarded UDP ports. */
+    public void loopbackDatagrams(LoopbackDatagrams taker) {
+        this.loopbackDatagrams = taker;
     }
 
     /** Closes a forwarded port: no new clients; TCP connections made through it carry on. */

@@ -59,9 +59,9 @@ final class PastaHelp {
                   --map-host-loopback ADDR	Traffic to ADDR goes to the host's loopback
                     default: the gateway's address
                   --no-map-gw		The gateway's address is not the host's loopback
-                  --host-lo-to-ns-lo	-t's host-loopback clients to the namespace's loopback
+                  --host-lo-to-ns-lo	host-loopback clients of -t, -u to the namespace's loopback
                     (else to its own address, as pasta)
-                  --no-splice		-t's host-loopback clients through the tap too
+                  --no-splice		host-loopback clients of -t, -u through the tap too
                   -t, --tcp-ports SPEC	Host TCP ports forwarded to the namespace
                     repeatable; SPEC is 'none', 'auto' (what listens in the namespace,
                     followed as it changes), 'all', or a comma-separated list of

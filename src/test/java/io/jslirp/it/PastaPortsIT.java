@@ -194,6 +194,63 @@ class PastaPortsIT {
         }
     }
 
+    /**
+     * -u: a datagram from the host's loopback is spliced into the namespace, to its own address
+     * (pasta's default), keeping the client's port; one from the host's own address goes through
+     * the tap.
+     */
+    @Test
+    @Timeout(240)
+    void udpLoopbackClientsAreSplicedKeepingTheirPort() throws Exception {
+        int port = freeBase() + 9;
+        String ns = netns();
+        Process server = new ProcessBuilder("ip", "netns", "exec", ns, ItEnv.python(), "-c", UDP_SOURCE, String.valueOf(port))
+                .redirectErrorStream(true).start();
+        started.add(server);
+        assertThat(new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8)).readLine()).isEqualTo("listening");
+        pasta(ns, "-t", "none", "-u", String.valueOf(port), "-T", "none", "-U", "none");
+        try (DatagramSocket c = new DatagramSocket(new InetSocketAddress("127.0.0.1", 0))) {
+            String[] seen = udpAsk(c, "127.0.0.1", port).split(" ");
+            assertThat(Integer.parseInt(seen[1])).as("the client's port kept").isEqualTo(c.getLocalPort());
+            String own = hostAddress();
+            if (own != null) assertThat(seen[0]).as("to the namespace's own address, from it").endsWith(own);
+        }
+        String own = hostAddress();
+        if (own != null) {
+            try (DatagramSocket c = new DatagramSocket(new InetSocketAddress(own, 0))) {
+                assertThat(udpAsk(c, own, port)).as("through the tap").isNotEmpty();
+            }
+        }
+    }
+
+    /** The namespace's UDP server on argv PORT: answers each datagram with the source it saw, "ADDR PORT". */
+    private static final String UDP_SOURCE = """
+            import socket, sys
+            s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+            s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+            s.bind(("::", int(sys.argv[1])))
+            print("listening", flush=True)
+            while True:
+                d, a = s.recvfrom(2048)
+                s.sendto(("%s %d" % (a[0], a[1])).encode(), a)
+            """;
+
+    private static String udpAsk(DatagramSocket c, String host, int port) throws IOException {
+        c.setSoTimeout(1000);
+        byte[] q = "who".getBytes(StandardCharsets.US_ASCII);
+        for (int i = 0; i < 5; i++) {
+            c.send(new DatagramPacket(q, q.length, InetAddress.getByName(host), port));
+            DatagramPacket d = new DatagramPacket(new byte[256], 256);
+            try {
+                c.receive(d);
+                return new String(d.getData(), 0, d.getLength(), StandardCharsets.US_ASCII);
+            } catch (java.net.SocketTimeoutException again) {
+                // once more
+            }
+        }
+        throw new AssertionError("no answer from " + host + ":" + port);
+    }
+
     /** -T auto: a server started on the host's loopback after pasta is reached from the namespace's, and dropped after. */
     @Test
     @Timeout(240)
