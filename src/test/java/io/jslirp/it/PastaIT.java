@@ -646,7 +646,7 @@ class PastaIT {
         throw new AssertionError("no namespace at " + path);
     }
 
-    private static Socket connect(String host, int port) throws IOException {
+    static Socket connect(String host, int port) throws IOException {
         Socket s = new Socket();
         s.connect(new InetSocketAddress(InetAddress.getByName(host), port), 10_000);
         s.setSoTimeout(30_000);

@@ -180,7 +180,7 @@ class PastaPortsIT {
         assertThat(tcpPort("::1", port)).isEqualTo(port);
         String own = hostAddress();
         if (own != null) assertThat(tcpPort(own, port)).as("through the tap, at %s", own).isEqualTo(port);
-        try (Socket s = connect("127.0.0.1", port)) {
+        try (Socket s = PastaIT.connect("127.0.0.1", port)) {
             s.getOutputStream().write(("put " + MIB10 + "\n").getBytes(StandardCharsets.US_ASCII));
             Blob.write(s.getOutputStream(), 32, MIB10);
             assertThat(new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII)).readLine())
@@ -416,15 +416,8 @@ class PastaPortsIT {
         return r.exit() == 0 && m.find() ? m.group(1) : null;
     }
 
-    private static Socket connect(String host, int port) throws IOException {
-        Socket s = new Socket();
-        s.connect(new InetSocketAddress(InetAddress.getByName(host), port), 10_000);
-        s.setSoTimeout(30_000);
-        return s;
-    }
-
     private static int tcpPort(String host, int port) throws IOException {
-        try (Socket s = connect(host, port)) {
+        try (Socket s = PastaIT.connect(host, port)) {
             s.getOutputStream().write("port\n".getBytes(StandardCharsets.US_ASCII));
             String line = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII)).readLine();
             if (line == null) throw new IOException("closed");
