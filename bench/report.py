@@ -6,14 +6,22 @@ failed has "error" in res); a cell measured several times (BENCH_REPEAT) shows i
 Ratios: "vs veth" = value / veth's value in the same cell; "vs best peer" = value / the best of the
 user-mode stacks other than the row's own (for the veth row: the best user-mode stack). "Best" is
 the highest figure, or the lowest where lower is better (latency, memory, CPU); a column marked ↓
-is such a one, so there a ratio below 1 is the good side.
+is such a one, so there a ratio below 1 is the good side. jslirp-pasta (jslirp as bin/pasta) is
+compared with slirp4netns and pasta only and is no peer of the other rows, so theirs stay as
+without it. The forwards table compares each row with its counterpart on the same forward
+(jslirp-pasta with pasta, jslirp attach with slirp4netns).
 """
 import json
 import sys
 
 USER_MODE = ("slirp4netns", "pasta", "jslirp")
+PEERS = {"jslirp-pasta": ("slirp4netns", "pasta")}  # jslirp in pasta mode: against the other programs only
+COUNTERPART = {"jslirp-pasta": "pasta", "pasta": "jslirp-pasta", "jslirp": "slirp4netns", "slirp4netns": "jslirp"}
+FORWARDS = (("direct", "none: veth, ns → ns"), ("t", "-t: host 127.0.0.1:HP → ns"),
+            ("api", "add_hostfwd: host 127.0.0.1:HP → ns"), ("T", "-T: ns 127.0.0.1:P → host"))
 DIRS = (("g2h", "ns→host"), ("h2g", "host→ns"))
-COLORS = {"veth": "#7f7f7f", "slirp4netns": "#1f77b4", "pasta": "#ff7f0e", "jslirp": "#2ca02c"}
+COLORS = {"veth": "#7f7f7f", "slirp4netns": "#1f77b4", "pasta": "#ff7f0e", "jslirp": "#2ca02c",
+          "jslirp-pasta": "#98df8a"}
 
 
 def load(results_path, meta_path):
@@ -82,8 +90,9 @@ def ratio(v, base):
 
 
 def peer_best(values, row, higher=True):
-    """The best value among user-mode stacks other than `row`."""
-    cands = [v for s, v in values.items() if s in USER_MODE and s != row and v is not None]
+    """The best value among user-mode stacks other than `row` (for jslirp-pasta: slirp4netns and pasta)."""
+    peers = PEERS.get(row, USER_MODE)
+    cands = [v for s, v in values.items() if s in peers and s != row and v is not None]
     if not cands:
         return None
     return max(cands) if higher else min(cands)
@@ -265,6 +274,42 @@ def cpu_table(R):
                  ["---:", "---"] + ["---:"] * 6)
 
 
+def forwards_table(R):
+    """Per MTU and forward, each stack that has it: iperf3 both ways and round trips."""
+    rows = []
+    for mtu in R.mtus:
+        for fwd, label in FORWARDS:
+            stacks = [s for s in R.stacks if any(r["family"] == "forwards" and r["stack"] == s and r["mtu"] == mtu
+                                                 and r["fwd"] == fwd for r in R.runs)]
+            if not stacks:
+                continue
+            base = {"family": "forwards", "mtu": mtu}
+            gbps = {d: {s: R.best("gbps", dict(base, stack=s, fwd=fwd, test="iperf", dir=d)) for s in stacks}
+                    for d, _ in DIRS}
+            veth = {d: R.best("gbps", dict(base, stack="veth", fwd="direct", test="iperf", dir=d)) for d, _ in DIRS}
+            rr = {s: R.best("tps", dict(base, stack=s, fwd=fwd, test="rr")) for s in stacks}
+            veth_rr = R.best("tps", dict(base, stack="veth", fwd="direct", test="rr"))
+            for s in stacks:
+                other = COUNTERPART.get(s)
+                row = [mtu, label, s]
+                for d, _ in DIRS:
+                    v = gbps[d][s] and gbps[d][s]["gbps"]
+                    o = gbps[d].get(other)
+                    row += [fmt(v, "%.2f") + (" (stalled)" if gbps[d][s] and gbps[d][s]["stalled"] else ""),
+                            ratio(v, veth[d] and veth[d]["gbps"]), ratio(v, o and o["gbps"]) if other else "–"]
+                r = rr[s]
+                o = rr.get(other)
+                row += [fmt(r and r["tps"], "%.0f"), ratio(r and r["tps"], veth_rr and veth_rr["tps"]),
+                        ratio(r and r["tps"], o and o["tps"]) if other else "–",
+                        fmt(r and r["p50_us"], "%.0f"), fmt(r and r["p99_us"], "%.0f")]
+                rows.append(row)
+    head = ["MTU", "forward", "stack"]
+    for _, label in DIRS:
+        head += [label + " Gbit/s", "vs veth", "vs other"]
+    head += ["round trips/s", "vs veth", "vs other", "p50 µs ↓", "p99 µs ↓"]
+    return table(head, rows, ["---:", "---", "---"] + ["---:"] * 11)
+
+
 def targets_table(R):
     """The project's goals for jslirp, each with its worst cell; a jslirp n/a counts as missed."""
     if "jslirp" not in R.stacks:
@@ -380,6 +425,15 @@ def report(R, png_note):
         ("cpu", "## CPU per GB moved (the throughput runs)", cpu_table,
          "Stack process: utime+stime of all its threads ÷ GB received (veth: no such process). Whole machine: "
          "busy CPU time of all cores (stack, iperf3 on both ends, kernel; a shared machine adds noise) ÷ GB."),
+        ("forwards", "## Forwarded ports (iperf3 TCP, 1 stream; round trips)", forwards_table,
+         "Each stack with one forward at a time: `-t HP-HP:CP-CP` (jslirp-pasta, pasta) and slirp4netns's API "
+         "`add_hostfwd` 127.0.0.1:HP → the guest's CP (slirp4netns, jslirp attach `--api-socket`) with the "
+         "client on the host at 127.0.0.1:HP and the servers in the namespace; `-T P-P:P-P` (jslirp-pasta, "
+         "pasta) with the client in the namespace at its 127.0.0.1:P and the servers on host loopback. "
+         "ns→host and host→ns say where the bytes go (iperf3's -R turns the direction round); veth: the same "
+         "cells straight between its namespaces, no forward. **vs other**: ÷ the other program on the same "
+         "forward (jslirp-pasta ÷ pasta, jslirp ÷ slirp4netns, and the other way round). Round trips: "
+         "1-byte ping-pong with TCP_NODELAY for %s s." % m["SECS"]),
     ]
     for fam, title, fn, note in sections:
         if fam in R.tests:

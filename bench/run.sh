@@ -36,6 +36,14 @@
 #   rrload      round trips beside bulk traffic: RRLOAD_N 1-byte round trips (TCP_NODELAY) idle, then
 #               RRLOAD_N while another connection uploads at full speed (iperf3 ns→host), then
 #               while one downloads (host→ns): p50 and p99 of each, and the bulk rate meanwhile.
+#   forwards    forwarded ports, at each MTU of BENCH_MTUS: iperf3 TCP (1 stream, both directions with
+#               -R) and round trips (tcp_client.py rr) through each stack's forward, one session per
+#               stack and forward: `-t HP-HP:CP-CP` (pasta, jslirp-pasta; a host client at
+#               127.0.0.1:HP, the servers in the namespace), slirp4netns's API `add_hostfwd`
+#               127.0.0.1:HP → the guest's CP (slirp4netns, jslirp attach with --api-socket; the same
+#               host client), and `-T P-P:P-P` (pasta, jslirp-pasta; a namespace client at its
+#               127.0.0.1:P, the servers on host 127.0.0.1:P); veth: no forward, the same cells
+#               directly between its two namespaces (the kernel's limit).
 # rr, crr, udp, rrload, idle and conns run at the first MTU of BENCH_MTUS; MTU does not matter for
 # 1-byte exchanges, and UDP_LEN fits every MTU.
 #
@@ -48,6 +56,16 @@
 #               gateway 10.0.2.2 (pasta maps the gateway to host loopback), IPv4 only, no port forwarding.
 #   jslirp      `$JSLIRP attach -c --mtu M PID tap0` (default: the repository's ./jslirp, which execs the
 #               JVM, so the PID started is the one measured).
+#   jslirp-pasta  jslirp as pasta, `$JSLIRP_PASTA` (bin/pasta), started as Podman 6 starts pasta:
+#               `--config-net [pasta_options] [-t ...] --dns-forward 169.254.1.1 -t none -u none -T none
+#               -U none --no-map-gw --quiet --pid FILE --netns /run/netns/NAME --map-guest-addr
+#               169.254.1.2` (the `none`s only for what is not forwarded), with containers.conf-style
+#               pasta_options `--map-host-loopback 169.254.1.3 -m M`. It returns once all is set up and
+#               serves in the background; the PID file names the process measured (and stopped). The
+#               namespace gets the host's own addresses and routes (pasta's model), so the namespace
+#               addresses only 169.254.1.3, which jslirp maps to host loopback (never the copied
+#               gateway). Its ratios are taken against slirp4netns and pasta only, and it is no peer
+#               of the other rows, whose figures and ratios stay as without it.
 # A stack that does not come up, dies, or fails a cell gets "n/a" (or "failed") in that cell, the
 # reason and the last lines of its output on stderr, and the run goes on.
 # Ratios (bench/report.py): "vs veth" = value / veth's value in the same cell; "vs best peer" =
@@ -55,15 +73,19 @@
 # (for veth: the best user-mode stack). Best = highest, or lowest for latency, memory and CPU.
 #
 # Network safety: for the user-mode stacks every server listens on host 127.0.0.1 only and the
-# namespace addresses only the gateway 10.0.2.2; every namespace gets an nftables output filter
-# that lets its sockets reach only that one address. Namespaces, processes (by PID) and temporary
+# namespace addresses only the gateway 10.0.2.2 (jslirp-pasta: 169.254.1.3); every namespace gets
+# an nftables output filter that lets its sockets reach only that one address (and its own
+# loopback: the forwards' clients, servers and spliced connections there). Forwards listen on host
+# 127.0.0.1 only; their host clients connect to 127.0.0.1. Namespaces, processes (by PID) and temporary
 # files made here are removed on exit, whatever happens.
 #
 # Environment: BENCH_SECONDS (5: per cell), BENCH_MTUS ("1500 65520"),
-#   BENCH_STACKS ("veth slirp4netns pasta jslirp"), BENCH_TESTS ("throughput rr crr udp conns cpu"),
+#   BENCH_STACKS ("veth slirp4netns pasta jslirp jslirp-pasta"),
+#   BENCH_TESTS ("throughput rr crr udp conns cpu idle rrload forwards"),
 #   BENCH_CONNS ("1000 10000"), BENCH_REPEAT (1: best of N runs per cell, all but conns),
 #   BENCH_PNG (bench/results/benchmark.png), JSLIRP (<repo>/jslirp), PASTA (pasta on PATH: another
-#   build of it, e.g. one made from passt's source; the report names its version).
+#   build of it, e.g. one made from passt's source; the report names its version), JSLIRP_PASTA
+#   (bin/pasta beside $JSLIRP).
 # Needs: iproute2, iperf3, nftables, slirp4netns, passt (pasta), python3; python3-matplotlib for the
 # chart (/usr/bin/python3 is used; without matplotlib the chart is skipped with a note).
 set -euo pipefail
@@ -72,12 +94,13 @@ here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 repo=$(cd "$here/.." && pwd)
 SECS=${BENCH_SECONDS:-5}
 MTUS=${BENCH_MTUS:-"1500 65520"}
-STACKS=${BENCH_STACKS:-"veth slirp4netns pasta jslirp"}
-TESTS=${BENCH_TESTS:-"throughput rr crr udp conns cpu idle rrload"}
+STACKS=${BENCH_STACKS:-"veth slirp4netns pasta jslirp jslirp-pasta"}
+TESTS=${BENCH_TESTS:-"throughput rr crr udp conns cpu idle rrload forwards"}
 CONNS=${BENCH_CONNS:-"1000 10000"}
 REPEAT=${BENCH_REPEAT:-1}
 PNG=${BENCH_PNG:-$here/results/benchmark.png}
 JSLIRP=${JSLIRP:-$repo/jslirp}
+JSLIRP_PASTA=${JSLIRP_PASTA:-$(dirname "$(readlink -f "$JSLIRP")")/bin/pasta}
 PASTA=${PASTA:-$(command -v pasta || echo pasta)}
 PY=/usr/bin/python3; [[ -x $PY ]] || PY=python3
 BASE_MTU=${MTUS%% *}    # MTU of the rr, crr, udp and conns cells
@@ -92,6 +115,10 @@ IDLE_INSTANCES=4        # instances side by side in the idle cell
 RRLOAD_N=3000           # round trips per rrload cell
 tag="jsb$$"
 VETH_A=10.77.77.1 VETH_B=10.77.77.2
+PASTA_LO=169.254.1.3    # jslirp-pasta's --map-host-loopback: the namespace's way to the host's loopback
+FW_NS_IPERF=8001 FW_NS_ECHO=8002  # forwards -t and add_hostfwd: the namespace servers' ports
+FW_KIND=""              # forwards: the next stack started gets this forward ("", t, T, api) ...
+FW_MAP=()               # ... with these specs (HP-HP:CP-CP for -t/-T, HP:CP for add_hostfwd)
 
 log() { echo "bench: $*" >&2; }
 die() { log "$*"; exit 1; }
@@ -100,10 +127,10 @@ wants() { [[ " $TESTS " == *" $1 "* ]]; }
 [[ $(id -u) -eq 0 ]] || die "run as root (network namespaces, tap, veth)"
 for t in ip iperf3 nft nsenter ss timeout; do command -v "$t" >/dev/null || die "missing tool: $t"; done
 for t in $TESTS; do
-  case $t in throughput|rr|crr|udp|conns|cpu|idle|rrload) ;; *) die "unknown test family: $t" ;; esac
+  case $t in throughput|rr|crr|udp|conns|cpu|idle|rrload|forwards) ;; *) die "unknown test family: $t" ;; esac
 done
 for s in $STACKS; do
-  case $s in veth|slirp4netns|pasta|jslirp) ;; *) die "unknown stack: $s" ;; esac
+  case $s in veth|slirp4netns|pasta|jslirp|jslirp-pasta) ;; *) die "unknown stack: $s" ;; esac
 done
 
 workdir=$(mktemp -d /tmp/jslirp-bench.XXXXXX)
@@ -231,29 +258,62 @@ up_veth() {
 }
 
 # up_stack STACK MTU [SUFFIX]: start a user-mode stack on a fresh namespace (named with SUFFIX, for
-# several side by side); fails when it does not come up
+# several side by side), with the forward FW_KIND of FW_MAP; fails when it does not come up
 up_stack() {
-  local stack=$1 mtu=$2 ns="${tag}${1:0:4}${3:-}" secs=30 hp
+  local stack=$1 mtu=$2 short=${1:0:4} dst=10.0.2.2 secs=30 hp ns pidf spec pt=() pT=() api=()
+  [[ $stack == jslirp-pasta ]] && short=jpst dst=$PASTA_LO
+  ns="${tag}${short}${3:-}"
   ERRLOG="$workdir/$stack-$mtu-$(date +%s%N).log"
-  mkns "$ns" 10.0.2.2
+  mkns "$ns" "$dst"
+  NS=$ns TARGET=$dst SRV_NS="" SRV_ADDR=127.0.0.1 STACK_PID=""
+  case $FW_KIND in
+    t) for spec in "${FW_MAP[@]}"; do pt+=(-t "$spec"); done ;;
+    T) for spec in "${FW_MAP[@]}"; do pT+=(-T "$spec"); done ;;
+    api) api=(--api-socket "$workdir/api-$ns.sock") ;;
+  esac
+  if [[ $stack == jslirp-pasta ]]; then
+    [[ -x $JSLIRP_PASTA ]] || { log "jslirp's bin/pasta not found: $JSLIRP_PASTA"; return 1; }
+    pidf="$workdir/pasta-$ns.pid"
+    # Podman 6's list: --config-net, containers.conf's pasta_options (-T is one of those), the
+    # published ports, --dns-forward, `none` for each of -t -u -T -U not given, then its tail.
+    # The launcher may build the jar first: up to 180 s.
+    if ! timeout 180 "$JSLIRP_PASTA" --config-net --map-host-loopback "$PASTA_LO" -m "$mtu" "${pT[@]}" \
+         "${pt[@]}" --dns-forward 169.254.1.1 $( ((${#pt[@]})) || echo -t none) -u none \
+         $( ((${#pT[@]})) || echo -T none) -U none --no-map-gw --quiet --pid "$pidf" \
+         --netns "/run/netns/$ns" --map-guest-addr 169.254.1.2 >"$ERRLOG" 2>&1; then
+      log "$stack (MTU $mtu) did not come up"; return 1
+    fi
+    STACK_PID=$(cat "$pidf" 2>/dev/null) || true
+    [[ $STACK_PID =~ ^[0-9]+$ ]] || { log "$stack: no PID in $pidf"; STACK_PID=""; return 1; }
+    track "$STACK_PID"
+    kill -0 "$STACK_PID" 2>/dev/null || { log "$stack (MTU $mtu) is gone after start"; return 1; }
+    return 0
+  fi
   holder "$ns" || return 1
   hp=$HOLDER_PID
-  NS=$ns TARGET=10.0.2.2 SRV_NS="" SRV_ADDR=127.0.0.1 STACK_PID=""
+  ((${#pt[@]})) || pt=(-t none)
+  ((${#pT[@]})) || pT=(-T none)
   case $stack in
     slirp4netns)
       command -v slirp4netns >/dev/null || { log "slirp4netns not installed"; return 1; }
-      slirp4netns -c --mtu "$mtu" "$hp" tap0 >"$ERRLOG" 2>&1 & ;;
+      slirp4netns -c --mtu "$mtu" "${api[@]}" "$hp" tap0 >"$ERRLOG" 2>&1 & ;;
     pasta)
       command -v "$PASTA" >/dev/null || { log "pasta not installed"; return 1; }
       "$PASTA" --runas 0 -f -q --config-net -4 -I tap0 -a 10.0.2.100 -n 24 -g 10.0.2.2 --mtu "$mtu" \
-        -t none -u none -T none -U none --netns "$ns" >"$ERRLOG" 2>&1 & ;;
+        "${pt[@]}" -u none "${pT[@]}" -U none --netns "$ns" >"$ERRLOG" 2>&1 & ;;
     jslirp)
       [[ -x $JSLIRP ]] || { log "jslirp launcher not found: $JSLIRP"; return 1; }
       secs=180   # the launcher may build the jar first
-      "$JSLIRP" attach -c --mtu "$mtu" "$hp" tap0 >"$ERRLOG" 2>&1 & ;;
+      "$JSLIRP" attach -c --mtu "$mtu" "${api[@]}" "$hp" tap0 >"$ERRLOG" 2>&1 & ;;
   esac
   STACK_PID=$!; track "$STACK_PID"
   await_cfg "$ns" "$STACK_PID" "$secs" || { log "$stack (MTU $mtu) did not come up"; return 1; }
+  if [[ $FW_KIND == api ]]; then
+    for spec in "${FW_MAP[@]}"; do
+      "$PY" "$here/api_hostfwd.py" "$workdir/api-$ns.sock" 127.0.0.1 "${spec%%:*}" "${spec#*:}" >>"$ERRLOG" 2>&1 ||
+        { log "$stack: add_hostfwd $spec failed"; return 1; }
+    done
+  fi
 }
 
 up() {  # up STACK MTU
@@ -277,11 +337,12 @@ down() {
 
 stack_alive() { [[ -z $STACK_PID ]] || kill -0 "$STACK_PID" 2>/dev/null; }
 
-# serve KIND: start an iperf3 / echo / once server on SRV_ADDR in SRV_NS; sets SERVER_PORT
+# serve KIND [PORT]: start an iperf3 / echo / once server on SRV_ADDR in SRV_NS (at PORT, else a
+# free one); sets SERVER_PORT
 serve() {
-  local kind=$1 port sp pre=()
+  local kind=$1 port=${2:-} sp pre=()
   [[ -n $SRV_NS ]] && pre=(ip netns exec "$SRV_NS")
-  port=$(free_port)
+  [[ -n $port ]] || port=$(free_port)
   case $kind in
     iperf) "${pre[@]}" iperf3 -s -B "$SRV_ADDR" -p "$port" >"$workdir/iperf-$port.log" 2>&1 & ;;
     echo|once) "${pre[@]}" "$PY" "$here/tcp_server.py" "$kind" "$SRV_ADDR" "$port" "$SERVER_WORKERS" \
@@ -296,7 +357,9 @@ serve() {
   log "$kind server on $SRV_ADDR:$port did not start"; return 1
 }
 
-in_ns() { ip netns exec "$NS" "$@"; }   # in_ns CMD...: run in the client namespace
+in_ns() {  # in_ns CMD...: run in the client namespace (NS "": the host, for the forwards' host clients)
+  if [[ -n $NS ]]; then ip netns exec "$NS" "$@"; else "$@"; fi
+}
 
 stack_ticks() {  # utime+stime of the stack process, all its threads; "null" for veth
   if [[ -n $STACK_PID ]]; then sed 's/.*) //' "/proc/$STACK_PID/stat" 2>/dev/null | awk '{ print $12 + $13 }' || echo null
@@ -444,6 +507,68 @@ cells_rrload() {
   done
 }
 
+# forwards: FW_KINDS STACK: the forwards measured for a stack (direct: veth, no forward)
+fw_kinds() {
+  case $1 in veth) echo direct ;; slirp4netns|jslirp) echo api ;; pasta|jslirp-pasta) echo t T ;; esac
+}
+
+# fw_session STACK MTU KIND: the stack with one forward KIND (t, T, api; direct for veth): iperf3
+# both directions and round trips through it. Records "dir" as in the throughput family: g2h =
+# namespace → host (for -t and add_hostfwd that is -R: the host is the client).
+fw_session() {
+  local stack=$1 mtu=$2 kind=$3 pi pe ci ce up dir d args res
+  SESSION_FAILED=0
+  log "MTU $mtu, $stack: forwards ($kind)"
+  pi=$(free_port)
+  pe=$(free_port); while [[ $pe == "$pi" ]]; do pe=$(free_port); done
+  case $kind in
+    t) FW_MAP=("$pi-$pi:$FW_NS_IPERF-$FW_NS_IPERF" "$pe-$pe:$FW_NS_ECHO-$FW_NS_ECHO") ;;
+    T) FW_MAP=("$pi-$pi:$pi-$pi" "$pe-$pe:$pe-$pe") ;;
+    api) FW_MAP=("$pi:$FW_NS_IPERF" "$pe:$FW_NS_ECHO") ;;
+    *) FW_MAP=() ;;
+  esac
+  FW_KIND=$kind; [[ $kind == direct ]] && FW_KIND=""
+  if up "$stack" "$mtu"; then
+    FW_KIND="" FW_MAP=()
+    case $kind in
+      t|api)  # servers in the namespace, the client on the host at 127.0.0.1:HP
+        SRV_NS=$NS SRV_ADDR=0.0.0.0 NS="" TARGET=127.0.0.1 up=h2g
+        serve iperf "$FW_NS_IPERF" && serve echo "$FW_NS_ECHO" || SESSION_FAILED=1
+        ci=$pi ce=$pe ;;
+      T)      # servers on host loopback, the client at the namespace's 127.0.0.1:P
+        SRV_NS="" SRV_ADDR=127.0.0.1 TARGET=127.0.0.1 up=g2h
+        serve iperf "$pi" && serve echo "$pe" || SESSION_FAILED=1
+        ci=$pi ce=$pe ;;
+      direct) # veth: as its other cells
+        up=g2h
+        serve iperf && ci=$SERVER_PORT && serve echo && ce=$SERVER_PORT || SESSION_FAILED=1 ;;
+    esac
+    if ((!SESSION_FAILED)); then
+      for dir in up down; do
+        args=(-P 1); [[ $dir == down ]] && args+=(-R)
+        for _ in $(seq "$REPEAT"); do
+          stack_alive || { SESSION_FAILED=1; break 2; }
+          log "  forward $kind: iperf3 $dir"
+          res=$(iperf "$ci" "${args[@]}") || SESSION_FAILED=1
+          [[ $dir == up ]] && d=$up || { [[ $up == g2h ]] && d=h2g || d=g2h; }
+          record "{\"family\": \"forwards\", \"test\": \"iperf\", \"stack\": \"$stack\", \"mtu\": $mtu, \"fwd\": \"$kind\", \"dir\": \"$d\", \"res\": $res}"
+        done
+      done
+      for _ in $(seq "$REPEAT"); do
+        stack_alive || { SESSION_FAILED=1; break; }
+        log "  forward $kind: rr"
+        res=$(in_ns timeout $((SECS + 30)) "$PY" "$here/tcp_client.py" rr "$TARGET" "$ce" "$SECS") || SESSION_FAILED=1
+        [[ $res == "{"*"}" ]] || res='{"error": "client failed"}'
+        record "{\"family\": \"forwards\", \"test\": \"rr\", \"stack\": \"$stack\", \"mtu\": $mtu, \"fwd\": \"$kind\", \"res\": $res}"
+      done
+    fi
+  else
+    SESSION_FAILED=1
+  fi
+  FW_KIND="" FW_MAP=()
+  down "$stack"
+}
+
 # session STACK MTU WHAT...: bring the stack up once and run the cells WHAT (throughput udp rr crr
 # conns:N) through it; whatever fails is logged and left out of the results.
 session() {
@@ -494,7 +619,7 @@ main() {
   command -v slirp4netns >/dev/null && meta slirp4netns "$(slirp4netns --version | awk 'NR == 1 { print $3 } /libslirp/ { print "libslirp " $2 }' | paste -sd' ')"
   command -v "$PASTA" >/dev/null && meta pasta "$(pasta_version)"
   meta jslirp "$(jslirp_version)"
-  if [[ " $STACKS " == *" jslirp "* && -x $JSLIRP ]]; then
+  if [[ " $STACKS " == *" jslirp"[\ -]* && -x $JSLIRP ]]; then
     # The launcher builds the jar if needed and trains its start-up cache in the background on
     # the first launch: let that finish before anything is measured.
     "$JSLIRP" --version >/dev/null 2>&1 || true
@@ -519,6 +644,13 @@ main() {
   done
   if wants idle; then
     for stack in $STACKS; do [[ $stack == veth ]] || session "$stack" "$BASE_MTU" idle; done
+  fi
+  if wants forwards; then
+    for mtu in $MTUS; do
+      for stack in $STACKS; do
+        for f in $(fw_kinds "$stack"); do fw_session "$stack" "$mtu" "$f"; done
+      done
+    done
   fi
   if wants conns; then
     for n in $CONNS; do

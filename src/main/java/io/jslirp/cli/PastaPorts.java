@@ -14,9 +14,9 @@ import java.util.List;
  * others to the other pieces:
  * <ul>
  *   <li>{@link TapForwards}: -t and -u with port lists and "all", host → tap → namespace;</li>
- *   <li>-T and -U (namespace loopback → host loopback), "auto" for all four (following the
- *       namespace's listening sockets), and host-loopback clients of -t and -u spliced into the
- *       namespace's loopback: pieces of their own, added to {@link #pieces()}.</li>
+ *   <li>{@link SplicePorts}: -T and -U (namespace loopback → host loopback), "auto" for all four
+ *       (following the listening sockets of the other side), and host-loopback clients of -t
+ *       spliced into the namespace; first, so that the forwards TapForwards opens splice too.</li>
  * </ul>
  */
 interface PastaPorts {
@@ -43,6 +43,6 @@ interface PastaPorts {
 
     /** The pieces jslirp pasta opens, in this order. */
     static List<PastaPorts> pieces() {
-        return List.of(new TapForwards());
+        return List.of(new SplicePorts(), new TapForwards());
     }
 }

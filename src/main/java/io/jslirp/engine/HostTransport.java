@@ -1,6 +1,8 @@
 package io.jslirp.engine;
 
 import io.jslirp.forward.ForwardListener;
+import io.jslirp.forward.LoopbackClients;
+import io.jslirp.forward.LoopbackDatagrams;
 import io.jslirp.forward.GuestRoutes;
 import io.jslirp.forward.HostForward;
 import io.jslirp.forward.PortForward;
@@ -58,6 +60,10 @@ public final class HostTransport {
     private final UdpForwards udpForwards;
     private final GuestRoutes routes;
     private final List<HostForward> forwards = new ArrayList<>();
+    /** Takes forwarded TCP ports' clients from the host's loopback (pasta's splice), or null. */
+    private LoopbackClients loopbackClients;
+    /** Takes forwarded UDP ports' datagrams from the host's loopback, or null. */
+    private LoopbackDatagrams loopbackDatagrams;
 
     /**
      * @param ipv4         IPv4's family
@@ -113,10 +119,23 @@ public final class HostTransport {
      */
     public HostForward forward(PortForward forward) {
         HostForward f = forward.protocol() == PortForward.Protocol.UDP
-                ? new UdpForwardSocket(loop, sockets, addresses, routes, udpForwards, forward)
-                : new ForwardListener(loop, sockets, addresses, routes, tcp, forward);
+                ? new UdpForwardSocket(loop, sockets, addresses, routes, udpForwards, forward, loopbackDatagrams)
+                : new ForwardListener(loop, sockets, addresses, routes, tcp, forward, loopbackClients);
         forwards.add(f);
         return f;
+    }
+
+    /**
+     * From now on, clients of forwarded TCP ports that come from the host's loopback go to taker
+     * instead of the guest's link (pasta splices them into the namespace); null: through the link.
+     */
+    public void loopbackClients(LoopbackClients taker) {
+        this.loopbackClients = taker;
+    }
+
+    /** As {@link #loopbackClients} for the datagrams of forwarded UDP ports. */
+    public void loopbackDatagrams(LoopbackDatagrams taker) {
+        this.loopbackDatagrams = taker;
     }
 
     /** Closes a forwarded port: no new clients; TCP connections made through it carry on. */

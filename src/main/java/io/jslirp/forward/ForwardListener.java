@@ -19,9 +19,12 @@ public final class ForwardListener implements HostForward {
     private final ForwardSocket socket;
     private final long[] client = new long[3];
 
-    /** Listens for forward; IllegalArgumentException (e.g. the port is taken) saying what failed. */
+    /**
+     * Listens for forward; IllegalArgumentException (e.g. the port is taken) saying what failed.
+     * loopbackClients, if not null, takes the clients from the host's loopback.
+     */
     public ForwardListener(Reactor loop, HostSockets sockets, AddressBook addresses, GuestRoutes routes, TcpNat nat,
-                           PortForward forward) {
+                           PortForward forward, LoopbackClients loopbackClients) {
         this.loop = loop;
         this.socket = new ForwardSocket(sockets, addresses, forward);
         int fd = socket.fd;
@@ -29,6 +32,10 @@ public final class ForwardListener implements HostForward {
             for (int i = 0; i < ACCEPT_BUDGET; i++) {
                 int accepted = sockets.accept(fd, client);
                 if (accepted < 0) return;
+                if (loopbackClients != null && LoopbackClients.isLoopback(client[0], client[1])) {
+                    loopbackClients.take(accepted, client, forward.guestPort());
+                    continue;
+                }
                 Family family = routes.family(forward, socket.fixedGuest);
                 int from = addresses.acquire(client[0], client[1]);
                 nat.forward(family, accepted, GuestRoutes.guest(family, socket.fixedGuest), forward.guestPort(), from, (int) client[2]);

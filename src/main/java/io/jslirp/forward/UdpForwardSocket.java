@@ -31,16 +31,23 @@ public final class UdpForwardSocket implements HostForward, Handler {
     /** Mappings by client (handle, port, 0, 0); each mapping holds one reference of its client's handle. */
     private final FlowTable<UdpForwards.Mapping> clients = new FlowTable<>(8);
     private final long[] client = new long[3];
+    /** Takes the datagrams of clients on the host's loopback, or null. */
+    private final LoopbackDatagrams.Receiver loopbackClients;
 
-    /** Binds the forward's host port; IllegalArgumentException (e.g. the port is taken) saying what failed. */
+    /**
+     * Binds the forward's host port; IllegalArgumentException (e.g. the port is taken) saying what
+     * failed. loopbackDatagrams, if not null, takes the datagrams of clients on the host's loopback.
+     */
     public UdpForwardSocket(Reactor loop, HostSockets sockets, AddressBook addresses, GuestRoutes routes, UdpForwards forwards,
-                            PortForward forward) {
+                            PortForward forward, LoopbackDatagrams loopbackDatagrams) {
         this.loop = loop;
         this.sockets = sockets;
         this.addresses = addresses;
         this.routes = routes;
         this.forwards = forwards;
         this.socket = new ForwardSocket(sockets, addresses, forward);
+        this.loopbackClients = loopbackDatagrams == null ? null
+                : loopbackDatagrams.open(sockets, socket.fd, !forward.host().isIpv4(), forward.guestPort());
         loop.register(socket.fd, Epoll.IN, this);
     }
 
@@ -63,6 +70,10 @@ public final class UdpForwardSocket implements HostForward, Handler {
             int n = sockets.recvFrom(socket.fd, frame, offset, into.maxUdpPayload(), client);
             if (n == -Errno.EAGAIN) return;
             if (n < 0) continue; // an ICMP error for an earlier reply to a client: nothing to tell the guest
+            if (loopbackClients != null && LoopbackClients.isLoopback(client[0], client[1])) {
+                loopbackClients.take(frame, offset, n, client);
+                continue;
+            }
             UdpForwards.Mapping m = mapping(addresses.acquire(client[0], client[1]), (int) client[2]);
             if (m == null) continue;
             GuestOutput to = m.family.output();
@@ -113,6 +124,7 @@ public final class UdpForwardSocket implements HostForward, Handler {
         List<UdpForwards.Mapping> all = new ArrayList<>();
         clients.forEach(all::add);
         all.forEach(UdpForwards.Mapping::close);
+        if (loopbackClients != null) loopbackClients.close();
         loop.unregister(socket.fd);
         socket.close();
     }

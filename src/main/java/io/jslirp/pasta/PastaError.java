@@ -13,7 +13,8 @@ public final class PastaError extends RuntimeException {
 
     private final String usage;
 
-    PastaError(String message) {
+    /** A setup or command-line failure in pasta's words. */
+    public PastaError(String message) {
         this(message, null);
     }
 

@@ -59,6 +59,9 @@ final class PastaHelp {
                   --map-host-loopback ADDR	Traffic to ADDR goes to the host's loopback
                     default: the gateway's address
                   --no-map-gw		The gateway's address is not the host's loopback
+                  --host-lo-to-ns-lo	host-loopback clients of -t, -u to the namespace's loopback
+                    (else to its own address, as pasta)
+                  --no-splice		host-loopback clients of -t, -u through the tap too
                   -t, --tcp-ports SPEC	Host TCP ports forwarded to the namespace
                     repeatable; SPEC is 'none', 'auto' (what listens in the namespace,
                     followed as it changes), 'all', or a comma-separated list of
@@ -82,7 +85,7 @@ final class PastaHelp {
 
                 Accepted as pasta accepts them, without effect in jslirp:
                   --runas --log-size -F/--fd --socket --freebind --outbound-if4
-                  --outbound-if6 --no-splice --host-lo-to-ns-lo -D/--dns -S/--search
+                  --outbound-if6 -D/--dns -S/--search
                   --dhcp-dns --dhcp-search --no-tcp --no-udp --no-icmp --no-dhcp
                   --no-dhcpv6 --no-ndp --no-ra -e/--stderr
                 """.formatted(program);

@@ -51,8 +51,6 @@ final class PastaParser {
             Map.entry("freebind", "forwarded ports are bound without IP_FREEBIND"),
             Map.entry("outbound-if4", "outbound sockets are not bound to an interface"),
             Map.entry("outbound-if6", "outbound sockets are not bound to an interface"),
-            Map.entry("no-splice", "jslirp always forwards through the tap (pasta's --no-splice path)"),
-            Map.entry("host-lo-to-ns-lo", "the tap cannot reach the namespace's loopback"),
             Map.entry("D", "pasta hands -D out only by DHCP, NDP and DHCPv6"),
             Map.entry("S", "pasta hands -S out only by DHCP, NDP and DHCPv6"),
             Map.entry("dhcp-dns", "DHCP, NDP and DHCPv6 answers carry jslirp's own DNS information"),

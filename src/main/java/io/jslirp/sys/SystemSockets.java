@@ -3,7 +3,7 @@ package io.jslirp.sys;
 import java.lang.foreign.MemorySegment;
 
 /** {@link HostSockets} of the kernel: {@link Sockets} and {@link Libc}. */
-final class SystemSockets implements HostSockets {
+class SystemSockets implements HostSockets {
     @Override
     public int tcp(boolean ipv6) {
         return ipv6 ? Sockets.tcp6() : Sockets.tcp4();

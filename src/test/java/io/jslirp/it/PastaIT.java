@@ -58,7 +58,7 @@ class PastaIT {
     private static final int MIB10 = 10 * 1024 * 1024;
 
     /** The guard: see the class comment. */
-    private static final String GUARD = """
+    static final String GUARD = """
             table inet jslirp_pasta_guard {
               chain out {
                 type filter hook output priority 0; policy drop;
@@ -509,7 +509,7 @@ class PastaIT {
         return ns;
     }
 
-    private static void guard(String netns, String... also) {
+    static void guard(String netns, String... also) {
         try {
             Path f = Files.createTempFile("jslirp-pasta-guard", ".nft");
             String rules = GUARD;
@@ -646,7 +646,7 @@ class PastaIT {
         throw new AssertionError("no namespace at " + path);
     }
 
-    private static Socket connect(String host, int port) throws IOException {
+    static Socket connect(String host, int port) throws IOException {
         Socket s = new Socket();
         s.connect(new InetSocketAddress(InetAddress.getByName(host), port), 10_000);
         s.setSoTimeout(30_000);

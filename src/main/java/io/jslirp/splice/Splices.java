@@ -1,0 +1,163 @@
+package io.jslirp.splice;
+
+import io.jslirp.loop.Reactor;
+import io.jslirp.sys.Errno;
+import io.jslirp.sys.HostSockets;
+import io.jslirp.sys.Pipes;
+import io.jslirp.sys.Sockets;
+import io.jslirp.util.Log;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The spliced TCP connections of one loop, and what they share: each joins a client accepted in
+ * one network namespace to a socket connected in another (or the same), the bytes moved by
+ * splice(2) through a pipe per direction, as pasta's loopback path does, so they never reach
+ * user space. Memory per connection is bounded by the two pipes' capacity. Also the one datagram
+ * buffer of the loop's UDP splices.
+ */
+public final class Splices implements AutoCloseable {
+    /** pasta probes pipes down from 8 MiB; 1 MiB is fs.pipe-max-size's default, what an ordinary user may ask for. */
+    public static final int DEFAULT_PIPE_SIZE = 1 << 20;
+
+    final Reactor loop;
+    final int pipeSize;
+    private final Set<SpliceConnection> open = new LinkedHashSet<>();
+    private final Arena arena = Arena.ofShared();
+    /** One datagram at a time, for every UDP splice of the loop. */
+    final MemorySegment datagram = arena.allocate(65536, 8);
+    /** Counters: connections spliced, refused by the target (or failed to start), ended by a reset; bytes each way. */
+    long spliced, refused, resets, toTarget, toClient;
+    /** Datagrams and bytes the UDP splices carried, and datagrams dropped (no flow left, a send failed). */
+    long datagrams, datagramBytes, datagramDrops;
+    private boolean warnedPipes;
+
+    public Splices(Reactor loop) {
+        this(loop, DEFAULT_PIPE_SIZE);
+    }
+
+    /** Pipes of pipeSize bytes each way (the kernel's 64 KiB where it refuses more). */
+    public Splices(Reactor loop, int pipeSize) {
+        this.loop = loop;
+        this.pipeSize = pipeSize;
+    }
+
+    /**
+     * Splices client (a connected socket, now this object's) to a new connection toward target,
+     * the new socket bound to bindHi:bindLo (port 0) first unless both are 0. If no connection can
+     * be started, the client is reset.
+     */
+    public void splice(HostSockets clientSockets, int client, Endpoint target, long bindHi, long bindLo) {
+        HostSockets ts = target.sockets();
+        int t = ts.tcp(target.ipv6());
+        if (t < 0) {
+            fail(clientSockets, client, "socket", -t);
+            return;
+        }
+        if ((bindHi != 0 || bindLo != 0) && Endpoint.isMapped(bindHi, bindLo) != target.ipv6()) {
+            ts.bind(t, bindHi, bindLo, 0); // the client's loopback address where it can be kept; the kernel's choice else
+        }
+        long a = Pipes.pipe(), b = a < 0 ? 0 : Pipes.pipe();
+        if (a < 0 || b < 0) {
+            if (a >= 0) closePipe(a);
+            ts.close(t);
+            fail(clientSockets, client, "pipe2", (int) -(a < 0 ? a : b));
+            return;
+        }
+        sizePipe(a);
+        sizePipe(b);
+        clientSockets.setInt(client, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
+        ts.setInt(t, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
+        int r = ts.connect(t, target.hi(), target.lo(), target.port());
+        if (r < 0 && r != -Errno.EINPROGRESS) {
+            closePipe(a);
+            closePipe(b);
+            ts.close(t);
+            fail(clientSockets, client, "connect " + target, -r);
+            return;
+        }
+        spliced++;
+        open.add(new SpliceConnection(this, clientSockets, client, ts, t, a, b, r < 0));
+    }
+
+    private void sizePipe(long pipe) {
+        int r = Pipes.setSize(Pipes.writeEnd(pipe), pipeSize);
+        if (r < 0 && !warnedPipes) {
+            warnedPipes = true;
+            Log.debug(() -> "splice: pipes stay at the kernel's size: " + Errno.describe(-r));
+        }
+    }
+
+    static void closePipe(long pipe) {
+        io.jslirp.sys.Libc.close(Pipes.readEnd(pipe));
+        io.jslirp.sys.Libc.close(Pipes.writeEnd(pipe));
+    }
+
+    private void fail(HostSockets sockets, int client, String what, int errno) {
+        refused++;
+        Log.debug(() -> "splice: " + what + ": " + Errno.describe(errno));
+        sockets.setLingerZero(client);
+        sockets.close(client);
+    }
+
+    /** A connection ended: forget it. */
+    void closed(SpliceConnection c, boolean reset) {
+        open.remove(c);
+        if (reset) resets++;
+    }
+
+    /** Spliced connections open now. */
+    public int size() {
+        return open.size();
+    }
+
+    public long spliced() {
+        return spliced;
+    }
+
+    public long refused() {
+        return refused;
+    }
+
+    public long resets() {
+        return resets;
+    }
+
+    /** Bytes moved from clients to their targets, and back. */
+    public long toTarget() {
+        return toTarget;
+    }
+
+    public long toClient() {
+        return toClient;
+    }
+
+    public long datagrams() {
+        return datagrams;
+    }
+
+    public long datagramDrops() {
+        return datagramDrops;
+    }
+
+    /** One line for the status report or a log. */
+    public String summary() {
+        return "splice: " + open.size() + " open, " + spliced + " spliced, " + refused + " refused, " + resets + " reset, "
+                + toTarget + " bytes to targets, " + toClient + " to clients; udp " + datagrams + " datagrams, "
+                + datagramDrops + " dropped";
+    }
+
+    /** Closes every connection (resetting both ends). */
+    @Override
+    public void close() {
+        List<SpliceConnection> all = new ArrayList<>(open);
+        for (SpliceConnection c : all) c.abort();
+        open.clear();
+        arena.close();
+    }
+}

@@ -1,0 +1,436 @@
+package io.jslirp.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.BufferedReader;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * bin/pasta's splicing port options against kernel peers: -T and -U (the namespace's loopback to
+ * the host's) for one port, a range and a translated port, over IPv4 and IPv6, 10 MiB each way
+ * byte-exact through a splice; "-t auto" picking up a server started in the namespace after pasta
+ * (polled by connecting, both from the host's loopback, spliced, and from the host's own address,
+ * through the tap) and dropping it once it is gone; "-T auto" following a server on the host.
+ *
+ * <p>Network safety: the namespace is the test's ({@code ip netns add}), with the nft guard of
+ * {@link PastaIT}'s guard (only loopback, the mapped addresses and replies leave it); clients and
+ * servers are on loopback, or on the host's own address toward the forwarded port.
+ */
+class PastaPortsIT {
+    private static final Duration T = Duration.ofSeconds(60);
+    private static final int MIB10 = 10 * 1024 * 1024;
+
+    /**
+     * A client in the namespace: argv HOST PORT then "port" (prints the line the server answers),
+     * "get" (prints the sha256 of all it reads), "put N" (sends N seeded bytes, prints their
+     * sha256 and the server's answer), or "udp" (prints the answer to one datagram; "-" if none).
+     */
+    private static final String CLIENT = """
+            import hashlib, random, socket, sys
+            host, port, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+            fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+            if mode == "udp":
+                s = socket.socket(fam, socket.SOCK_DGRAM); s.settimeout(1)
+                for i in range(5):
+                    s.sendto(b"hello", (host, port))
+                    try:
+                        print(s.recv(256).decode()); sys.exit(0)
+                    except socket.timeout:
+                        pass
+                print("-"); sys.exit(0)
+            s = socket.create_connection((host, port), timeout=30)
+            if mode == "port":
+                s.sendall(b"port\\n"); print(s.makefile().readline().strip())
+            elif mode == "get":
+                s.sendall(b"get\\n"); h = hashlib.sha256()
+                while True:
+                    d = s.recv(65536)
+                    if not d: break
+                    h.update(d)
+                print(h.hexdigest())
+            elif mode == "put":
+                n = int(sys.argv[4]); data = random.Random(7).randbytes(n)
+                s.sendall(("put %d\\n" % n).encode()); s.sendall(data)
+                print(hashlib.sha256(data).hexdigest(), s.makefile().readline().strip())
+            """;
+
+    /** A server in the namespace on argv PORT (IPv4 and IPv6): "port" answers the port, "get" 10 MiB of seed 31, "put N" the sha256. */
+    private static final String SERVER = """
+            import hashlib, socket, sys, threading
+            port = int(sys.argv[1])
+            def serve(c):
+                with c:
+                    f = c.makefile("rb"); line = f.readline().decode().split()
+                    if line[0] == "port":
+                        c.sendall(("%d\\n" % port).encode())
+                    elif line[0] == "put":
+                        n, h = int(line[1]), hashlib.sha256()
+                        while n > 0:
+                            d = f.read(min(n, 65536))
+                            if not d: break
+                            h.update(d); n -= len(d)
+                        c.sendall((h.hexdigest() + "\\n").encode())
+            s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+            s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            s.bind(("::", port)); s.listen(16)
+            print("listening", flush=True)
+            while True:
+                c, _ = s.accept()
+                threading.Thread(target=serve, args=(c,), daemon=True).start()
+            """;
+
+    private final List<Process> started = new ArrayList<>();
+    private final List<String> namespaces = new ArrayList<>();
+    private final List<AutoCloseable> closing = new ArrayList<>();
+
+    @BeforeAll
+    static void tools() {
+        ItEnv.assumeRootAndTun();
+        ItEnv.assumeJslirp("bin/pasta is jslirp's");
+        ItEnv.assumeTools("ip", "nft", "nsenter");
+    }
+
+    @AfterEach
+    void cleanUp() throws Exception {
+        for (AutoCloseable c : closing) c.close();
+        for (Process p : started) Cmd.killTree(p.toHandle());
+        for (String ns : namespaces) {
+            for (long pid : pastaPids(ns)) ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+            Cmd.run(T, "ip", "netns", "del", ns);
+        }
+    }
+
+    /** -T and -U: one port, a range, a translated port, IPv4 and IPv6 loopback, and 10 MiB each way through a splice. */
+    @Test
+    @Timeout(240)
+    void outboundPortsReachTheHostsLoopback() throws Exception {
+        int base = freeBase();
+        int one = base + 1, range = base + 10, xlate = base + 20, to = base + 30;
+        for (int p : List.of(one, range, range + 1, range + 2, to)) {
+            hostServer("127.0.0.1", p);
+            hostServer("::1", p);
+        }
+        DatagramSocket echo = new DatagramSocket(new InetSocketAddress("127.0.0.1", one));
+        closing.add(echo);
+        Thread.ofPlatform().daemon(true).start(() -> {
+            byte[] b = new byte[256];
+            try {
+                while (true) {
+                    DatagramPacket d = new DatagramPacket(b, b.length);
+                    echo.receive(d);
+                    byte[] a = ("host " + d.getPort()).getBytes(StandardCharsets.US_ASCII);
+                    echo.send(new DatagramPacket(a, a.length, d.getSocketAddress()));
+                }
+            } catch (IOException closed) {
+                // the test is over
+            }
+        });
+        String ns = netns();
+        pasta(ns, "-t", "none", "-u", "none", "-T", String.valueOf(one), "-T", range + "-" + (range + 2), "-T", xlate + ":" + to,
+                "-U", String.valueOf(one));
+        for (String lo : List.of("127.0.0.1", "::1")) {
+            assertThat(client(ns, lo, one, "port")).as("-T one port at %s", lo).isEqualTo(String.valueOf(one));
+            for (int i = 0; i < 3; i++) assertThat(client(ns, lo, range + i, "port")).as("-T range at %s", lo).isEqualTo(String.valueOf(range + i));
+            assertThat(client(ns, lo, xlate, "port")).as("-T translated at %s", lo).isEqualTo(String.valueOf(to));
+        }
+        assertThat(client(ns, "127.0.0.1", one, "udp")).as("-U").startsWith("host ");
+        assertThat(client(ns, "127.0.0.1", one, "get")).as("10 MiB from the host").isEqualTo(Blob.sha256(31, MIB10));
+        String[] put = client(ns, "127.0.0.1", one, "put", String.valueOf(MIB10)).split(" ");
+        assertThat(put[1]).as("10 MiB to the host").isEqualTo(put[0]);
+    }
+
+    /**
+     * -t auto: a server started in the namespace after pasta is reached from the host's loopback
+     * (spliced) and the host's own address (through the tap), 10 MiB each way through the splice;
+     * once it is gone, the host port closes.
+     */
+    @Test
+    @Timeout(240)
+    void autoFollowsTheNamespacesListeners() throws Exception {
+        int port = freeBase() + 5;
+        String ns = netns();
+        pasta(ns, "-t", "auto", "-u", "none", "-T", "none", "-U", "none");
+        assertThat(refused("127.0.0.1", port)).as("nothing listens yet").isTrue();
+        Process server = nsServer(ns, port);
+        awaitAnswer("127.0.0.1", port);
+        assertThat(tcpPort("::1", port)).isEqualTo(port);
+        String own = hostAddress();
+        if (own != null) assertThat(tcpPort(own, port)).as("through the tap, at %s", own).isEqualTo(port);
+        try (Socket s = PastaIT.connect("127.0.0.1", port)) {
+            s.getOutputStream().write(("put " + MIB10 + "\n").getBytes(StandardCharsets.US_ASCII));
+            Blob.write(s.getOutputStream(), 32, MIB10);
+            assertThat(new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII)).readLine())
+                    .as("10 MiB into the namespace through the splice").isEqualTo(Blob.sha256(32, MIB10));
+        }
+        Cmd.killTree(server.toHandle());
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!refused("127.0.0.1", port)) {
+            assertThat(System.nanoTime()).as("the host port closes after the server").isLessThan(deadline);
+            Thread.sleep(100);
+        }
+    }
+
+    /**
+     * -u: a datagram from the host's loopback is spliced into the namespace, to its own address
+     * (pasta's default), keeping the client's port; one from the host's own address goes through
+     * the tap.
+     */
+    @Test
+    @Timeout(240)
+    void udpLoopbackClientsAreSplicedKeepingTheirPort() throws Exception {
+        int port = freeBase() + 9;
+        String ns = netns();
+        Process server = new ProcessBuilder("ip", "netns", "exec", ns, ItEnv.python(), "-c", UDP_SOURCE, String.valueOf(port))
+                .redirectErrorStream(true).start();
+        started.add(server);
+        assertThat(new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8)).readLine()).isEqualTo("listening");
+        pasta(ns, "-t", "none", "-u", String.valueOf(port), "-T", "none", "-U", "none");
+        try (DatagramSocket c = new DatagramSocket(new InetSocketAddress("127.0.0.1", 0))) {
+            String[] seen = udpAsk(c, "127.0.0.1", port).split(" ");
+            assertThat(Integer.parseInt(seen[1])).as("the client's port kept").isEqualTo(c.getLocalPort());
+            String own = hostAddress();
+            if (own != null) assertThat(seen[0]).as("to the namespace's own address, from it").endsWith(own);
+        }
+        String own = hostAddress();
+        if (own != null) {
+            try (DatagramSocket c = new DatagramSocket(new InetSocketAddress(own, 0))) {
+                assertThat(udpAsk(c, own, port)).as("through the tap").isNotEmpty();
+            }
+        }
+    }
+
+    /** The namespace's UDP server on argv PORT: answers each datagram with the source it saw, "ADDR PORT". */
+    private static final String UDP_SOURCE = """
+            import socket, sys
+            s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+            s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+            s.bind(("::", int(sys.argv[1])))
+            print("listening", flush=True)
+            while True:
+                d, a = s.recvfrom(2048)
+                s.sendto(("%s %d" % (a[0], a[1])).encode(), a)
+            """;
+
+    private static String udpAsk(DatagramSocket c, String host, int port) throws IOException {
+        c.setSoTimeout(1000);
+        byte[] q = "who".getBytes(StandardCharsets.US_ASCII);
+        for (int i = 0; i < 5; i++) {
+            c.send(new DatagramPacket(q, q.length, InetAddress.getByName(host), port));
+            DatagramPacket d = new DatagramPacket(new byte[256], 256);
+            try {
+                c.receive(d);
+                return new String(d.getData(), 0, d.getLength(), StandardCharsets.US_ASCII);
+            } catch (java.net.SocketTimeoutException again) {
+                // once more
+            }
+        }
+        throw new AssertionError("no answer from " + host + ":" + port);
+    }
+
+    /** -T auto: a server started on the host's loopback after pasta is reached from the namespace's, and dropped after. */
+    @Test
+    @Timeout(240)
+    void outboundAutoFollowsTheHostsListeners() throws Exception {
+        int port = freeBase() + 7;
+        String ns = netns();
+        pasta(ns, "-t", "none", "-u", "none", "-T", "auto", "-U", "none");
+        assertThat(client(ns, "127.0.0.1", port, "port")).as("nothing yet").isEqualTo("refused");
+        ServerSocket server = hostServer("127.0.0.1", port);
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!client(ns, "127.0.0.1", port, "port").equals(String.valueOf(port))) {
+            assertThat(System.nanoTime()).as("-T auto picks up the host's listener").isLessThan(deadline);
+            Thread.sleep(100);
+        }
+        server.close();
+        deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!client(ns, "127.0.0.1", port, "port").equals("refused")) {
+            assertThat(System.nanoTime()).as("-T auto drops it after").isLessThan(deadline);
+            Thread.sleep(100);
+        }
+    }
+
+    // ---- helpers ----
+
+    private String netns() throws IOException {
+        String ns = "jslirp-ports-" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 1).substring(0, 8);
+        Cmd.Result r = Cmd.run(T, "ip", "netns", "add", ns);
+        assertThat(r.exit()).as("%s", r).isZero();
+        namespaces.add(ns);
+        PastaIT.guard("/run/netns/" + ns);
+        return ns;
+    }
+
+    /** Podman's list around the port options given. */
+    private void pasta(String ns, String... ports) throws Exception {
+        List<String> c = new ArrayList<>(List.of(ItEnv.home().resolve("bin/pasta").toString(), "--config-net"));
+        c.addAll(List.of(ports));
+        c.addAll(List.of("--dns-forward", "169.254.1.1", "--no-map-gw", "--quiet", "--netns", "/run/netns/" + ns, "--map-guest-addr",
+                "169.254.1.2"));
+        Process p = new ProcessBuilder(c).redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as("bin/pasta: %s", out).isZero();
+    }
+
+    private static List<Long> pastaPids(String ns) {
+        List<Long> out = new ArrayList<>();
+        for (ProcessHandle h : ProcessHandle.allProcesses().toList()) {
+            try {
+                String cmdline = Files.readString(Path.of("/proc/" + h.pid() + "/cmdline")).replace('\0', ' ');
+                if (cmdline.contains("jslirp.jar pasta ") && cmdline.contains("/run/netns/" + ns + " ")) out.add(h.pid());
+            } catch (IOException gone) {
+                // not ours
+            }
+        }
+        return out;
+    }
+
+    /** A base below the ephemeral ports with 40 free ports above it on the host's loopback. */
+    private static int freeBase() {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int base = ThreadLocalRandom.current().nextInt(12, 30) * 1000 + ThreadLocalRandom.current().nextInt(0, 9) * 100;
+            boolean free = true;
+            for (int p = base; p < base + 40 && free; p++) {
+                try (ServerSocket s = new ServerSocket()) {
+                    s.bind(new InetSocketAddress("0.0.0.0", p));
+                } catch (IOException taken) {
+                    free = false;
+                }
+            }
+            if (free) return base;
+        }
+        throw new AssertionError("no free ports");
+    }
+
+    /** A server on the host at address:port: "port" answers its port, "get" 10 MiB of seed 31, "put N" the sha256. */
+    private ServerSocket hostServer(String address, int port) throws IOException {
+        ServerSocket s = new ServerSocket();
+        s.setReuseAddress(true);
+        s.bind(new InetSocketAddress(InetAddress.getByName(address), port));
+        closing.add(s);
+        Thread.ofPlatform().daemon(true).start(() -> {
+            try {
+                while (true) {
+                    Socket c = s.accept();
+                    Thread.ofPlatform().daemon(true).start(() -> serve(c, port));
+                }
+            } catch (IOException closed) {
+                // the test is over
+            }
+        });
+        return s;
+    }
+
+    private static void serve(Socket c, int port) {
+        try (c) {
+            DataInputStream in = new DataInputStream(c.getInputStream());
+            String[] line = readLine(in).split(" ");
+            switch (line[0]) {
+                case "port" -> c.getOutputStream().write((port + "\n").getBytes(StandardCharsets.US_ASCII));
+                case "get" -> Blob.write(c.getOutputStream(), 31, MIB10);
+                case "put" -> {
+                    long n = Long.parseLong(line[1]);
+                    MessageDigest d = Blob.sha256();
+                    byte[] buf = new byte[65536];
+                    while (n > 0) {
+                        int r = in.read(buf, 0, (int) Math.min(buf.length, n));
+                        if (r < 0) break;
+                        d.update(buf, 0, r);
+                        n -= r;
+                    }
+                    c.getOutputStream().write((HexFormat.of().formatHex(d.digest()) + "\n").getBytes(StandardCharsets.US_ASCII));
+                }
+                default -> { }
+            }
+        } catch (IOException e) {
+            // the client went away
+        }
+    }
+
+    private static String readLine(InputStream in) throws IOException {
+        StringBuilder b = new StringBuilder();
+        for (int ch; (ch = in.read()) >= 0 && ch != '\n'; ) b.append((char) ch);
+        return b.toString();
+    }
+
+    /** The namespace's client (CLIENT); "refused" when the connection is refused or reset. */
+    private static String client(String ns, String host, int port, String... args) {
+        List<String> c = new ArrayList<>(List.of("ip", "netns", "exec", ns, ItEnv.python(), "-c", CLIENT, host, String.valueOf(port)));
+        c.addAll(List.of(args));
+        Cmd.Result r = Cmd.run(T, c);
+        if (r.exit() != 0 && (r.out() + r.err()).matches("(?s).*(ConnectionRefused|ConnectionReset|Connection refused|reset).*")) return "refused";
+        assertThat(r.exit()).as("%s", r).isZero();
+        return r.out().trim();
+    }
+
+    private Process nsServer(String ns, int port) throws IOException {
+        Process p = new ProcessBuilder("ip", "netns", "exec", ns, ItEnv.python(), "-c", SERVER, String.valueOf(port)).redirectErrorStream(true).start();
+        started.add(p);
+        assertThat(new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)).readLine()).isEqualTo("listening");
+        return p;
+    }
+
+    /** Polls host:port until the namespace's server answers (auto rescans; pasta's once a second). */
+    private static void awaitAnswer(String host, int port) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (true) {
+            try {
+                if (tcpPort(host, port) == port) return;
+            } catch (IOException | NumberFormatException notYet) {
+                // refused, or reset by a splice whose target is not there yet
+            }
+            assertThat(System.nanoTime()).as("-t auto picks up the namespace's listener on %d", port).isLessThan(deadline);
+            Thread.sleep(100);
+        }
+    }
+
+    /** The host's own IPv4 address of its default route's interface (what the namespace got), or null. */
+    private static String hostAddress() {
+        Cmd.Result r = Cmd.run(T, "ip", "-4", "-o", "route", "get", "192.0.2.1");
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(" src (\\S+)").matcher(r.out());
+        return r.exit() == 0 && m.find() ? m.group(1) : null;
+    }
+
+    private static int tcpPort(String host, int port) throws IOException {
+        try (Socket s = PastaIT.connect(host, port)) {
+            s.getOutputStream().write("port\n".getBytes(StandardCharsets.US_ASCII));
+            String line = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII)).readLine();
+            if (line == null) throw new IOException("closed");
+            return Integer.parseInt(line.trim());
+        }
+    }
+
+    private static boolean refused(String host, int port) {
+        try {
+            tcpPort(host, port);
+            return false;
+        } catch (IOException | NumberFormatException e) {
+            return true;
+        }
+    }
+}
