@@ -36,7 +36,7 @@ public class StackReceiveBench {
         stack = new Stack(GuestFrames.NETWORK, (f, n) -> true, new Counters());
         stack.setTransport(new Transport() {
             @Override
-            public void tcp(MemorySegment f, long offset, int n, int source, int destination) {
+            public void tcp(MemorySegment f, long offset, int n, int source, int destination, io.jslirp.wire.TcpOptions options) {
                 tcpBytes += n;
             }
 

@@ -55,7 +55,6 @@ public final class TcpNat {
     private final LimitWarning noDescriptors = new LimitWarning("open files (ulimit -n) for TCP connections");
     private final FlowTable<TcpFlow> flows = new FlowTable<>(256);
     private final List<TcpFlow> dirty = new ArrayList<>();
-    private final TcpOptions options = new TcpOptions();
     private final BufferPool buffers;
     /** Armed while the pool keeps free blocks: after a burst, what no connection reuses goes back within two rounds. */
     private final Timer trim = new Timer(this::trimBuffers);
@@ -83,14 +82,10 @@ public final class TcpNat {
         return flows.size();
     }
 
-    /** A segment from the guest by family (see {@link io.jslirp.stack.Transport#tcp}). */
-    public void segment(Family family, MemorySegment f, long off, int len, int src, int dst) {
+    /** A segment from the guest by family, checked and with its options parsed (see {@link io.jslirp.stack.Transport#tcp}). */
+    public void segment(Family family, MemorySegment f, long off, int len, int src, int dst, TcpOptions options) {
         int srcPort = Tcp.sourcePort(f, off);
         int dstPort = Tcp.destinationPort(f, off);
-        if (!Tcp.parseOptions(f, off, options)) {
-            counters.malformed++;
-            return;
-        }
         TcpFlow flow = flows.get(src, srcPort, dst, dstPort);
         if (flow != null && flow.conn.reopenedBy(Tcp.flags(f, off), Tcp.seq(f, off), options)) {
             settle(flow, flow.connecting(), flow.conn.retire(), false);
@@ -103,17 +98,17 @@ public final class TcpNat {
         }
         GuestDial dial = dials.get(src, srcPort, dst, dstPort);
         if (dial != null) {
-            dialAnswered(dial, f, off);
+            dialAnswered(dial, f, off, options);
             return;
         }
         if ((Tcp.flags(f, off) & (Tcp.SYN | Tcp.ACK | Tcp.RST)) == Tcp.SYN) {
-            open(family, f, off, len, src, srcPort, dst, dstPort);
+            open(family, f, off, len, src, srcPort, dst, dstPort, options);
         } else {
             Resets.answer(f, off, len, src, dst, family.output());
         }
     }
 
-    private void open(Family family, MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort) {
+    private void open(Family family, MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort, TcpOptions options) {
         boolean toNameservers = dns != null && dst == family.dns() && dstPort == Nameservers.PORT;
         int target = toNameservers ? OutboundPolicy.UNREACHABLE : family.target(dst);
         if (toNameservers ? dns.isEmpty() : target == OutboundPolicy.UNREACHABLE) {
@@ -218,7 +213,7 @@ public final class TcpNat {
     }
 
     /** The guest's answer to our SYN: a SYN-ACK makes the connection, a RST refuses it. */
-    private void dialAnswered(GuestDial d, MemorySegment f, long off) {
+    private void dialAnswered(GuestDial d, MemorySegment f, long off, TcpOptions options) {
         int flags = Tcp.flags(f, off);
         boolean acksOurSyn = (flags & Tcp.ACK) != 0 && Tcp.ack(f, off) == d.iss + 1;
         if ((flags & Tcp.RST) != 0) {

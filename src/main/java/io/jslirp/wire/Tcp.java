@@ -44,20 +44,26 @@ public final class Tcp {
      * goes through {@link #check(MemorySegment, long, int, int, boolean)}.
      */
     public static Drop check(MemorySegment s, long off, int len) {
+        return check(s, off, len, null);
+    }
+
+    /** As {@link #check(MemorySegment, long, int)}, parsing the options into opts on the way unless it is null. */
+    private static Drop check(MemorySegment s, long off, int len, TcpOptions opts) {
         if (len < MIN_HEADER_LENGTH) return Drop.TRUNCATED;
         int h = headerLength(s, off);
         if (h < MIN_HEADER_LENGTH || h > len) return Drop.BAD_HEADER_LENGTH;
-        if (!options(s, off + MIN_HEADER_LENGTH, off + h, null)) return Drop.BAD_OPTION;
+        if (opts != null) opts.clear();
+        if (!options(s, off + MIN_HEADER_LENGTH, off + h, opts)) return Drop.BAD_OPTION;
         return null;
     }
 
     /**
      * As {@link #check(MemorySegment, long, int)}, and the checksum over the segment and the
      * pseudo-header of the IP header h (of version v) unless checksumTrusted (the link vouched for
-     * it: {@code link.Link#checksumTrusted}).
+     * it: {@code link.Link#checksumTrusted}); the options are parsed into opts in the same walk.
      */
-    public static Drop check(MemorySegment s, long off, int len, IpVersion v, IpHeader h, boolean checksumTrusted) {
-        Drop error = check(s, off, len);
+    public static Drop check(MemorySegment s, long off, int len, IpVersion v, IpHeader h, boolean checksumTrusted, TcpOptions opts) {
+        Drop error = check(s, off, len, opts);
         if (error != null) return error;
         if (!checksumTrusted && !Checksum.verify(s, off, len, v.pseudoHeader(h, Ipv4.PROTO_TCP, len))) return Drop.BAD_CHECKSUM;
         return null;

@@ -45,7 +45,7 @@ public final class TestNetwork {
         stack.setClock(() -> now);
         stack.setTransport(new Transport() {
             @Override
-            public void tcp(MemorySegment frame, long offset, int length, int source, int destination) {
+            public void tcp(MemorySegment frame, long offset, int length, int source, int destination, io.jslirp.wire.TcpOptions options) {
                 transport.add("tcp " + name(source) + " -> " + name(destination) + " " + length);
             }
 

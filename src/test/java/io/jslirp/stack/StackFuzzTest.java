@@ -100,7 +100,7 @@ class StackFuzzTest {
         int held = addresses.size();
         Transport transport = new Transport() {
             @Override
-            public void tcp(MemorySegment f, long offset, int length, int source, int destination) {
+            public void tcp(MemorySegment f, long offset, int length, int source, int destination, io.jslirp.wire.TcpOptions options) {
                 inside(f, offset, length);
             }
 
