@@ -100,6 +100,26 @@ final class Native {
 
     /** System call nr: its result, or -1 with errno in err. */
     static long syscall(long nr, MemorySegment err, long a, long b, long c, long d, long e, long f) {
+        return downcall(nr, err, a, b, c, d, e, f);
+    }
+
+    /**
+     * The JVM option that keeps the two {@code downcall} methods out of their callers' compilations
+     * (the launcher passes it, after {@code -XX:CompileCommand=quiet}). The JDK slices the errno
+     * capture segment on every call (SharedUtils.checkCaptureSegment: a 40-byte
+     * NativeMemorySegmentImpl) and C2 removes that object only where it inlines the whole chain
+     * down to Object's constructor, nine counted levels below the downcall (asSlice, dup, the
+     * constructors; the method handles' lambda forms do not count). Where the call sits as deep
+     * as the packet path's (Stack.receive ... TcpFlow.writeToHost → Libc.write, ten levels) that
+     * is past C2's MaxInlineLevel (15): "inlining too deep" at the constructors, the slice
+     * escapes, and every system call allocates. Compiled on its own, a downcall is the root of a
+     * shallow tree and allocates nothing, whoever calls it; the price is one ordinary call per
+     * system call. (Not the capture segment's scope: its session's acquire is inlined, a no-op.)
+     */
+    static final String DONT_INLINE = "dontinline,io.jslirp.sys.Native::downcall";
+
+    /** The compilation boundary of every system call ({@link #DONT_INLINE}). */
+    private static long downcall(long nr, MemorySegment err, long a, long b, long c, long d, long e, long f) {
         try {
             return (long) SYSCALL.invokeExact(err, nr, a, b, c, d, e, f);
         } catch (Throwable t) {
@@ -113,6 +133,11 @@ final class Native {
 
     /** System call nr on a buffer (native or heap): its result, or -1 with errno in err. */
     static long syscall(long nr, MemorySegment err, long a, MemorySegment buf, long c, long d, long e, long f) {
+        return downcall(nr, err, a, buf, c, d, e, f);
+    }
+
+    /** As the other downcall, through {@link Heap#SYSCALL}. */
+    private static long downcall(long nr, MemorySegment err, long a, MemorySegment buf, long c, long d, long e, long f) {
         try {
             return (long) Heap.SYSCALL.invokeExact(err, nr, a, buf, c, d, e, f);
         } catch (Throwable t) {
