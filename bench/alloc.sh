@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # bench/alloc.sh — does jslirp's packet path allocate? (issue 4: no allocation per packet in steady state)
 #
-# Usage (as root): bench/alloc.sh [MTU]      (default 1500; JSLIRP=/path/to/jslirp to pick the launcher)
+# Usage (as root): bench/alloc.sh [MTU]      (default 1500; JSLIRP=/path/to/jslirp to pick the launcher;
+#                  ALLOC_KEEP=file.jfr keeps the recording, for `jfr print --stack-depth 64 ...`;
+#                  ALLOC_JAVA_OPTS adds JVM options, e.g. -XX:+UnlockDiagnosticVMOptions -XX:+LogCompilation)
 #
 # Runs iperf3 for 5 s in each direction through `jslirp attach` with Java Flight Recorder on
 # (settings=profile: allocation samples and GC events), then prints for the load phase (after the
@@ -46,7 +48,7 @@ iperf3 -s -B 127.0.0.1 -p "$port" >/dev/null 2>&1 & pids+=("$!")
 sleep 0.3
 # Through the launcher, so with the JVM settings users get: with a default-sized young generation
 # a few MB allocated during the load never even refill a TLAB, and nothing would show.
-JSLIRP_JAVA_OPTS="-XX:StartFlightRecording=filename=$work/rec.jfr,settings=profile" \
+JSLIRP_JAVA_OPTS="${ALLOC_JAVA_OPTS:-} -XX:StartFlightRecording=filename=$work/rec.jfr,settings=profile" \
   "$JSLIRP" attach -c --mtu "$MTU" "$holder" tap0 >"$work/jslirp.log" 2>&1 &
 stack=$!; pids+=("$stack")
 for _ in $(seq 100); do ip -n "$ns" route show default 2>/dev/null | grep -q via && break; sleep 0.1; done
@@ -57,7 +59,8 @@ for dir in "" "-R"; do
   echo "MTU $MTU iperf3 ${dir:-(upload)}: $rate"
 done
 kill "$stack"; wait "$stack" 2>/dev/null || true
-"$JAVA_HOME/bin/jfr" print --json --events jdk.ObjectAllocationSample,jdk.GarbageCollection "$work/rec.jfr" >"$work/rec.json"
+[[ -z "${ALLOC_KEEP:-}" ]] || cp "$work/rec.jfr" "$ALLOC_KEEP"
+"$JAVA_HOME/bin/jfr" print --json --stack-depth 64 --events jdk.ObjectAllocationSample,jdk.GarbageCollection "$work/rec.jfr" >"$work/rec.json"
 /usr/bin/python3 - "$work/rec.json" "${loads[@]}" <<'PY'
 import datetime, json, sys
 events = json.load(open(sys.argv[1]))["recording"]["events"]
@@ -72,8 +75,11 @@ samples = [e for e in load if e["type"] == "jdk.ObjectAllocationSample"]
 sites = {}
 for e in samples:
     frames = e["values"]["stackTrace"]["frames"] if e["values"].get("stackTrace") else []
-    ours = next((f for f in frames if f["method"]["type"]["name"].startswith("io.jslirp")), None)
-    key = ours["method"]["type"]["name"] + "." + ours["method"]["name"] if ours else (frames[0]["method"]["type"]["name"] if frames else "?")
+    # jfr's JSON names classes in internal form (io/jslirp/...)
+    name = lambda f: f["method"]["type"]["name"].replace("/", ".")
+    ours = next((f for f in frames if name(f).startswith("io.jslirp")), None)
+    site = name(ours) + "." + ours["method"]["name"] if ours else (name(frames[0]) if frames else "?")
+    key = "%s (%s)" % (site, e["values"]["objectClass"]["name"].replace("/", "."))
     sites[key] = sites.get(key, 0) + e["values"]["weight"]
 print("whole recording (start-up included): %d garbage collections, %d allocation samples"
       % (sum(e["type"] == "jdk.GarbageCollection" for e in events), sum(e["type"] == "jdk.ObjectAllocationSample" for e in events)))
