@@ -21,6 +21,7 @@ import io.jslirp.wire.TcpOptions;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.function.LongSupplier;
 
 /**
  * The data path compiled before the VM's first transfer. A VM takes seconds to boot before it
@@ -51,6 +52,8 @@ public final class Warmup implements Runnable {
      * again during the VM's first 200 MiB (C2 took 40% of the stack's CPU then).
      */
     static final double SETTLED_SHARE = 0.1;
+    /** Frames of the VM's own that say its transfers have begun (its DHCP and ARP are a dozen). */
+    static final long VM_BUSY_FRAMES = 256;
     /** The MSS of the small-frame connections above MTU 1500 (Ethernet's). */
     static final int SMALL_MSS = 1460;
     /** Bytes each way and round at most (at MTU 65520, 500 frames: the per-byte loops are compiled long before, and the VM sees few frames too). */
@@ -64,18 +67,31 @@ public final class Warmup implements Runnable {
 
     private final int mtu;
     private final long busyPollNanos;
+    private final LongSupplier vmFrames;
+    private final long vmFramesAtStart;
     private volatile boolean finished;
     /** Frames of data that went each way (for the test). */
     volatile int framesDown, framesUp;
 
     public Warmup(int mtu, long busyPollNanos) {
+        this(mtu, busyPollNanos, () -> 0);
+    }
+
+    /**
+     * A warm-up that also ends early once vmFrames (frames the VM's own engine has moved, read from
+     * the warm-up's thread: a hint, read without synchronisation) grew by {@link #VM_BUSY_FRAMES}: the VM's
+     * transfers have begun, and the warm-up would take their CPU (the JIT compiles from their traffic then).
+     */
+    public Warmup(int mtu, long busyPollNanos, LongSupplier vmFrames) {
         this.mtu = mtu;
         this.busyPollNanos = busyPollNanos;
+        this.vmFrames = vmFrames;
+        this.vmFramesAtStart = vmFrames.getAsLong();
     }
 
     /** Starts it on a daemon thread of its own; returns the thread. */
-    public static Thread start(int mtu, long busyPollNanos) {
-        Thread t = new Thread(new Warmup(mtu, busyPollNanos), "jslirp-warm-up");
+    public static Thread start(int mtu, long busyPollNanos, LongSupplier vmFrames) {
+        Thread t = new Thread(new Warmup(mtu, busyPollNanos, vmFrames), "jslirp-warm-up");
         t.setDaemon(true);
         t.start();
         return t;
@@ -357,6 +373,11 @@ public final class Warmup implements Runnable {
          * {@link #SETTLED_SHARE} of its time (what the data path needs is compiled), or after {@link #MAX_ROUNDS}.
          */
         private void next() {
+            if (vmFrames.getAsLong() - vmFramesAtStart >= VM_BUSY_FRAMES) {
+                Log.debug(() -> "warm-up: the VM's traffic has begun: ended after " + rounds + " rounds");
+                end();
+                return;
+            }
             if (connections % connections() != 0) {
                 connect(!upload);
                 return;

@@ -39,6 +39,17 @@ class WarmupTest {
         return Math.min((long) Warmup.FRAMES * payload, Warmup.MAX_BYTES) / payload;
     }
 
+    /** Once the VM's own engine moves frames, the warm-up ends at the end of its connection, leaving the CPU to the VM. */
+    @Test
+    void endsWhenTheVmsTrafficBegins() {
+        java.util.concurrent.atomic.AtomicLong vmFrames = new java.util.concurrent.atomic.AtomicLong();
+        Warmup w = new Warmup(1500, 0, () -> vmFrames.getAndAdd(Warmup.VM_BUSY_FRAMES));
+        w.run();
+        assertThat(w.finished()).isFalse();
+        assertThat((long) w.framesDown).as("the first connection's download, no more").isBetween(1L, framesOfOneConnection(1500 - 52) * 11 / 10);
+        assertThat(w.framesUp).as("no upload began").isZero();
+    }
+
     @Test
     void compilerThreadsCpuTimeIsReadFromProc() {
         long before = CompilerThreads.cpuNanos();
