@@ -63,7 +63,11 @@
 # Environment: VM_CELLS, VM_SIZE_MIB (200), VM_WARM_MIB (20), VM_REPEAT (3), VM_MEM_MIB (guest RAM;
 #   1024, more for big sizes), VM_XFER_SECS (limit per transfer in the guest; max(60, VM_SIZE_MIB)),
 #   PASST, VM_STACK_CMD, VM_STACK_NAME, VM_IMAGE_DIR (<repo>/target/vm-image; built by
-#   scripts/vm-image.sh when missing). Output: the report (Markdown) on stdout, progress on stderr.
+#   scripts/vm-image.sh when missing); VM_SYSCALLS=1 (each transfer's system calls per MiB of the
+#   stack's process, by `perf trace -s`, on stderr; it slows the stack: compare no timings of such a
+#   run), VM_PERF_DIR=DIR (a `perf record -g` of it per transfer into DIR; add
+#   JSLIRP_JAVA_OPTS=-XX:+DumpPerfMapAtExit for the JIT's code). Both need perf, and root or
+#   kernel.perf_event_paranoid <= 1; a transfer shorter than perf's start (~0.3 s) is undercounted. Output: the report (Markdown) on stdout, progress on stderr.
 # Needs: qemu-system-x86 (apt), python3, busybox (cpio), and for the image apt-get + dpkg-deb;
 #   passt for its rows.
 set -euo pipefail
