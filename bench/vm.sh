@@ -63,7 +63,11 @@
 # Environment: VM_CELLS, VM_SIZE_MIB (200), VM_WARM_MIB (20), VM_REPEAT (3), VM_MEM_MIB (guest RAM;
 #   1024, more for big sizes), VM_XFER_SECS (limit per transfer in the guest; max(60, VM_SIZE_MIB)),
 #   PASST, VM_STACK_CMD, VM_STACK_NAME, VM_IMAGE_DIR (<repo>/target/vm-image; built by
-#   scripts/vm-image.sh when missing). Output: the report (Markdown) on stdout, progress on stderr.
+#   scripts/vm-image.sh when missing); VM_SYSCALLS=1 (each transfer's system calls per MiB of the
+#   stack's process, by `perf trace -s`, on stderr; it slows the stack: compare no timings of such a
+#   run), VM_PERF_DIR=DIR (a `perf record -g` of it per transfer into DIR; add
+#   JSLIRP_JAVA_OPTS=-XX:+DumpPerfMapAtExit for the JIT's code). Both need perf, and root or
+#   kernel.perf_event_paranoid <= 1; a transfer shorter than perf's start (~0.3 s) is undercounted. Output: the report (Markdown) on stdout, progress on stderr.
 # Needs: qemu-system-x86 (apt), python3, busybox (cpio), and for the image apt-get + dpkg-deb;
 #   passt for its rows.
 set -euo pipefail
@@ -327,13 +331,51 @@ cpu_ticks() {  # cpu_ticks PID VAR: utime+stime of PID, all its threads (fields 
 }
 
 stamp() {  # stamp STACK_PID QEMU_PID: each console line as "EPOCH STACK_TICKS QEMU_TICKS LINE"
-  local line st qt
+  local line st qt tracer=
   while IFS= read -r line; do
     line=${line//$'\r'/}
     st=- qt=-
     if [[ $line == "T "* ]]; then cpu_ticks "$1" st; cpu_ticks "$2" qt; fi
     printf '%s %s %s %s\n' "$EPOCHREALTIME" "$st" "$qt" "$line"
+    if [[ -n $SYSCALLS && $1 != "$2" && $line == "T "*.start* ]]; then
+      syscalls_start "$1" "${line#T }" tracer
+    elif [[ -n $tracer && $line == "T "*.end* ]]; then
+      syscalls_end "$tracer" "${line#T }"; tracer=
+    fi
   done
+  [[ -z $tracer ]] || syscalls_end "$tracer" ""
+}
+
+# VM_SYSCALLS=1: the stack process's system calls during each transfer, counted by `perf trace -s`
+# (all its threads; a tracepoint per call, far lighter than strace, yet it slows the stack: the
+# timings of such a run are not comparable with others). Logged on stderr, per MiB moved.
+SYSCALLS=${VM_SYSCALLS:-}
+# VM_PERF_DIR=DIR instead: `perf record -g` of the stack process during each transfer, into
+# DIR/perf-CELLRUN-XFER.data (for a JVM's compiled code, JSLIRP_JAVA_OPTS=-XX:+DumpPerfMapAtExit).
+PERF_DIR=${VM_PERF_DIR:-}
+[[ -z $PERF_DIR ]] || SYSCALLS=1
+syscalls_start() {  # syscalls_start PID "XFER.start UPTIME" VAR: sets VAR to the tracer's PID
+  local x=${2%% *}; x=${x%.start}
+  if [[ -n $PERF_DIR ]]; then
+    perf record -q -F 1999 -g -p "$1" -o "$PERF_DIR/perf-${VM_RUN_NAME:-run}-$x.data" >/dev/null 2>&1 &
+  else
+    perf trace -s -p "$1" -o "$workdir/syscalls-$x" >/dev/null 2>&1 &
+  fi
+  printf -v "$3" %s "$!"
+}
+syscalls_end() {  # syscalls_end TRACER "XFER.end UPTIME": stops it, logs the counts per MiB
+  local x=${2%% *}; x=${x%.end}
+  kill -INT "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+  [[ -n $x && -f $workdir/syscalls-$x ]] || return 0
+  { awk -v mib="${XFER_MIB[$x]}" '
+      $2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ && NF >= 8 { calls[$1] += $2; errs[$1] += $3; total += $2 }
+      END {
+        printf "999999999 %.0f per MiB:\n", total / mib
+        for (c in calls) printf "%.0f %s %.0f%s\n", calls[c] / mib, c, calls[c] / mib, errs[c] ? sprintf(" (%.0f failed)", errs[c] / mib) : ""
+      }' "$workdir/syscalls-$x" | sort -k1,1nr | cut -d' ' -f2- | paste -sd' ' \
+      | sed "s/^/vm-bench:   syscalls during $x: /" >&2; } || true
+  rm -f "$workdir/syscalls-$x"
 }
 
 # run_vm NAME INITRD STACK_PID NETDEV_ARGS...: boots the VM with the stack (STACK_PID "qemu": the
@@ -348,7 +390,7 @@ run_vm() {
     "$@" -device virtio-net-pci,netdev=n0,romfile= </dev/null 2>"$workdir/qemu-$name.err" >"$fifo" &
   qpid=$!; pids+=("$qpid")
   [[ $sp == qemu ]] && sp=$qpid
-  stamp "$sp" "$qpid" <"$fifo" >"$console" &
+  VM_RUN_NAME=$name stamp "$sp" "$qpid" <"$fifo" >"$console" &
   tpid=$!; pids+=("$tpid")
   for i in $(seq $((limit * 10))); do kill -0 "$qpid" 2>/dev/null || break; sleep 0.1; done
   kill -0 "$qpid" 2>/dev/null && log "$name: VM still running after ${limit}s: killed"

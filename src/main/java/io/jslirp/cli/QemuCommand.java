@@ -71,7 +71,10 @@ final class QemuCommand implements Callable<Integer> {
         network.serve(engine);
         if (exitFd != null) engine.stopWhenReadable(exitFd);
         if (readyFd != null) Serving.signalReady(readyFd);
-        if (!noWarmUp) Warmup.start(config.network().mtu(), config.busyPollNanos());
+        if (!noWarmUp) {
+            io.jslirp.stack.Counters counters = engine.counters();
+            Warmup.start(config.network().mtu(), config.busyPollNanos(), () -> counters.framesIn + counters.framesOut);
+        }
         return Serving.untilStopped(engine);
     }
 

@@ -21,6 +21,7 @@ import io.jslirp.wire.TcpOptions;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.function.LongSupplier;
 
 /**
  * The data path compiled before the VM's first transfer. A VM takes seconds to boot before it
@@ -32,17 +33,29 @@ import java.lang.foreign.MemorySegment;
  * pair's other end and a peer on the host's loopback. The JIT compiles what that runs, and the
  * VM's engine runs the compiled code.
  *
- * <p>It runs on a thread of its own, on its own loop, for at most {@link #BUDGET_NANOS} or until
- * {@link #ROUNDS} times {@link #FRAMES} frames went each way (one round left methods still to
- * compile: the second took a quarter of the first's CPU, the third a fifth); anything going wrong ends it quietly (it is only a
+ * <p>It runs on a thread of its own, on its own loop, for at most {@link #BUDGET_NANOS}, in rounds of
+ * {@link #FRAMES} frames each way, until the JIT has settled ({@link #SETTLED_SHARE}: the compiler
+ * threads' CPU time, measured, not a guessed number of rounds); anything going wrong ends it quietly (it is only a
  * warm-up). Its guest is the plainest TCP: one connection each way, options as Linux sends them
  * (MSS, window scaling, timestamps), a cumulative ACK per batch of frames read, no loss.
  */
 public final class Warmup implements Runnable {
     /** Frames of data each way: past the JIT's thresholds for every per-frame method (C2 at 5,000 to 15,000 calls). */
     static final int FRAMES = 20_000;
-    /** Rounds of a download and an upload. */
-    static final int ROUNDS = 3;
+    /** Rounds of a download and an upload (each at two sizes above MTU 1500): at least, and at most. */
+    static final int MIN_ROUNDS = 2, MAX_ROUNDS = 60;
+    /**
+     * The JIT has settled when its compiler threads were busy for less than this share of a round.
+     * It is not done after a fixed number of rounds: on 2 busy cores C2 falls behind at start-up, the
+     * per-frame methods are compiled at tier 2 meanwhile (C1, no profiles: HotSpot's way of waiting
+     * for a long C2 queue), and the warm-up that stopped there left them to be profiled and compiled
+     * again during the VM's first 200 MiB (C2 took 40% of the stack's CPU then).
+     */
+    static final double SETTLED_SHARE = 0.1;
+    /** Frames of the VM's own that say its transfers have begun (its DHCP and ARP are a dozen). */
+    static final long VM_BUSY_FRAMES = 256;
+    /** The MSS of the small-frame connections above MTU 1500 (Ethernet's). */
+    static final int SMALL_MSS = 1460;
     /** Bytes each way and round at most (at MTU 65520, 500 frames: the per-byte loops are compiled long before, and the VM sees few frames too). */
     static final long MAX_BYTES = 32L << 20;
     /** The longest it runs, both ways together. */
@@ -54,18 +67,31 @@ public final class Warmup implements Runnable {
 
     private final int mtu;
     private final long busyPollNanos;
+    private final LongSupplier vmFrames;
+    private final long vmFramesAtStart;
     private volatile boolean finished;
     /** Frames of data that went each way (for the test). */
     volatile int framesDown, framesUp;
 
     public Warmup(int mtu, long busyPollNanos) {
+        this(mtu, busyPollNanos, () -> 0);
+    }
+
+    /**
+     * A warm-up that also ends early once vmFrames (frames the VM's own engine has moved, read from
+     * the warm-up's thread: a hint, read without synchronisation) grew by {@link #VM_BUSY_FRAMES}: the VM's
+     * transfers have begun, and the warm-up would take their CPU (the JIT compiles from their traffic then).
+     */
+    public Warmup(int mtu, long busyPollNanos, LongSupplier vmFrames) {
         this.mtu = mtu;
         this.busyPollNanos = busyPollNanos;
+        this.vmFrames = vmFrames;
+        this.vmFramesAtStart = vmFrames.getAsLong();
     }
 
     /** Starts it on a daemon thread of its own; returns the thread. */
-    public static Thread start(int mtu, long busyPollNanos) {
-        Thread t = new Thread(new Warmup(mtu, busyPollNanos), "jslirp-warm-up");
+    public static Thread start(int mtu, long busyPollNanos, LongSupplier vmFrames) {
+        Thread t = new Thread(new Warmup(mtu, busyPollNanos, vmFrames), "jslirp-warm-up");
         t.setDaemon(true);
         t.start();
         return t;
@@ -123,9 +149,14 @@ public final class Warmup implements Runnable {
         private final MemorySegment hostBuffer = arena.allocate(256 << 10, 64);
         private final IpHeader ip = new IpHeader();
         private final TcpOptions options = new TcpOptions();
-        private final int mss;
+        /** The MTU's MSS, and the MSS of the connection now (the MTU's, or {@link #SMALL_MSS}). */
+        private final int fullMss;
+        private int mss;
         /** The payload of a full segment: the MSS less the timestamps option, as Linux sends it. */
-        private final int segment;
+        private int segment;
+        /** Connections so far (which of {@link #connections()} comes next), and when this round began. */
+        private int connections;
+        private long roundStarted, roundCompilerNanos;
         private int rounds;
         private int inEnd, outStart, outEnd;
         private boolean watchingOut;
@@ -147,8 +178,7 @@ public final class Warmup implements Runnable {
             this.guestFd = guestFd;
             this.listener = listener;
             this.hostPort = hostPort;
-            this.mss = network.mtu() - Ipv4.MIN_HEADER_LENGTH - Tcp.MIN_HEADER_LENGTH;
-            this.segment = mss - Tcp.TIMESTAMPS_LENGTH;
+            this.fullMss = network.mtu() - Ipv4.MIN_HEADER_LENGTH - Tcp.MIN_HEADER_LENGTH;
             this.deadline = loop.clock().now() + BUDGET_NANOS;
         }
 
@@ -157,8 +187,24 @@ public final class Warmup implements Runnable {
             loop.register(guestFd, Epoll.IN, this::guestReady);
             loop.register(listener, Epoll.IN, events -> accept());
             loop.schedule(timeout, deadline);
+            startRound();
             connect(false);
         }
+
+        /**
+         * Connections per round: a download and an upload at the MTU's MSS; above MTU 1500 the same again at
+         * {@link #SMALL_MSS}. A 64 KiB frame is 45 of 1500 bytes: the frames of a few MiB bring the per-byte loops to
+         * the JIT's thresholds, but not the per-frame methods (parsing, TCP, the link), which only many frames do.
+         */
+        private int connections() {
+            return fullMss > SMALL_MSS ? 4 : 2;
+        }
+
+        private void startRound() {
+            roundStarted = System.nanoTime();
+            roundCompilerNanos = CompilerThreads.cpuNanos();
+        }
+
 
         private void end() {
             if (host >= 0) {
@@ -173,6 +219,8 @@ public final class Warmup implements Runnable {
 
         private void connect(boolean upload) {
             this.upload = upload;
+            mss = connections++ % 4 < 2 ? fullMss : Math.min(fullMss, SMALL_MSS);
+            segment = mss - Tcp.TIMESTAMPS_LENGTH;
             guestPort++;
             sndUna = sndNxt = 0x1000_0000 + guestPort;
             rcvNxt = 0;
@@ -319,11 +367,30 @@ public final class Warmup implements Runnable {
             }
         }
 
-        /** One direction is over: the upload next, the next round's download, or the end. */
+        /**
+         * One direction is over: the next connection of the round, the next round, or the end: after
+         * {@link #MIN_ROUNDS}, once a round kept the JIT's compiler threads busy for less than
+         * {@link #SETTLED_SHARE} of its time (what the data path needs is compiled), or after {@link #MAX_ROUNDS}.
+         */
         private void next() {
-            if (!upload) {
-                connect(true);
-            } else if (++rounds < ROUNDS) {
+            if (vmFrames.getAsLong() - vmFramesAtStart >= VM_BUSY_FRAMES) {
+                Log.debug(() -> "warm-up: the VM's traffic has begun: ended after " + rounds + " rounds");
+                end();
+                return;
+            }
+            if (connections % connections() != 0) {
+                connect(!upload);
+                return;
+            }
+            rounds++;
+            long took = System.nanoTime() - roundStarted;
+            long compiling = CompilerThreads.cpuNanos() - roundCompilerNanos;
+            int round = rounds;
+            Log.debug(() -> "warm-up: round " + round + " took " + took / 1_000_000 + " ms, the compilers "
+                    + compiling / 1_000_000 + " ms of CPU");
+            boolean settled = compiling >= 0 && compiling < took * SETTLED_SHARE;
+            if (rounds < MAX_ROUNDS && (rounds < MIN_ROUNDS || !settled)) {
+                startRound();
                 connect(false);
             } else {
                 done = true;

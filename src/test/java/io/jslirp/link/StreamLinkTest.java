@@ -123,6 +123,29 @@ class StreamLinkTest {
         }
     }
 
+    /**
+     * A read that took all the socket had hands out its frames and ends the batch without reading
+     * again; what comes next, and a new connection waiting while the current peer is still there
+     * but idle (a VM restarted before its old socket closed), is still taken on later calls.
+     */
+    @Test
+    void aDrainedReadEndsTheBatchAndLaterFramesAndANewConnectionAreStillTaken() throws Exception {
+        Path path = dir.resolve("d.sock");
+        try (StreamLink link = StreamLink.listenUnix(path.toString());
+             SocketChannel first = SocketChannel.open(UnixDomainSocketAddress.of(path))) {
+            first.write(framed(frame(100, 1), frame(200, 2)));
+            assertThat(next(link)).isEqualTo(frame(100, 1));
+            assertThat(next(link)).isEqualTo(frame(200, 2));
+            first.write(framed(frame(300, 3)));
+            assertThat(next(link)).as("written after the drained read").isEqualTo(frame(300, 3));
+            try (SocketChannel second = SocketChannel.open(UnixDomainSocketAddress.of(path))) {
+                second.write(framed(frame(64, 4)));
+                assertThat(next(link)).as("the new connection replaced the idle one").isEqualTo(frame(64, 4));
+                assertThat(first.read(ByteBuffer.allocate(1))).as("the old peer was disconnected").isEqualTo(-1);
+            }
+        }
+    }
+
     /** A length prefix of 0, one byte past the largest frame, or 1 GiB ends the peer's connection; nothing is allocated for it. */
     @Test
     void hostileLengthPrefixesDisconnectWithoutAllocating() throws Exception {

@@ -24,9 +24,36 @@ class WarmupTest {
         Warmup w = new Warmup(mtu, 0);
         w.run();
         int mss = TcpConfig.forMtu(mtu).mss();
-        long bytes = Warmup.ROUNDS * Math.min((long) Warmup.FRAMES * (mtu - 52), Warmup.MAX_BYTES);
+        // Each round: a connection each way at the MTU's MSS, and above MTU 1500 another at Ethernet's.
+        long frames = framesOfOneConnection(mtu - 52);
+        if (mtu > 1500) frames += framesOfOneConnection(Warmup.SMALL_MSS - 12);
+        long least = Warmup.MIN_ROUNDS * frames;
         assertThat(w.finished()).as("both directions ran to their FINs within the budget: %d frames down, %d up", w.framesDown, w.framesUp).isTrue();
-        assertThat((long) w.framesDown).as("data frames to the guest (MSS %d)", mss).isGreaterThanOrEqualTo(bytes / (mtu - 52));
-        assertThat((long) w.framesUp).as("data frames from the guest").isGreaterThanOrEqualTo(bytes / (mtu - 52));
+        assertThat((long) w.framesDown).as("data frames to the guest (MSS %d)", mss).isGreaterThanOrEqualTo(least);
+        assertThat((long) w.framesUp).as("data frames from the guest").isGreaterThanOrEqualTo(least);
+        assertThat((long) w.framesDown).as("no more than the last round allows").isLessThanOrEqualTo(Warmup.MAX_ROUNDS * frames * 11 / 10);
+    }
+
+    /** Full segments of payload bytes that one connection's data makes. */
+    private static long framesOfOneConnection(int payload) {
+        return Math.min((long) Warmup.FRAMES * payload, Warmup.MAX_BYTES) / payload;
+    }
+
+    /** Once the VM's own engine moves frames, the warm-up ends at the end of its connection, leaving the CPU to the VM. */
+    @Test
+    void endsWhenTheVmsTrafficBegins() {
+        java.util.concurrent.atomic.AtomicLong vmFrames = new java.util.concurrent.atomic.AtomicLong();
+        Warmup w = new Warmup(1500, 0, () -> vmFrames.getAndAdd(Warmup.VM_BUSY_FRAMES));
+        w.run();
+        assertThat(w.finished()).isFalse();
+        assertThat((long) w.framesDown).as("the first connection's download, no more").isBetween(1L, framesOfOneConnection(1500 - 52) * 11 / 10);
+        assertThat(w.framesUp).as("no upload began").isZero();
+    }
+
+    @Test
+    void compilerThreadsCpuTimeIsReadFromProc() {
+        long before = CompilerThreads.cpuNanos();
+        assertThat(before).as("this JVM's JIT threads have compiled something by now").isPositive();
+        assertThat(CompilerThreads.ticks("123 (C2 Compiler Thre) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14")).isEqualTo(11 + 12);
     }
 }
