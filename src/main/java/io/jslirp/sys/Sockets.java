@@ -34,7 +34,9 @@ public final class Sockets {
     public static final int IPPROTO_IPV6 = 41, IPV6_V6ONLY = 26;
     public static final int SHUT_WR = 1, SHUT_RDWR = 2;
     public static final int SIOCOUTQ = 0x5411, SIOCINQ = 0x541B;
-    public static final int MSG_PEEK = 0x2, MSG_DONTWAIT = 0x40, MSG_NOSIGNAL = 0x4000;
+    public static final int MSG_PEEK = 0x2, MSG_TRUNC = 0x20, MSG_DONTWAIT = 0x40, MSG_NOSIGNAL = 0x4000;
+    /** SO_PEEK_OFF: where the next MSG_PEEK starts, which it then advances (TCP since Linux 6.9). */
+    public static final int SO_PEEK_OFF = 42;
 
     private static final int SOCK_STREAM = 1, SOCK_DGRAM = 2;
     private static final int SOCK_NONBLOCK = 0x800, SOCK_CLOEXEC = 0x80000;
@@ -305,6 +307,35 @@ public final class Sockets {
                 ? syscall(RECVFROM, err, fd, address(buf, off, len), len, flags)
                 : syscall(RECVFROM, err, fd, buf.asSlice(off, len), len, flags, 0, 0);
         return r < 0 ? -errno(err) : (int) r;
+    }
+
+    /** Drops up to len bytes from the front of a stream socket's receive queue without copying them (MSG_TRUNC): bytes or -errno. */
+    public static int discard(int fd, int len) {
+        MemorySegment err = scratch().errno;
+        long r = syscall(RECVFROM, err, fd, 0L, len, MSG_TRUNC | MSG_DONTWAIT, 0L, 0L);
+        return r < 0 ? -errno(err) : (int) r;
+    }
+
+    /**
+     * About how many more bytes a TCP socket's send buffer takes now: its size (SO_SNDBUF, which
+     * counts the kernel's bookkeeping too, so less a share of it as passt reckons: none up to 128
+     * KiB, half from 4 MiB) less what it holds (SIOCOUTQ). 0 or more, or -errno.
+     */
+    public static int sendSpace(int fd) {
+        int size = getInt(fd, SOL_SOCKET, SO_SNDBUF);
+        if (size < 0) return size;
+        int queued = ioctlInt(fd, SIOCOUTQ);
+        if (queued < 0) return queued;
+        return Math.max(usableSendBuffer(size) - queued, 0);
+    }
+
+    /** The bytes a send buffer of SO_SNDBUF size holds, less the kernel's per-buffer bookkeeping. */
+    static int usableSendBuffer(int size) {
+        final long small = 128 << 10, big = 4 << 20;
+        long v = size;
+        if (v >= big) v /= 2;
+        else if (v > small) v -= v * (v - small) / (big - small) / 2;
+        return (int) v;
     }
 
     /** One datagram to addr:port: bytes sent or -errno. */

@@ -109,10 +109,17 @@ class TcpNatTest {
     @MethodSource("versions")
     void bufferMemoryAConnectionNoLongerNeedsIsReturnedWithinTwoTrims(Version v) {
         NatHarness h = harness(v);
-        established(h, v);
-        Packet data = hostSends(h, h.sockets.last(Kind.TCP), "world");
-        assertThat(h.transport().tcpBuffers().inUse()).as("held until the guest acknowledges").isPositive();
-        h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 1).ack(data.seq + data.payload.length).frame());
+        long iss = established(h, v);
+        FakeSockets.Socket s = h.sockets.last(Kind.TCP);
+        hostSends(h, s, "world");
+        assertThat(h.transport().tcpBuffers().inUse()).as("bytes toward the guest wait in the host socket").isZero();
+        s.room = 0;
+        h.send(fromGuest(v).flags(ACK | PSH).seq(GUEST_ISN + 1).ack(iss + 6).data("hello".getBytes()).frame());
+        assertThat(h.transport().tcpBuffers().inUse()).as("held while the host socket refuses them").isPositive();
+        s.room = 1 << 20;
+        h.advance(NatHarness.SECOND / 1000);
+        assertThat(new String(s.written())).isEqualTo("hello");
+        assertThat(h.received()).as("the guest's bytes are acknowledged").anySatisfy(p -> assertThat(p.ack).isEqualTo(GUEST_ISN + 6));
         assertThat(h.transport().tcpBuffers().inUse()).as("an idle connection holds no buffer").isZero();
         assertThat(h.transport().tcpBuffers().freeBytes()).as("kept for reuse at first").isPositive();
         h.advance(TcpNat.TRIM_NANOS + NatHarness.SECOND);
