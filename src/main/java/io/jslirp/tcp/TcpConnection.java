@@ -52,8 +52,10 @@ public final class TcpConnection {
     /**
      * In-order guest payloads from this size on are offered to the host socket before any copy
      * ({@link #HOST_BYTES}): a syscall costs less than copying that much (a guest
-     * with TSO sends up to 64 KiB per segment). Smaller ones are buffered and written together
-     * at the flush (lesson 2).
+     * with TSO sends up to 64 KiB per segment). So is the first in-order payload of a loop
+     * iteration whatever its size, so that a flow that gets one segment an iteration (most of
+     * thousands of flows, every interactive one) holds no buffer; the smaller ones that follow
+     * it in the same iteration are buffered and written together at the flush (lesson 2).
      */
     private static final int DIRECT_WRITE_MIN = 16 << 10;
     /**
@@ -67,6 +69,7 @@ public final class TcpConnection {
     private final TcpConfig config;
     private final TcpOutput out;
     private final RingBuffer toHost;
+    private final BufferPool buffers;
     /** Where the bytes toward the guest wait until acknowledged (the host socket). */
     private final HostStream host;
 
@@ -80,6 +83,8 @@ public final class TcpConnection {
     private int advertisedRightEdge;
     private boolean ackPending;
     private boolean guestFinished;
+    /** In-order bytes went to the host socket directly in this loop iteration (until the flush). */
+    private boolean wroteDirectly;
     /** What the host socket can still take, as the host side last measured it ({@link #hostRoom}). */
     private long hostRoom = Integer.MAX_VALUE;
     /** The host socket took bytes or has more room: the flush sees whether the guest must hear of the window. */
@@ -201,6 +206,7 @@ public final class TcpConnection {
         this.sndMax = iss;
         this.toHost = new RingBuffer(buffers, Math.min(config.initialBuffer(), config.receiveBuffer()), config.receiveBuffer());
         this.toHostLimit = config.receiveBuffer();
+        this.buffers = buffers;
     }
 
     /**
@@ -650,10 +656,14 @@ public final class TcpConnection {
         int skip = rcvNxt - seq;
         if (skip < 0) {
             // Ahead of a gap: keep it in the buffer's free space, and send a duplicate ACK (with SACK
-            // blocks) per segment at once, so the guest resends just the gap.
-            makeRoom(-skip + len);
-            int stored = toHost.writeAhead(-skip, s, payloadOff, len);
-            if (stored > 0) outOfOrder.add(seq, seq + stored);
+            // blocks) per segment at once, so the guest resends just the gap. When all buffers
+            // together reach the budget (thousands of flows losing frames at once), a buffer is
+            // not taken for it: the guest resends it with the gap.
+            if (toHost.holdsMemory() || !buffers.full()) {
+                makeRoom(-skip + len);
+                int stored = toHost.writeAhead(-skip, s, payloadOff, len);
+                if (stored > 0) outOfOrder.add(seq, seq + stored);
+            }
             acksDue++;
             due();
             return false;
@@ -662,7 +672,8 @@ public final class TcpConnection {
             ackPending = true;
             return false;
         }
-        if (len - skip >= DIRECT_WRITE_MIN && toHost.isEmpty() && outOfOrder.isEmpty()) {
+        if ((len - skip >= DIRECT_WRITE_MIN || !wroteDirectly) && toHost.isEmpty() && outOfOrder.isEmpty()) {
+            wroteDirectly = true;
             pendingSegment = s;
             pendingOffset = payloadOff + skip;
             pendingLength = len - skip;
@@ -674,8 +685,11 @@ public final class TcpConnection {
 
     /** Buffers in-order guest bytes toward the host (as many as fit), with what they make contiguous. */
     private void buffer(MemorySegment s, long offset, int len) {
-        makeRoom(toHost.size() + len);
-        int n = toHost.append(s, offset, len);
+        int n = 0;
+        if (len > 0) { // (a segment the host socket took whole takes no memory)
+            makeRoom(toHost.size() + len);
+            n = toHost.append(s, offset, len);
+        }
         rcvNxt += n;
         if (!outOfOrder.isEmpty()) {
             int gained = outOfOrder.advance(rcvNxt);
@@ -766,6 +780,7 @@ public final class TcpConnection {
      * ({@link #CLOSED} once every byte the guest sent reached the host after both sides finished).
      */
     public int flush(long now) {
+        wroteDirectly = false;
         sendNow();
         if (state == State.CONNECTING || state == State.CLOSED) return takeResult();
         this.now = now;
@@ -792,7 +807,10 @@ public final class TcpConnection {
         // flight, persist while the guest's zero window holds data back.
         if (stopped() && (sndNxt != sndUna || (sndWnd == 0 && mayHaveUnsent()))) deadline = now + rto;
         // An empty buffer gives its memory back until the next byte: idle connections cost none.
-        if (toHost.isEmpty() && outOfOrder.isEmpty()) toHost.release();
+        if (toHost.isEmpty() && outOfOrder.isEmpty()) {
+            toHost.release();
+            toHostLimit = toHost.maxCapacity(); // the budget may have room again by the next byte
+        }
         return takeResult();
     }
 
