@@ -67,6 +67,11 @@ final class SocketStream implements HostStream {
         acknowledged += n;
     }
 
+    /** Acknowledged bytes not yet dropped from the socket (until the flush). */
+    int pendingDrop() {
+        return acknowledged;
+    }
+
     /** Drops what the guest acknowledged from the socket. Returns the bytes dropped, or -errno. */
     int drop() {
         if (acknowledged == 0 || fd < 0) return 0;

@@ -206,7 +206,15 @@ final class TcpFlow implements Handler {
         String host = hostNameserver != null ? (hostNameserver.isIpv6() ? "[" + hostNameserver + "]" : hostNameserver.toString())
                 : forwardClient != null ? forwardClient : family.format(hostAddress);
         return new FlowStatus("tcp", conn.state().name(), forwardClient != null, family.format(conn.guestAddress), conn.guestPort,
-                family.format(conn.remoteAddress), conn.remotePort, host, hostPort, fromGuest, conn.hostBytesRead(), now - openedAt);
+                family.format(conn.remoteAddress), conn.remotePort, host, hostPort, fromGuest, conn.hostBytesRead(), queued(false), queued(true), now - openedAt);
+    }
+
+    /** Bytes in the host socket's receive queue (toward the guest), or held for and in its send queue (toward the host). */
+    private long queued(boolean toGuest) {
+        long held = toGuest ? -stream.pendingDrop() : conn.toHost().size();
+        if (connecting || socketClosed) return Math.max(held, 0);
+        int inSocket = sockets.queued(fd, toGuest);
+        return Math.max(held + Math.max(inSocket, 0), 0);
     }
 
     /**

@@ -97,7 +97,12 @@ class TcpNatTest {
         Packet data = hostSends(h, s, "world");
         assertThat(data.seq).isEqualTo(iss + 1);
         assertThat(data.has(ACK | PSH)).isTrue();
+        assertThat(s.unread()).as("kept in the host socket until the guest acknowledges it").isEqualTo(5);
+        assertThat(h.flows()).singleElement().satisfies(f -> assertThat(f.queuedToGuest()).isEqualTo(5));
+        h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 6).ack(iss + 6).frame());
+        assertThat(s.unread()).as("acknowledged: dropped from the socket at the flush").isZero();
         assertThat(h.flows()).singleElement().satisfies(f -> {
+            assertThat(f.queuedToGuest()).isZero();
             assertThat(f.fromGuest()).isEqualTo(5);
             assertThat(f.toGuest()).isEqualTo(5);
             assertThat(f.state()).isEqualTo("ESTABLISHED");
@@ -116,6 +121,10 @@ class TcpNatTest {
         s.room = 0;
         h.send(fromGuest(v).flags(ACK | PSH).seq(GUEST_ISN + 1).ack(iss + 6).data("hello".getBytes()).frame());
         assertThat(h.transport().tcpBuffers().inUse()).as("held while the host socket refuses them").isPositive();
+        assertThat(h.flows()).singleElement().satisfies(f -> {
+            assertThat(f.queuedToHost()).as("held for the host socket").isEqualTo(5);
+            assertThat(f.queuedToGuest()).as("\"world\", acknowledged but not yet dropped, is counted out").isZero();
+        });
         s.room = 1 << 20;
         h.advance(NatHarness.SECOND / 1000);
         assertThat(new String(s.written())).isEqualTo("hello");
