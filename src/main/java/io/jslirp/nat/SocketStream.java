@@ -10,22 +10,24 @@ import java.lang.foreign.MemorySegment;
 /**
  * A host socket's receive queue as the {@link HostStream} of its connection: bytes are peeked
  * (MSG_PEEK from the socket's peek offset, SO_PEEK_OFF) into a window that all flows of a NAT
- * share, so they stay in the kernel until the guest acknowledges them; acknowledged bytes leave
- * the queue at the flow's flush ({@link #drop}), one call per loop iteration however many ACKs came.
+ * share ({@link PeekArea}), so they stay in the kernel until the guest acknowledges them;
+ * acknowledged bytes leave the queue at the flow's flush ({@link #drop}), one call per loop
+ * iteration however many ACKs came. A kernel without SO_PEEK_OFF for TCP (before Linux 6.9) gets
+ * each peek from the queue's front, the bytes before it copied to a skip area and thrown away, as
+ * passt does there.
  */
 final class SocketStream implements HostStream {
     private final HostSockets sockets;
-    /** The window peeks go to, shared by the NAT's flows: valid until the next peek of any of them. */
-    private final MemorySegment window;
+    private final PeekArea area;
     private int fd = -1;
     /** Acknowledged bytes still at the queue's front (dropped at the flush). */
     private int acknowledged;
     /** Where the socket's peek offset stands, from the queue's front, as it was last set and moved; -1 before it is set. */
     private int peekOffset = -1;
 
-    SocketStream(HostSockets sockets, MemorySegment window) {
+    SocketStream(HostSockets sockets, PeekArea area) {
         this.sockets = sockets;
-        this.window = window;
+        this.area = area;
     }
 
     /** The socket the stream reads from now (a connection to the DNS address moves on to another nameserver's). */
@@ -39,22 +41,31 @@ final class SocketStream implements HostStream {
     public int peek(int skip, int length) {
         if (fd < 0) return 0;
         int at = acknowledged + skip;
-        if (at != peekOffset) {
-            if (sockets.setInt(fd, Sockets.SOL_SOCKET, Sockets.SO_PEEK_OFF, at) < 0) return FAILED;
-            peekOffset = at;
+        length = Math.min(length, MAX_PEEK);
+        if (at != peekOffset && area.peekOffsets) {
+            int r = sockets.setInt(fd, Sockets.SOL_SOCKET, Sockets.SO_PEEK_OFF, at);
+            if (r == -Errno.EINVAL || r == -Errno.EOPNOTSUPP || r == -Errno.ENOPROTOOPT) area.peekOffsets = false;
+            else if (r < 0) return FAILED;
+            else peekOffset = at;
         }
-        int n = sockets.peek(fd, window, 0, Math.min(length, MAX_PEEK));
-        if (n > 0) {
-            peekOffset += n;
-            return n;
+        int n;
+        if (area.peekOffsets) {
+            n = sockets.peek(fd, area.window, 0, length);
+            if (n > 0) peekOffset += n;
+        } else {
+            if (at > PeekArea.MAX_SKIP) return 0; // beyond what can be skipped: the guest's ACKs bring it closer
+            n = sockets.peekPast(fd, area.skip(at), at, area.window, 0, length);
+            if (n == -1) return END; // nothing queued and the stream ended
+            if (n == 0) return 0;    // no byte after skip now (its end shows as EPOLLRDHUP)
         }
+        if (n > 0) return n;
         if (n == 0) return END;
         return n == -Errno.EAGAIN || n == -Errno.EINTR ? 0 : FAILED;
     }
 
     @Override
     public MemorySegment memory() {
-        return window;
+        return area.window;
     }
 
     @Override

@@ -12,7 +12,6 @@ import io.jslirp.sys.Errno;
 import io.jslirp.sys.HostSockets;
 import io.jslirp.sys.Sockets;
 import io.jslirp.tcp.Resets;
-import io.jslirp.tcp.HostStream;
 import io.jslirp.tcp.TcpConnection;
 import io.jslirp.util.BufferPool;
 import io.jslirp.util.FlowTable;
@@ -21,7 +20,6 @@ import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Tcp;
 import io.jslirp.wire.TcpOptions;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,7 +57,7 @@ public final class TcpNat {
     private final List<TcpFlow> dirty = new ArrayList<>();
     private final BufferPool buffers;
     /** Where every flow's peeks at its host socket go (a loop iteration uses them at once): the one copy of bytes toward the guest. */
-    private final MemorySegment peekWindow = Arena.ofAuto().allocate(HostStream.MAX_PEEK, 64);
+    private final PeekArea peekArea = new PeekArea();
     /** Armed while the pool keeps free blocks: after a burst, what no connection reuses goes back within two rounds. */
     private final Timer trim = new Timer(this::trimBuffers);
     /** Forwarded host connections whose SYN toward the guest is not answered yet. */
@@ -142,7 +140,7 @@ public final class TcpNat {
             return;
         }
         if (fd >= 0) sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
-        SocketStream stream = new SocketStream(sockets, peekWindow);
+        SocketStream stream = new SocketStream(sockets, peekArea);
         TcpConnection conn = new TcpConnection(src, srcPort, dst, dstPort, Tcp.seq(f, off), options,
                 ThreadLocalRandom.current().nextInt(), family.tcp(), buffers, family.output(), stream);
         TcpFlow flow = new TcpFlow(this, family, loop, conn, stream, fd, target, dstPort, null);
@@ -231,7 +229,7 @@ public final class TcpNat {
         if ((flags & (Tcp.SYN | Tcp.ACK)) != (Tcp.SYN | Tcp.ACK) || !acksOurSyn) return;
         dials.remove(d.guestAddress, d.guestPort, d.source, d.sourcePort);
         loop.schedule(d.timer, Long.MAX_VALUE);
-        SocketStream stream = new SocketStream(sockets, peekWindow);
+        SocketStream stream = new SocketStream(sockets, peekArea);
         TcpConnection conn = TcpConnection.openedToGuest(d.guestAddress, d.guestPort, d.source, d.sourcePort, Tcp.seq(f, off),
                 options, Tcp.window(f, off), d.iss, d.family.tcp(), buffers, d.family.output(), stream);
         TcpFlow flow = new TcpFlow(this, d.family, loop, conn, stream, d.fd, OutboundPolicy.UNREACHABLE, d.clientPort, d.client);

@@ -59,6 +59,13 @@ public interface HostSockets {
      */
     int peek(int fd, MemorySegment buf, long offset, int length);
 
+    /**
+     * MSG_PEEK of up to length bytes after the first skip of a stream socket's receive queue
+     * without a peek offset (kernels before 6.9 have none for TCP): the skipped ones are copied
+     * to skipArea. Bytes after skip (0 for none now), -1 at end of stream, or -errno.
+     */
+    int peekPast(int fd, MemorySegment skipArea, int skip, MemorySegment buf, long offset, int length);
+
     /** Drops the oldest length bytes of a stream socket's receive queue: bytes or -errno. */
     int discard(int fd, int length);
 

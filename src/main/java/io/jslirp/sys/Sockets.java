@@ -12,6 +12,7 @@ import static io.jslirp.sys.Native.sockaddrIn6;
 import static io.jslirp.sys.Native.syscall;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.lang.foreign.Arena;
@@ -307,6 +308,37 @@ public final class Sockets {
                 ? syscall(RECVFROM, err, fd, address(buf, off, len), len, flags)
                 : syscall(RECVFROM, err, fd, buf.asSlice(off, len), len, flags, 0, 0);
         return r < 0 ? -errno(err) : (int) r;
+    }
+
+    private static final long RECVMSG = nr(47, 212);
+    /** Per thread: a msghdr (56 bytes) and its two iovecs, for {@link #peekPast}. */
+    private static final ThreadLocal<MemorySegment> MSGHDR = ThreadLocal.withInitial(() -> Arena.global().allocate(56 + 32, 8));
+
+    /**
+     * MSG_PEEK of up to len bytes after the first skip bytes of a stream socket's receive queue,
+     * for kernels without SO_PEEK_OFF on TCP (before 6.9): the skipped bytes are copied to
+     * skipArea (at least skip bytes) and thrown away. Bytes after skip (0 for none now), -1 at end
+     * of stream with nothing at all queued, or -errno.
+     */
+    public static int peekPast(int fd, MemorySegment skipArea, int skip, MemorySegment buf, long off, int len) {
+        MemorySegment m = MSGHDR.get();
+        MemorySegment err = scratch().errno;
+        m.fill((byte) 0);
+        int count = 0;
+        if (skip > 0) {
+            m.set(JAVA_LONG_UNALIGNED, 56, address(skipArea, 0, skip));
+            m.set(JAVA_LONG_UNALIGNED, 64, skip);
+            count++;
+        }
+        m.set(JAVA_LONG_UNALIGNED, 56 + 16L * count, address(buf, off, len));
+        m.set(JAVA_LONG_UNALIGNED, 64 + 16L * count, len);
+        count++;
+        m.set(JAVA_LONG_UNALIGNED, 16, m.address() + 56); // msg_iov
+        m.set(JAVA_LONG_UNALIGNED, 24, count);            // msg_iovlen
+        long r = syscall(RECVMSG, err, fd, m.address(), MSG_PEEK | MSG_DONTWAIT);
+        if (r < 0) return -errno(err);
+        if (r == 0) return -1;
+        return (int) Math.max(r - skip, 0);
     }
 
     /** Drops up to len bytes from the front of a stream socket's receive queue without copying them (MSG_TRUNC): bytes or -errno. */

@@ -55,6 +55,11 @@ class SystemSockets implements HostSockets {
     }
 
     @Override
+    public int peekPast(int fd, MemorySegment skipArea, int skip, MemorySegment buf, long offset, int length) {
+        return Sockets.peekPast(fd, skipArea, skip, buf, offset, length);
+    }
+
+    @Override
     public int discard(int fd, int length) {
         return Sockets.discard(fd, length);
     }

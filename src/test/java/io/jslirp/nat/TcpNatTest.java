@@ -138,6 +138,32 @@ class TcpNatTest {
         hostSends(h, h.sockets.last(Kind.TCP), "again"); // the connection takes memory again when it needs it
     }
 
+    /** Bytes toward the guest are read from the host socket again for a retransmission, with or without peek offsets. */
+    @ParameterizedTest
+    @MethodSource("versions")
+    void aRetransmissionIsReadFromTheHostSocketAgain(Version v) {
+        for (boolean peekOffsets : new boolean[] {true, false}) {
+            NatHarness h = harness(v);
+            h.sockets.noPeekOffsets = !peekOffsets;
+            long iss = established(h, v);
+            FakeSockets.Socket s = h.sockets.last(Kind.TCP);
+            hostSends(h, s, "first");
+            h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 1).ack(iss + 6).frame());
+            assertThat(s.unread()).as("acknowledged, dropped").isZero();
+            Packet lost = hostSends(h, s, "second");
+            assertThat(lost.seq).isEqualTo(iss + 6);
+            h.advance(NatHarness.SECOND + NatHarness.SECOND / 10); // the guest never acknowledges it: RTO
+            assertThat(h.received()).as("peek offsets " + peekOffsets).isNotEmpty().allSatisfy(again -> {
+                assertThat(again.seq).isEqualTo(iss + 6);
+                assertThat(new String(again.payload)).isEqualTo("second");
+            });
+            assertThat(s.unread()).as("still in the socket until acknowledged").isEqualTo(6);
+            h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 1).ack(iss + 12).frame());
+            assertThat(s.unread()).isZero();
+            hostSends(h, s, "third");
+        }
+    }
+
     /** The host peer sends text; the one segment that carries it to the guest. */
     private static Packet hostSends(NatHarness h, FakeSockets.Socket s, String text) {
         s.peerSends(text.getBytes());

@@ -334,6 +334,22 @@ public final class FakeSockets implements HostSockets, VirtualLoop.Readiness {
     }
 
     @Override
+    public int peekPast(int fd, MemorySegment skipArea, int skip, MemorySegment buf, long offset, int length) {
+        Socket s = get(fd);
+        if (s.readError != 0) return -s.readError;
+        if (s.toRead.isEmpty() && s.peerFinished) return -1;
+        int n = Math.min(length, s.toRead.size() - skip);
+        if (n <= 0) return 0;
+        int i = 0;
+        for (byte b : s.toRead) {
+            if (i >= skip + n) break;
+            if (i >= skip) buf.set(ValueLayout.JAVA_BYTE, offset + i - skip, b);
+            i++;
+        }
+        return n;
+    }
+
+    @Override
     public int discard(int fd, int length) {
         Socket s = get(fd);
         if (s.readError != 0) return -s.readError;
@@ -397,8 +413,12 @@ public final class FakeSockets implements HostSockets, VirtualLoop.Readiness {
         return e;
     }
 
+    /** A kernel before 6.9: SO_PEEK_OFF on a TCP socket is refused (EINVAL). */
+    public boolean noPeekOffsets;
+
     @Override
     public int setInt(int fd, int level, int option, int value) {
+        if (noPeekOffsets && level == Sockets.SOL_SOCKET && option == Sockets.SO_PEEK_OFF) return -Errno.EINVAL;
         get(fd).options.put(level << 16 | option, value);
         return 0;
     }
