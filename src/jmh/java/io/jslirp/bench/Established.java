@@ -3,11 +3,13 @@ package io.jslirp.bench;
 import io.jslirp.stack.Counters;
 import io.jslirp.stack.Stack;
 import io.jslirp.tcp.TcpConfig;
+import io.jslirp.tcp.HostStream;
 import io.jslirp.tcp.TcpConnection;
 import io.jslirp.util.BufferPool;
 import io.jslirp.wire.Tcp;
 import io.jslirp.wire.TcpOptions;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -22,6 +24,37 @@ final class Established {
     static final long NOW = 1_000_000_000_000L;
 
     final TcpConnection conn;
+    final Host host = new Host();
+
+    /** The host socket's receive queue, in memory: add(n) queues n more bytes; peeks copy nothing. */
+    static final class Host implements HostStream {
+        private final MemorySegment window = Arena.ofAuto().allocate(MAX_PEEK, 64);
+        private long queued;
+
+        void add(int n) {
+            queued += n;
+        }
+
+        @Override
+        public int peek(int skip, int length) {
+            return (int) Math.max(Math.min(length, queued - skip), 0);
+        }
+
+        @Override
+        public MemorySegment memory() {
+            return window;
+        }
+
+        @Override
+        public long offset() {
+            return 0;
+        }
+
+        @Override
+        public void acknowledged(int n) {
+            queued -= n;
+        }
+    }
 
     Established() {
         TcpConfig c = TcpConfig.forMtu(GuestFrames.NETWORK.mtu());
@@ -37,7 +70,7 @@ final class Established {
         // Addresses above the wire are handles of the stack's book.
         int guest = stack.addresses().acquire4(GuestFrames.GUEST), remote = stack.addresses().acquire4(GuestFrames.REMOTE);
         conn = new TcpConnection(guest, GuestFrames.GUEST_PORT, remote, GuestFrames.REMOTE_PORT,
-                GUEST_ISN, syn, ISS, config, new BufferPool(config.bufferBudget()), stack.ipv4());
+                GUEST_ISN, syn, ISS, config, new BufferPool(config.bufferBudget()), stack.ipv4(), host);
         if ((conn.hostConnected(NOW) & TcpConnection.SEND_NOW) != 0) conn.sendNow();
         MemorySegment ack = GuestFrames.tcp(Tcp.ACK, GUEST_ISN + 1, ISS + 1, 0xffff, 0);
         conn.onSegment(ack, GuestFrames.TCP_OFFSET, GuestFrames.tcpLength(ack), options(ack), NOW);

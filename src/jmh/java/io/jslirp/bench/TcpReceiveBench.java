@@ -41,13 +41,16 @@ public class TcpReceiveBench {
         tcpLength = GuestFrames.tcpLength(segment);
     }
 
-    /** onSegment (data copied into toHost), deliveredToHost (the host socket wrote it all), flush (one ACK built by Stack). */
+    /**
+     * onSegment (the iteration's first in-order segment: offered to the host socket, which takes it
+     * all: hostTook), flush (one ACK built by Stack).
+     */
     @Benchmark
     public int receiveSegment() {
         TcpConnection conn = flow.conn;
         Bytes.u32(segment, GuestFrames.TCP_OFFSET + 4, seq); // the next in-order sequence number
-        conn.onSegment(segment, GuestFrames.TCP_OFFSET, tcpLength, options, Established.NOW);
-        conn.deliveredToHost(GuestFrames.FULL_PAYLOAD);
+        int r = conn.onSegment(segment, GuestFrames.TCP_OFFSET, tcpLength, options, Established.NOW);
+        if ((r & TcpConnection.HOST_BYTES) != 0) conn.hostTook(conn.hostBytesLength());
         conn.flush(Established.NOW);
         seq += GuestFrames.FULL_PAYLOAD;
         return conn.toHost().size();

@@ -43,15 +43,16 @@ public class TcpSendBench {
         tcpLength = GuestFrames.tcpLength(ack);
     }
 
-    /** hostDataAdded (the host socket's read; its copy is not measured), flush (the segments), one cumulative guest ACK. */
+    /** hostReadable (new host data; its peek is not a syscall here), flush (the segments), one cumulative guest ACK. */
     @Benchmark
     public int send64KiB() {
         TcpConnection conn = flow.conn;
-        conn.hostDataAdded(CHUNK);
+        flow.host.add(CHUNK);
+        conn.hostReadable();
         conn.flush(Established.NOW);
         acked += CHUNK;
         Bytes.u32(ack, GuestFrames.TCP_OFFSET + 8, acked); // the acknowledgment number
         conn.onSegment(ack, GuestFrames.TCP_OFFSET, tcpLength, options, Established.NOW);
-        return conn.fromHost().size();
+        return conn.unacknowledged();
     }
 }

@@ -169,6 +169,8 @@ public final class ApiRequests {
                     .append("\",\"host_port\":").append(f.hostPort())
                     .append(",\"bytes_from_guest\":").append(f.fromGuest())
                     .append(",\"bytes_to_guest\":").append(f.toGuest())
+                    .append(",\"queued_to_host\":").append(f.queuedToHost())
+                    .append(",\"queued_to_guest\":").append(f.queuedToGuest())
                     .append(",\"age_ms\":").append(f.ageNanos() / 1_000_000).append('}');
             sep[0] = ",";
         });

@@ -111,11 +111,11 @@ final class NetworkOptions {
     int maxUdpFlows;
 
     @Option(names = "--tcp-buffer", paramLabel = "SIZE", defaultValue = "1M",
-            description = "most a TCP connection buffers per direction, a power of two (K, M suffixes; default: ${DEFAULT-VALUE})")
+            description = "most guest bytes a TCP connection holds for its host socket (beyond a gap, or refused), a power of two; bounds its window (K, M suffixes; default: ${DEFAULT-VALUE})")
     String tcpBuffer;
 
-    @Option(names = "--buffer-budget", paramLabel = "SIZE", defaultValue = "128M",
-            description = "most all TCP buffers together grow beyond their first 4 KiB each (K, M, G suffixes; default: ${DEFAULT-VALUE})")
+    @Option(names = "--buffer-budget", paramLabel = "SIZE", defaultValue = "32M",
+            description = "most all TCP buffers together grow beyond their first 4 KiB each; at it, data beyond a gap is left for the guest to resend (K, M, G suffixes; default: ${DEFAULT-VALUE})")
     String bufferBudget;
 
     NetworkConfig network() {

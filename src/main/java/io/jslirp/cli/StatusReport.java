@@ -29,16 +29,17 @@ final class StatusReport {
     /** One line per flow under a header, columns aligned (numbers to the right). */
     static String flowTable(JsonNode connections) {
         List<String[]> rows = new ArrayList<>();
-        rows.add(new String[] {"Proto", "State", "Dir", "Guest", "Remote", "Host", "Sent", "Received", "Age"});
+        rows.add(new String[] {"Proto", "State", "Dir", "Guest", "Remote", "Host", "Sent", "Received", "ToHost-Q", "ToGuest-Q", "Age"});
         for (JsonNode c : connections) {
             rows.add(new String[] {c.path("proto").asText(), c.path("state").asText(), c.path("forwarded").asBoolean() ? "in" : "out",
                     c.path("guest_addr").asText() + ":" + c.path("guest_port").asInt(),
                     c.path("remote_addr").asText() + ":" + c.path("remote_port").asInt(),
                     c.path("host_addr").asText() + ":" + c.path("host_port").asInt(),
                     Long.toString(c.path("bytes_from_guest").asLong()), Long.toString(c.path("bytes_to_guest").asLong()),
+                    Long.toString(c.path("queued_to_host").asLong()), Long.toString(c.path("queued_to_guest").asLong()),
                     age(c.path("age_ms").asLong())});
         }
-        boolean[] rightAligned = {false, false, false, false, false, false, true, true, true};
+        boolean[] rightAligned = {false, false, false, false, false, false, true, true, true, true, true};
         return Columns.format(rows, rightAligned);
     }
 

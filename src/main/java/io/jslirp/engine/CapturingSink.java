@@ -2,7 +2,6 @@ package io.jslirp.engine;
 
 import io.jslirp.capture.Capture;
 import io.jslirp.stack.FrameSink;
-import io.jslirp.util.RingBuffer;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -42,13 +41,13 @@ final class CapturingSink implements FrameSink {
         return true;
     }
 
-    /** The link writes the payload from the ring; the capture gets the frame put together. */
+    /** The link writes the payload from where it is; the capture gets the frame put together. */
     @Override
-    public boolean sendTcp(MemorySegment frame, int headersLength, RingBuffer payload, int skip, int payloadLength,
-                           int segmentSize) {
-        if (!link.sendTcp(frame, headersLength, payload, skip, payloadLength, segmentSize)) return false;
+    public boolean sendTcp(MemorySegment frame, int headersLength, MemorySegment payload, long payloadOffset,
+                           int payloadLength, int segmentSize) {
+        if (!link.sendTcp(frame, headersLength, payload, payloadOffset, payloadLength, segmentSize)) return false;
         MemorySegment.copy(frame, 0, whole, 0, headersLength);
-        payload.peek(skip, whole, headersLength, payloadLength);
+        MemorySegment.copy(payload, payloadOffset, whole, headersLength, payloadLength);
         capture.frame(whole, headersLength + payloadLength);
         return true;
     }

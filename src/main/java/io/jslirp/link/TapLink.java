@@ -3,7 +3,6 @@ package io.jslirp.link;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
 import io.jslirp.sys.Tap;
-import io.jslirp.util.RingBuffer;
 import io.jslirp.wire.Ethernet;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Ipv6;
@@ -103,20 +102,16 @@ public final class TapLink implements Link {
         return write(frame, length);
     }
 
-    /** The frame's headers, then the payload straight from the ring: one writev, no copy. */
+    /** The frame's headers, then the payload from where it is: one writev, no copy. */
     @Override
-    public boolean sendTcp(MemorySegment frame, int headersLength, RingBuffer payload, int skip, int payloadLength,
-                           int segmentSize) {
+    public boolean sendTcp(MemorySegment frame, int headersLength, MemorySegment payload, long payloadOffset,
+                           int payloadLength, int segmentSize) {
         tcpVnetHeader(frame, headersLength + payloadLength, segmentSize);
         int fd = fds.length == 1 ? fds[0] : fds[lanes.laneOf(frame, headersLength, clock.getAsLong())];
-        MemorySegment ring = payload.memory();
-        int first = payload.contiguous(skip, payloadLength);
         Libc.iovec(txVector, 0, txHeader, 0, Tap.VNET_HEADER_LENGTH);
         Libc.iovec(txVector, 1, frame, 0, headersLength);
-        Libc.iovec(txVector, 2, ring, payload.offsetOf(skip), first);
-        int count = 3;
-        if (first < payloadLength) Libc.iovec(txVector, count++, ring, 0, payloadLength - first);
-        return Libc.writev(fd, txVector, count) == Tap.VNET_HEADER_LENGTH + headersLength + payloadLength;
+        Libc.iovec(txVector, 2, payload, payloadOffset, payloadLength);
+        return Libc.writev(fd, txVector, 3) == Tap.VNET_HEADER_LENGTH + headersLength + payloadLength;
     }
 
     /** Fills the vnet header for a TCP frame of length bytes: partial checksum, and TSO when the payload exceeds segmentSize. */

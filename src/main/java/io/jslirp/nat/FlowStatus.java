@@ -13,9 +13,20 @@ package io.jslirp.nat;
  *                      gateway), or the host client of a forward; and its port
  * @param fromGuest     payload bytes the guest sent that went out on the host socket
  * @param toGuest       payload bytes read from the host socket for the guest
+ * @param queuedToHost  bytes the guest sent that the host peer has not acknowledged: held by
+ *                      jslirp for the socket, and in the socket's send queue (SIOCOUTQ)
+ * @param queuedToGuest bytes from the host peer that the guest has not acknowledged, sent or not:
+ *                      they wait in the host socket's receive queue (SIOCINQ)
  * @param ageNanos      time since the flow opened
  */
 public record FlowStatus(String protocol, String state, boolean forwarded, String guestAddress, int guestPort,
                          String remoteAddress, int remotePort, String hostAddress, int hostPort,
-                         long fromGuest, long toGuest, long ageNanos) {
+                         long fromGuest, long toGuest, long queuedToHost, long queuedToGuest, long ageNanos) {
+    /** A flow that queues nothing of its own (UDP; a connection still being opened). */
+    public FlowStatus(String protocol, String state, boolean forwarded, String guestAddress, int guestPort,
+                      String remoteAddress, int remotePort, String hostAddress, int hostPort,
+                      long fromGuest, long toGuest, long ageNanos) {
+        this(protocol, state, forwarded, guestAddress, guestPort, remoteAddress, remotePort, hostAddress, hostPort,
+                fromGuest, toGuest, 0, 0, ageNanos);
+    }
 }

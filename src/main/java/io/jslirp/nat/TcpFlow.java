@@ -21,9 +21,12 @@ import io.jslirp.wire.Ipv4;
 import java.lang.foreign.MemorySegment;
 
 /**
- * One guest TCP connection re-originated as a host socket: moves bytes between the socket and
- * the connection's buffers, and keeps the socket's epoll interest to what can make progress
- * (reading only while there is room, writing only while guest data waits). Its methods return
+ * One guest TCP connection re-originated as a host socket. Bytes toward the guest stay in the
+ * socket until the guest acknowledges them (its {@link SocketStream}); guest bytes are written at
+ * once or at the flush, and the socket's free send space, measured after each write and when it
+ * drains, is the window the connection offers the guest. The socket is registered once, edge-
+ * triggered (new data, the peer's end, space after the socket was full), since bytes waiting for
+ * the guest's ACK keep it readable. Its methods return
  * what the connection left to do ({@link TcpConnection#SEND_NOW}, {@link TcpConnection#CLOSED},
  * {@link TcpConnection#RESET_HOST}) to its owner, the {@link TcpNat}, which settles it: the flow
  * never calls the NAT back; only the loop's events and timers reach the NAT through it.
@@ -62,8 +65,14 @@ final class TcpFlow implements Handler {
     private Nameserver hostNameserver;
     /** When the flow opened (on the loop's clock). */
     private final long openedAt;
-    /** Payload bytes written to the host socket, and read from it. */
-    private long fromGuest, toGuest;
+    /** Payload bytes written to the host socket. */
+    private long fromGuest;
+    /** The host socket's receive queue, where the bytes toward the guest wait. */
+    private final SocketStream stream;
+    /** The socket wrote, or signalled space: its free space is measured at the flush. */
+    private boolean measureRoom;
+    /** Once connected: new data, the peer's end and space after the socket was full, edge-triggered. */
+    private static final int STREAM_EVENTS = Epoll.IN | Epoll.OUT | Epoll.RDHUP | Epoll.ET;
 
     /**
      * A flow for conn over the host socket fd (-1 for a connection to the DNS address, whose
@@ -71,10 +80,12 @@ final class TcpFlow implements Handler {
      * connected already, to it at hostPort), else null and fd's connect is still to be made
      * ({@link #connect}) to hostAddress (a handle the owner holds) at hostPort.
      */
-    TcpFlow(TcpNat owner, Family family, Reactor loop, TcpConnection conn, int fd, int hostAddress, int hostPort, String forwardClient) {
+    TcpFlow(TcpNat owner, Family family, Reactor loop, TcpConnection conn, SocketStream stream, int fd, int hostAddress, int hostPort,
+            String forwardClient) {
         this.owner = owner;
         this.family = family;
         this.conn = conn;
+        this.stream = stream;
         this.loop = loop;
         this.clock = loop.clock();
         this.sockets = family.sockets();
@@ -84,6 +95,8 @@ final class TcpFlow implements Handler {
         this.hostPort = hostPort;
         this.forwardClient = forwardClient;
         this.connecting = forwardClient == null;
+        if (!connecting) stream.socket(fd);
+        this.measureRoom = true;
         this.openedAt = clock.now();
         this.timer = new Timer(() -> owner.timer(this));
     }
@@ -175,6 +188,10 @@ final class TcpFlow implements Handler {
             loop.schedule(nameserverTimer, Long.MAX_VALUE);
             nameservers.answered();
         }
+        stream.socket(fd);
+        setInterest(STREAM_EVENTS);
+        int room = sockets.sendSpace(fd);
+        if (room >= 0) conn.hostRoom(room); // the SYN-ACK offers it
         return conn.hostConnected(clock.now());
     }
 
@@ -189,7 +206,15 @@ final class TcpFlow implements Handler {
         String host = hostNameserver != null ? (hostNameserver.isIpv6() ? "[" + hostNameserver + "]" : hostNameserver.toString())
                 : forwardClient != null ? forwardClient : family.format(hostAddress);
         return new FlowStatus("tcp", conn.state().name(), forwardClient != null, family.format(conn.guestAddress), conn.guestPort,
-                family.format(conn.remoteAddress), conn.remotePort, host, hostPort, fromGuest, toGuest, now - openedAt);
+                family.format(conn.remoteAddress), conn.remotePort, host, hostPort, fromGuest, conn.hostBytesRead(), queued(false), queued(true), now - openedAt);
+    }
+
+    /** Bytes in the host socket's receive queue (toward the guest), or held for and in its send queue (toward the host). */
+    private long queued(boolean toGuest) {
+        long held = toGuest ? -stream.pendingDrop() : conn.toHost().size();
+        if (connecting || socketClosed) return Math.max(held, 0);
+        int inSocket = sockets.queued(fd, toGuest);
+        return Math.max(held + Math.max(inSocket, 0), 0);
     }
 
     /**
@@ -209,6 +234,7 @@ final class TcpFlow implements Handler {
         int n = sockets.write(fd, data, offset, length);
         if (n <= 0) return 0; // a failure is met by the next flush's write
         fromGuest += n;
+        measureRoom = true;
         return n;
     }
 
@@ -218,36 +244,16 @@ final class TcpFlow implements Handler {
         owner.hostEvents(this, events);
     }
 
-    /** The host socket's events: the connect's end, data, end of stream, or an error. */
+    /** The host socket's events: the connect's end, data, end of stream, space, or an error; the flush acts on them. */
     int hostEvents(int events) {
         if (connecting) {
             int err = sockets.soError(fd);
             return err == 0 ? connected() : connectFailed(err); // a connection to the DNS address may go on to the next nameserver
         }
         if ((events & Epoll.ERR) != 0 && sockets.soError(fd) != 0) return conn.hostReset();
-        if ((events & (Epoll.IN | Epoll.HUP)) != 0) return readFromHost();
-        return 0;
-    }
-
-    private int readFromHost() {
-        while (conn.readyForHostData()) {
-            RingBuffer ring = conn.fromHost();
-            int want = ring.free();
-            long n = sockets.readv2(fd, ring.memory(), ring.writeOffset(), ring.writeSpan(), ring.memory(), 0, ring.writeSpan2());
-            if (n > 0) {
-                loop.moved((int) n);
-                toGuest += n;
-                conn.hostDataAdded((int) n);
-                if (n < want) return 0;
-            } else if (n == 0) {
-                conn.hostFinished();
-                return 0;
-            } else if (n == -Errno.EAGAIN) {
-                return 0;
-            } else {
-                return conn.hostReset();
-            }
-        }
+        if ((events & (Epoll.RDHUP | Epoll.HUP)) != 0) conn.hostShutdown();
+        else if ((events & Epoll.IN) != 0) conn.hostReadable();
+        if ((events & Epoll.OUT) != 0) measureRoom = true;
         return 0;
     }
 
@@ -256,22 +262,37 @@ final class TcpFlow implements Handler {
         return conn.onTimer(clock.now());
     }
 
-    /** End of the loop iteration: one write toward the host, then the segments toward the guest. */
+    /**
+     * End of the loop iteration: what the guest acknowledged leaves the host socket, one write
+     * toward the host, the socket's free space measured, then the segments toward the guest.
+     */
     int flush(long now) {
         dirty = false;
         if (conn.state() == TcpConnection.State.CLOSED) return 0;
         RingBuffer ring = conn.toHost();
-        if (!ring.isEmpty() && !connecting) {
-            long n = sockets.writev2(fd, ring.memory(), ring.readOffset(), ring.readSpan(), ring.memory(), 0, ring.readSpan2());
-            if (n > 0) {
-                fromGuest += n;
-                conn.deliveredToHost((int) n);
-                if (n <= REQUEST_BYTES && conn.readyForHostData() && conn.fromHost().isEmpty()) loop.expectAnswer(fd);
-            } else if (n != -Errno.EAGAIN) {
-                return conn.hostReset();
+        if (!connecting && !socketClosed) {
+            int dropped = stream.drop();
+            if (dropped > 0) loop.moved(dropped);
+            else if (dropped < 0) return conn.hostReset();
+            if (!ring.isEmpty()) {
+                long n = sockets.writev2(fd, ring.memory(), ring.readOffset(), ring.readSpan(), ring.memory(), 0, ring.readSpan2());
+                if (n > 0) {
+                    fromGuest += n;
+                    loop.moved((int) n);
+                    conn.deliveredToHost((int) n);
+                    measureRoom = true;
+                    if (n <= REQUEST_BYTES && conn.awaitingHostData()) loop.expectAnswer(fd);
+                } else if (n != -Errno.EAGAIN) {
+                    return conn.hostReset();
+                }
+            }
+            if (measureRoom) {
+                measureRoom = false;
+                int room = sockets.sendSpace(fd);
+                if (room >= 0) conn.hostRoom(room);
             }
         }
-        if (conn.guestFinished() && ring.isEmpty() && !shutDown) {
+        if (conn.guestFinished() && ring.isEmpty() && !shutDown && !connecting && !socketClosed) {
             sockets.shutdown(fd, Sockets.SHUT_WR);
             shutDown = true;
         }
@@ -284,13 +305,7 @@ final class TcpFlow implements Handler {
             loop.schedule(timer, conn.deadline());
             return r;
         }
-        int want = 0;
-        if (connecting) want = Epoll.OUT;
-        else {
-            if (conn.readyForHostData()) want |= Epoll.IN;
-            if (!ring.isEmpty()) want |= Epoll.OUT;
-        }
-        setInterest(want);
+        if (!socketClosed) setInterest(connecting ? Epoll.OUT : STREAM_EVENTS);
         loop.schedule(timer, conn.deadline());
         return r;
     }

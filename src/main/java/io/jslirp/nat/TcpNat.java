@@ -56,6 +56,8 @@ public final class TcpNat {
     private final FlowTable<TcpFlow> flows = new FlowTable<>(256);
     private final List<TcpFlow> dirty = new ArrayList<>();
     private final BufferPool buffers;
+    /** Where every flow's peeks at its host socket go (a loop iteration uses them at once): the one copy of bytes toward the guest. */
+    private final PeekArea peekArea = new PeekArea();
     /** Armed while the pool keeps free blocks: after a burst, what no connection reuses goes back within two rounds. */
     private final Timer trim = new Timer(this::trimBuffers);
     /** Forwarded host connections whose SYN toward the guest is not answered yet. */
@@ -138,9 +140,10 @@ public final class TcpNat {
             return;
         }
         if (fd >= 0) sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
+        SocketStream stream = new SocketStream(sockets, peekArea);
         TcpConnection conn = new TcpConnection(src, srcPort, dst, dstPort, Tcp.seq(f, off), options,
-                ThreadLocalRandom.current().nextInt(), family.tcp(), buffers, family.output());
-        TcpFlow flow = new TcpFlow(this, family, loop, conn, fd, target, dstPort, null);
+                ThreadLocalRandom.current().nextInt(), family.tcp(), buffers, family.output(), stream);
+        TcpFlow flow = new TcpFlow(this, family, loop, conn, stream, fd, target, dstPort, null);
         flows.put(src, srcPort, dst, dstPort, flow);
         family.retain(src);
         family.retain(dst);
@@ -226,9 +229,10 @@ public final class TcpNat {
         if ((flags & (Tcp.SYN | Tcp.ACK)) != (Tcp.SYN | Tcp.ACK) || !acksOurSyn) return;
         dials.remove(d.guestAddress, d.guestPort, d.source, d.sourcePort);
         loop.schedule(d.timer, Long.MAX_VALUE);
+        SocketStream stream = new SocketStream(sockets, peekArea);
         TcpConnection conn = TcpConnection.openedToGuest(d.guestAddress, d.guestPort, d.source, d.sourcePort, Tcp.seq(f, off),
-                options, Tcp.window(f, off), d.iss, d.family.tcp(), buffers, d.family.output());
-        TcpFlow flow = new TcpFlow(this, d.family, loop, conn, d.fd, OutboundPolicy.UNREACHABLE, d.clientPort, d.client);
+                options, Tcp.window(f, off), d.iss, d.family.tcp(), buffers, d.family.output(), stream);
+        TcpFlow flow = new TcpFlow(this, d.family, loop, conn, stream, d.fd, OutboundPolicy.UNREACHABLE, d.clientPort, d.client);
         flows.put(d.guestAddress, d.guestPort, d.source, d.sourcePort, flow);
         counters.tcpConnections++;
         Log.debug(() -> flow.describe() + " opened (forwarded)");

@@ -1,7 +1,5 @@
 package io.jslirp.stack;
 
-import io.jslirp.util.RingBuffer;
-
 import java.lang.foreign.MemorySegment;
 
 /** Takes complete Ethernet frames from the stack toward the guest. */
@@ -28,11 +26,11 @@ public interface FrameSink {
 
     /**
      * As {@link #sendTcp(MemorySegment, int, int)} for a frame of headersLength bytes of headers
-     * in frame, followed by payloadLength bytes of payload, skip bytes after its oldest byte:
-     * written from there, never copied into the frame.
+     * in frame, followed by payloadLength bytes of payload from payloadOffset: written from there,
+     * never copied into the frame.
      */
-    default boolean sendTcp(MemorySegment frame, int headersLength, RingBuffer payload, int skip, int payloadLength,
-                            int segmentSize) {
+    default boolean sendTcp(MemorySegment frame, int headersLength, MemorySegment payload, long payloadOffset,
+                            int payloadLength, int segmentSize) {
         throw new UnsupportedOperationException("this link does not offload TCP");
     }
 }

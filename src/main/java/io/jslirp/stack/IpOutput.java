@@ -1,7 +1,6 @@
 package io.jslirp.stack;
 
 import io.jslirp.util.AddressBook;
-import io.jslirp.util.RingBuffer;
 import io.jslirp.wire.Bytes;
 import io.jslirp.wire.Icmp;
 import io.jslirp.wire.Icmpv4;
@@ -173,16 +172,16 @@ public final class IpOutput implements ServiceOutput {
     }
 
     @Override
-    public void sendTcp(int source, int destination, int headerLength, RingBuffer payload, int skip, int payloadLength,
-                        int segmentSize) {
+    public void sendTcp(int source, int destination, int headerLength, MemorySegment payload, long payloadOffset,
+                        int payloadLength, int segmentSize) {
         if (!output.offloadsTcp()) {
-            ServiceOutput.super.sendTcp(source, destination, headerLength, payload, skip, payloadLength, segmentSize);
+            ServiceOutput.super.sendTcp(source, destination, headerLength, payload, payloadOffset, payloadLength, segmentSize);
             return;
         }
         int tcpLength = headerLength + payloadLength;
         IpHeader h = header(source, destination, Ipv4.PROTO_TCP, tcpLength);
         Tcp.setPartialChecksum(tx, l4, version.pseudoHeader(h, Ipv4.PROTO_TCP, tcpLength));
-        output.sendTcp(version, tx, h, neighbours.mac(this), headerLength, payload, skip, payloadLength, segmentSize);
+        output.sendTcp(version, tx, h, neighbours.mac(this), headerLength, payload, payloadOffset, payloadLength, segmentSize);
     }
 
     @Override

@@ -1,6 +1,5 @@
 package io.jslirp.stack;
 
-import io.jslirp.util.RingBuffer;
 import io.jslirp.wire.Drop;
 import io.jslirp.wire.Ethernet;
 import io.jslirp.wire.IpHeader;
@@ -85,11 +84,11 @@ final class Output {
         count(sink.sendTcp(tx, payloadOffset(v) + h.payloadLength(), segmentSize));
     }
 
-    /** As {@link #sendTcp(IpVersion, MemorySegment, IpHeader, long, int)}, its payload written from the ring. */
-    void sendTcp(IpVersion v, MemorySegment tx, IpHeader h, long mac, int headerLength, RingBuffer payload, int skip,
-                 int payloadLength, int segmentSize) {
+    /** As {@link #sendTcp(IpVersion, MemorySegment, IpHeader, long, int)}, its payload written from where it is. */
+    void sendTcp(IpVersion v, MemorySegment tx, IpHeader h, long mac, int headerLength, MemorySegment payload,
+                 long payloadOffset, int payloadLength, int segmentSize) {
         writeHeaders(v, tx, h.whole().id(nextId(v)), mac);
-        count(sink.sendTcp(tx, payloadOffset(v) + headerLength, payload, skip, payloadLength, segmentSize));
+        count(sink.sendTcp(tx, payloadOffset(v) + headerLength, payload, payloadOffset, payloadLength, segmentSize));
     }
 
     /** A frame already whole (ARP). */

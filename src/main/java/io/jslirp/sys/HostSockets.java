@@ -52,6 +52,29 @@ public interface HostSockets {
     /** Bytes written or -errno. */
     int write(int fd, MemorySegment buf, long offset, int length);
 
+    /**
+     * Copies up to length bytes of a stream socket's receive queue without consuming them
+     * (MSG_PEEK), from its peek offset ({@link Sockets#SO_PEEK_OFF}, which it advances) when one
+     * is set. Bytes, 0 at end of stream, or -errno.
+     */
+    int peek(int fd, MemorySegment buf, long offset, int length);
+
+    /**
+     * MSG_PEEK of up to length bytes after the first skip of a stream socket's receive queue
+     * without a peek offset (kernels before 6.9 have none for TCP): the skipped ones are copied
+     * to skipArea. Bytes after skip (0 for none now), -1 at end of stream, or -errno.
+     */
+    int peekPast(int fd, MemorySegment skipArea, int skip, MemorySegment buf, long offset, int length);
+
+    /** Drops the oldest length bytes of a stream socket's receive queue: bytes or -errno. */
+    int discard(int fd, int length);
+
+    /** About how many bytes a TCP socket's send buffer still takes ({@link Sockets#sendSpace}): 0 or more, or -errno. */
+    int sendSpace(int fd);
+
+    /** ioctl SIOCINQ / SIOCOUTQ: bytes in a TCP socket's receive queue, or in its send queue (not yet acknowledged); or -errno. */
+    int queued(int fd, boolean receive);
+
     /** Reads into two slices in one call (a ring buffer wraps); lengthB may be 0. Bytes, 0 at end of stream, or -errno. */
     long readv2(int fd, MemorySegment a, long offsetA, int lengthA, MemorySegment b, long offsetB, int lengthB);
 

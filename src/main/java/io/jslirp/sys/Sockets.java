@@ -12,6 +12,7 @@ import static io.jslirp.sys.Native.sockaddrIn6;
 import static io.jslirp.sys.Native.syscall;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.lang.foreign.Arena;
@@ -34,7 +35,9 @@ public final class Sockets {
     public static final int IPPROTO_IPV6 = 41, IPV6_V6ONLY = 26;
     public static final int SHUT_WR = 1, SHUT_RDWR = 2;
     public static final int SIOCOUTQ = 0x5411, SIOCINQ = 0x541B;
-    public static final int MSG_PEEK = 0x2, MSG_DONTWAIT = 0x40, MSG_NOSIGNAL = 0x4000;
+    public static final int MSG_PEEK = 0x2, MSG_TRUNC = 0x20, MSG_DONTWAIT = 0x40, MSG_NOSIGNAL = 0x4000;
+    /** SO_PEEK_OFF: where the next MSG_PEEK starts, which it then advances (TCP since Linux 6.9). */
+    public static final int SO_PEEK_OFF = 42;
 
     private static final int SOCK_STREAM = 1, SOCK_DGRAM = 2;
     private static final int SOCK_NONBLOCK = 0x800, SOCK_CLOEXEC = 0x80000;
@@ -305,6 +308,66 @@ public final class Sockets {
                 ? syscall(RECVFROM, err, fd, address(buf, off, len), len, flags)
                 : syscall(RECVFROM, err, fd, buf.asSlice(off, len), len, flags, 0, 0);
         return r < 0 ? -errno(err) : (int) r;
+    }
+
+    private static final long RECVMSG = nr(47, 212);
+    /** Per thread: a msghdr (56 bytes) and its two iovecs, for {@link #peekPast}. */
+    private static final ThreadLocal<MemorySegment> MSGHDR = ThreadLocal.withInitial(() -> Arena.global().allocate(56 + 32, 8));
+
+    /**
+     * MSG_PEEK of up to len bytes after the first skip bytes of a stream socket's receive queue,
+     * for kernels without SO_PEEK_OFF on TCP (before 6.9): the skipped bytes are copied to
+     * skipArea (at least skip bytes) and thrown away. Bytes after skip (0 for none now), -1 at end
+     * of stream with nothing at all queued, or -errno.
+     */
+    public static int peekPast(int fd, MemorySegment skipArea, int skip, MemorySegment buf, long off, int len) {
+        MemorySegment m = MSGHDR.get();
+        MemorySegment err = scratch().errno;
+        m.fill((byte) 0);
+        int count = 0;
+        if (skip > 0) {
+            m.set(JAVA_LONG_UNALIGNED, 56, address(skipArea, 0, skip));
+            m.set(JAVA_LONG_UNALIGNED, 64, skip);
+            count++;
+        }
+        m.set(JAVA_LONG_UNALIGNED, 56 + 16L * count, address(buf, off, len));
+        m.set(JAVA_LONG_UNALIGNED, 64 + 16L * count, len);
+        count++;
+        m.set(JAVA_LONG_UNALIGNED, 16, m.address() + 56); // msg_iov
+        m.set(JAVA_LONG_UNALIGNED, 24, count);            // msg_iovlen
+        long r = syscall(RECVMSG, err, fd, m.address(), MSG_PEEK | MSG_DONTWAIT);
+        if (r < 0) return -errno(err);
+        if (r == 0) return -1;
+        return (int) Math.max(r - skip, 0);
+    }
+
+    /** Drops up to len bytes from the front of a stream socket's receive queue without copying them (MSG_TRUNC): bytes or -errno. */
+    public static int discard(int fd, int len) {
+        MemorySegment err = scratch().errno;
+        long r = syscall(RECVFROM, err, fd, 0L, len, MSG_TRUNC | MSG_DONTWAIT, 0L, 0L);
+        return r < 0 ? -errno(err) : (int) r;
+    }
+
+    /**
+     * About how many more bytes a TCP socket's send buffer takes now: its size (SO_SNDBUF, which
+     * counts the kernel's bookkeeping too, so less a share of it as passt reckons: none up to 128
+     * KiB, half from 4 MiB) less what it holds (SIOCOUTQ). 0 or more, or -errno.
+     */
+    public static int sendSpace(int fd) {
+        int size = getInt(fd, SOL_SOCKET, SO_SNDBUF);
+        if (size < 0) return size;
+        int queued = ioctlInt(fd, SIOCOUTQ);
+        if (queued < 0) return queued;
+        return Math.max(usableSendBuffer(size) - queued, 0);
+    }
+
+    /** The bytes a send buffer of SO_SNDBUF size holds, less the kernel's per-buffer bookkeeping. */
+    static int usableSendBuffer(int size) {
+        final long small = 128 << 10, big = 4 << 20;
+        long v = size;
+        if (v >= big) v /= 2;
+        else if (v > small) v -= v * (v - small) / (big - small) / 2;
+        return (int) v;
     }
 
     /** One datagram to addr:port: bytes sent or -errno. */

@@ -50,6 +50,31 @@ class SystemSockets implements HostSockets {
     }
 
     @Override
+    public int peek(int fd, MemorySegment buf, long offset, int length) {
+        return Sockets.recv(fd, buf, offset, length, Sockets.MSG_PEEK | Sockets.MSG_DONTWAIT);
+    }
+
+    @Override
+    public int peekPast(int fd, MemorySegment skipArea, int skip, MemorySegment buf, long offset, int length) {
+        return Sockets.peekPast(fd, skipArea, skip, buf, offset, length);
+    }
+
+    @Override
+    public int discard(int fd, int length) {
+        return Sockets.discard(fd, length);
+    }
+
+    @Override
+    public int sendSpace(int fd) {
+        return Sockets.sendSpace(fd);
+    }
+
+    @Override
+    public int queued(int fd, boolean receive) {
+        return Sockets.ioctlInt(fd, receive ? Sockets.SIOCINQ : Sockets.SIOCOUTQ);
+    }
+
+    @Override
     public long readv2(int fd, MemorySegment a, long offsetA, int lengthA, MemorySegment b, long offsetB, int lengthB) {
         return Libc.readv2(fd, a, offsetA, lengthA, b, offsetB, lengthB);
     }

@@ -4,19 +4,20 @@ package io.jslirp.tcp;
  * Per-connection TCP parameters.
  *
  * @param mss             largest segment payload we send and announce (MTU - 40 for IPv4)
- * @param receiveBuffer   most bytes buffered from the guest toward the host socket; bounds the
- *                        window advertised to the guest
- * @param sendBuffer      most bytes read from the host socket and held until the guest
- *                        acknowledges them
- * @param initialBuffer   what each of the two buffers starts with; they grow while the flow's
- *                        speed needs it (see {@link TcpConnection}), so an idle flow costs little
+ * @param receiveBuffer   most guest bytes a connection holds toward the host socket (data beyond a
+ *                        gap, and what the socket refused); bounds the window advertised to the guest
+ * @param sendBuffer      unused since bytes toward the guest stay in the host socket until the
+ *                        guest acknowledges them (its receive buffer bounds them); kept equal to receiveBuffer
+ * @param initialBuffer   what the buffer toward the host starts with when it must hold bytes; it
+ *                        grows as they need (see {@link TcpConnection}), and an idle flow holds none
  * @param timeWaitNanos   how long a connection closed by the host side lingers to answer a
  *                        retransmitted guest FIN
  * @param bufferBudget    most bytes all connections' buffers together may grow by beyond their
- *                        initial size (see {@link io.jslirp.util.BufferPool})
+ *                        initial size, and beyond which no buffer is taken for data beyond a gap
+ *                        (see {@link io.jslirp.util.BufferPool})
  */
 public record TcpConfig(int mss, int receiveBuffer, int sendBuffer, int initialBuffer, long timeWaitNanos, long bufferBudget) {
-    public static final long DEFAULT_BUFFER_BUDGET = 128L << 20;
+    public static final long DEFAULT_BUFFER_BUDGET = 32L << 20;
     public static final long INITIAL_RTO_NANOS = 1_000_000_000L;
     public static final long MIN_RTO_NANOS = 200_000_000L;
     public static final long MAX_RTO_NANOS = 60_000_000_000L;

@@ -22,13 +22,15 @@ import java.lang.foreign.MemorySegment;
  * and its buffers are released; with {@link #RESET_HOST} the host peer must see a reset). Segments
  * go out only when the caller asks: {@link #sendNow} or {@link #flush}.
  *
- * <p>Data from the guest goes into {@link #toHost()} (a large in-order segment straight to the
- * host socket when nothing waits there, through {@link #HOST_BYTES}); the host side drains it into
- * the host socket and calls {@link #deliveredToHost}. Data from the host socket goes into
- * {@link #fromHost()}, which is also the retransmission buffer: bytes leave it only when the
- * guest acknowledges them. The host side calls {@link #flush} once per event-loop iteration,
- * after all input was processed, so small pieces coalesce into full segments and at most one
- * pure ACK goes out per iteration.
+ * <p>Data from the guest goes to the host socket: a large in-order segment at once when nothing
+ * waits ({@link #HOST_BYTES}), smaller ones through {@link #toHost()}, where they coalesce until
+ * the host side writes them at the end of the iteration and calls {@link #deliveredToHost}. The
+ * window offered to the guest is what the host socket can still take ({@link #hostRoom}) plus
+ * {@link #SLACK}, so toHost holds bytes only while the socket refuses them, and out-of-order
+ * data. Data from the host stays in the host socket ({@link HostStream}) until the guest
+ * acknowledges it: segments toward the guest, retransmissions too, are peeked from there. The
+ * host side calls {@link #flush} once per event-loop iteration, after all input was processed, so
+ * small pieces coalesce into full segments and at most one pure ACK goes out per iteration.
  */
 public final class TcpConnection {
     public enum State { CONNECTING, SYN_RECEIVED, ESTABLISHED, CLOSE_WAIT, LAST_ACK, FIN_WAIT_1, FIN_WAIT_2, CLOSING, TIME_WAIT, CLOSED }
@@ -50,16 +52,26 @@ public final class TcpConnection {
     /**
      * In-order guest payloads from this size on are offered to the host socket before any copy
      * ({@link #HOST_BYTES}): a syscall costs less than copying that much (a guest
-     * with TSO sends up to 64 KiB per segment). Smaller ones are buffered and written together
-     * at the flush (lesson 2).
+     * with TSO sends up to 64 KiB per segment). So is the first in-order payload of a loop
+     * iteration whatever its size, so that a flow that gets one segment an iteration (most of
+     * thousands of flows, every interactive one) holds no buffer; the smaller ones that follow
+     * it in the same iteration are buffered and written together at the flush (lesson 2).
      */
     private static final int DIRECT_WRITE_MIN = 16 << 10;
+    /**
+     * What the window offered to the guest may exceed the host socket's free space by (lesson 3's
+     * "small bounded stack buffer"): enough for a TSO segment, so that a sender the host socket
+     * holds back still fills the socket to its limit (and so learns when it drains: EPOLLOUT).
+     */
+    public static final int SLACK = 64 << 10;
 
     public final int guestAddress, guestPort, remoteAddress, remotePort;
     private final TcpConfig config;
     private final TcpOutput out;
     private final RingBuffer toHost;
-    private final RingBuffer fromHost;
+    private final BufferPool buffers;
+    /** Where the bytes toward the guest wait until acknowledged (the host socket). */
+    private final HostStream host;
 
     private State state = State.CONNECTING;
 
@@ -71,6 +83,14 @@ public final class TcpConnection {
     private int advertisedRightEdge;
     private boolean ackPending;
     private boolean guestFinished;
+    /** In-order bytes went to the host socket directly in this loop iteration (until the flush). */
+    private boolean wroteDirectly;
+    /** What the host socket can still take, as the host side last measured it ({@link #hostRoom}). */
+    private long hostRoom = Integer.MAX_VALUE;
+    /** The host socket took bytes or has more room: the flush sees whether the guest must hear of the window. */
+    private boolean windowCheck;
+    /** Most bytes toHost may hold: its maximum, or less once the pool's budget refused it more. */
+    private int toHostLimit;
     private final OutOfOrder outOfOrder = new OutOfOrder(OutOfOrder.MAX_RANGES);
     private final int[] sackEdges = new int[2 * Tcp.MAX_SACK_BLOCKS_WITH_TIMESTAMPS];
 
@@ -90,7 +110,19 @@ public final class TcpConnection {
     private final int sendMss;
     /** Most payload one segment handed to the output carries: sendMss, or about 64 KiB with TSO. */
     private final int sendLimit;
-    private boolean hostFinished;
+    /** Most bytes one peek takes: whole segments of sendLimit within {@link HostStream#MAX_PEEK}, so no runt follows each. */
+    private final int peekLimit;
+    /** Bytes beyond sndUna known to wait in the host stream (peeked at least once). */
+    private int known;
+    /** Bytes of the host stream peeked so far: sent to the guest at least once. */
+    private long hostBytesRead;
+    /** Whether the host stream may hold bytes beyond known: it signalled new data since a peek came back short. */
+    private boolean hostReadable = true;
+    /** The host's end of stream has arrived (it follows the bytes queued now). */
+    private boolean hostShutdown;
+    /** The host's stream ended at sequence number hostEnd (where our FIN goes). */
+    private boolean hostEnded;
+    private int hostEnd;
     private boolean finSent;
     private int finSeq;
     private boolean finAcked;
@@ -144,13 +176,14 @@ public final class TcpConnection {
 
     /** A connection for a guest SYN (already validated) whose host connect is now in progress. */
     public TcpConnection(int guestAddress, int guestPort, int remoteAddress, int remotePort, int guestIsn,
-                         TcpOptions synOptions, int iss, TcpConfig config, BufferPool buffers, TcpOutput out) {
+                         TcpOptions synOptions, int iss, TcpConfig config, BufferPool buffers, TcpOutput out, HostStream host) {
         this.guestAddress = guestAddress;
         this.guestPort = guestPort;
         this.remoteAddress = remoteAddress;
         this.remotePort = remotePort;
         this.config = config;
         this.out = out;
+        this.host = host;
         this.irs = guestIsn;
         this.rcvNxt = guestIsn + 1;
         this.windowScaling = synOptions.windowScale >= 0;
@@ -166,12 +199,14 @@ public final class TcpConnection {
         // them, within the largest IPv4 datagram (header options up to 40 bytes).
         int largest = 0xffff - Ipv4.MIN_HEADER_LENGTH - Tcp.MIN_HEADER_LENGTH - 40;
         this.sendLimit = out.largeSegments() ? Math.max(largest / sendMss, 1) * sendMss : sendMss;
+        this.peekLimit = HostStream.MAX_PEEK / sendLimit * sendLimit;
         this.iss = iss;
         this.sndUna = iss;
         this.sndNxt = iss;
         this.sndMax = iss;
         this.toHost = new RingBuffer(buffers, Math.min(config.initialBuffer(), config.receiveBuffer()), config.receiveBuffer());
-        this.fromHost = new RingBuffer(buffers, Math.min(config.initialBuffer(), config.sendBuffer()), config.sendBuffer());
+        this.toHostLimit = config.receiveBuffer();
+        this.buffers = buffers;
     }
 
     /**
@@ -198,9 +233,9 @@ public final class TcpConnection {
      */
     public static TcpConnection openedToGuest(int guestAddress, int guestPort, int remoteAddress, int remotePort,
                                               int guestIsn, TcpOptions synAckOptions, int synAckWindow, int iss,
-                                              TcpConfig config, BufferPool buffers, TcpOutput out) {
+                                              TcpConfig config, BufferPool buffers, TcpOutput out, HostStream host) {
         TcpConnection c = new TcpConnection(guestAddress, guestPort, remoteAddress, remotePort, guestIsn, synAckOptions,
-                iss, config, buffers, out);
+                iss, config, buffers, out, host);
         c.state = State.ESTABLISHED;
         c.sndUna = iss + 1;
         c.sndNxt = iss + 1;
@@ -219,9 +254,14 @@ public final class TcpConnection {
         return toHost;
     }
 
-    /** Host data not yet acknowledged by the guest; the host side appends to it and then calls {@link #hostDataAdded}. */
-    public RingBuffer fromHost() {
-        return fromHost;
+    /** Bytes of the host stream read (peeked) so far: each went to the guest at least once. */
+    public long hostBytesRead() {
+        return hostBytesRead;
+    }
+
+    /** Bytes read from the host stream (peeked) that the guest has not acknowledged yet. */
+    public int unacknowledged() {
+        return known;
     }
 
     /** True once the guest sent FIN and every byte before it was accepted: shut down host writing when toHost is empty. */
@@ -230,14 +270,11 @@ public final class TcpConnection {
     }
 
     /**
-     * True while the host side may read more from the host socket into {@link #fromHost()}. When
-     * the buffer is full but the guest's window would take more in flight than it holds, the
-     * buffer grows first (up to its maximum).
+     * Whether the connection waits for the host's next bytes with none of the earlier ones
+     * unacknowledged: the host socket's queue is empty, so its next readiness is an answer.
      */
-    public boolean readyForHostData() {
-        if (hostFinished || !(state == State.ESTABLISHED || state == State.CLOSE_WAIT)) return false;
-        if (fromHost.free() == 0 && sndWnd > fromHost.capacity()) fromHost.grow();
-        return fromHost.free() > 0;
+    public boolean awaitingHostData() {
+        return (state == State.ESTABLISHED || state == State.CLOSE_WAIT) && !hostEnded && !hostShutdown && known == 0;
     }
 
     /** Next time {@link #onTimer} must run, or Long.MAX_VALUE. */
@@ -296,14 +333,25 @@ public final class TcpConnection {
         return irs;
     }
 
-    /** n bytes were appended to {@link #fromHost()}. */
-    public void hostDataAdded(int n) {
-        fromHost.commitWrite(n);
+    /** The host stream has new bytes (the socket became readable): the flush peeks them. */
+    public void hostReadable() {
+        hostReadable = true;
     }
 
-    /** The host peer closed its writing side: send FIN after the data already buffered. */
-    public void hostFinished() {
-        hostFinished = true;
+    /** The host peer closed its writing side: its end follows the bytes queued now, and FIN goes after them. */
+    public void hostShutdown() {
+        hostShutdown = true;
+        hostReadable = true;
+    }
+
+    /**
+     * The host socket can take bytes more now (its free send space, measured after a write or
+     * when it drained): the window offered to the guest follows, and when that reopens it or grows
+     * it by a segment beyond what the guest was told, the next flush tells the guest (lesson 1).
+     */
+    public void hostRoom(int bytes) {
+        hostRoom = Math.max(bytes, 0);
+        windowCheck = true;
     }
 
     /** The host peer reset the connection (or the host socket failed): reset the guest. */
@@ -321,15 +369,18 @@ public final class TcpConnection {
     /** The host side wrote n bytes of {@link #toHost()} to the host socket. */
     public void deliveredToHost(int n) {
         toHost.discard(n);
-        // The host socket keeps up: a bigger buffer lets the guest keep more in flight.
-        if (toHost.isEmpty() && n >= toHost.capacity() / 2) toHost.grow();
+        windowCheck = true;
+    }
+
+    private void windowMayHaveGrown() {
+        if (state == State.CLOSED || state == State.CONNECTING || state == State.SYN_RECEIVED) return;
         // Lesson 1: when the window reopens from zero, or grows by a segment beyond what the guest
         // was told, tell the guest in this iteration, not when its persist timer fires.
         // Compare the space freed, not the window rounded down to the scale unit, with the MSS, or
         // a drain of one MSS could go unannounced.
         int advertised = Math.max(advertisedRightEdge - rcvNxt, 0);
         int window = advertisableWindow();
-        int space = Math.min(toHost.free(), 0xffff << rcvShift);
+        int space = Math.min(windowSpace(), 0xffff << rcvShift);
         // A window under one MSS counts as closed for the guest's sender (silly-window avoidance),
         // so crossing one MSS is a reopening too.
         boolean reopened = advertised == 0 || (advertised < config.mss() && window >= config.mss());
@@ -443,8 +494,6 @@ public final class TcpConnection {
         pendingSegment = null;
         n = Math.clamp(n, 0, pendingLength);
         rcvNxt += n;
-        // As for a drain of the buffer: the host socket keeps up, so let the guest send more.
-        if (n >= toHost.capacity() / 2) toHost.grow();
         buffer(s, pendingOffset + n, pendingLength - n);
         finishSegment(pendingFlags, pendingSeq, pendingPayload);
         return takeResult();
@@ -477,7 +526,9 @@ public final class TcpConnection {
         long newWnd = (long) window << sndShift;
         if (Seq.lt(ack, sndUna)) return true;
         if (Seq.gt(ack, sndUna)) {
-            fromHost.discard(Math.min(ack - sndUna, fromHost.size()));
+            int acked = Math.min(ack - sndUna, known);
+            if (acked > 0) host.acknowledged(acked);
+            known -= acked;
             if (finSent && Seq.gt(ack, finSeq)) finAcked = true;
             sndUna = ack;
             sacked.advance(sndUna);
@@ -540,7 +591,7 @@ public final class TcpConnection {
 
     /** Resends one segment from seq (up to the next SACKed range), and notes how far this recovery got. */
     private void resend(int from, long now) {
-        int len = Math.min(Math.min(sendMss, sndUna + fromHost.size() - from), sacked.gapAfter(from, Integer.MAX_VALUE));
+        int len = Math.min(Math.min(sendMss, sndUna + known - from), sacked.gapAfter(from, Integer.MAX_VALUE));
         if (len <= 0) return;
         resendFrom = from; // due at once (sendNow)
         resendLength = len;
@@ -605,9 +656,14 @@ public final class TcpConnection {
         int skip = rcvNxt - seq;
         if (skip < 0) {
             // Ahead of a gap: keep it in the buffer's free space, and send a duplicate ACK (with SACK
-            // blocks) per segment at once, so the guest resends just the gap.
-            int stored = toHost.writeAhead(-skip, s, payloadOff, len);
-            if (stored > 0) outOfOrder.add(seq, seq + stored);
+            // blocks) per segment at once, so the guest resends just the gap. When all buffers
+            // together reach the budget (thousands of flows losing frames at once), a buffer is
+            // not taken for it: the guest resends it with the gap.
+            if (toHost.holdsMemory() || !buffers.full()) {
+                makeRoom(-skip + len);
+                int stored = toHost.writeAhead(-skip, s, payloadOff, len);
+                if (stored > 0) outOfOrder.add(seq, seq + stored);
+            }
             acksDue++;
             due();
             return false;
@@ -616,7 +672,8 @@ public final class TcpConnection {
             ackPending = true;
             return false;
         }
-        if (len - skip >= DIRECT_WRITE_MIN && toHost.isEmpty() && outOfOrder.isEmpty()) {
+        if ((len - skip >= DIRECT_WRITE_MIN || !wroteDirectly) && toHost.isEmpty() && outOfOrder.isEmpty()) {
+            wroteDirectly = true;
             pendingSegment = s;
             pendingOffset = payloadOff + skip;
             pendingLength = len - skip;
@@ -628,7 +685,11 @@ public final class TcpConnection {
 
     /** Buffers in-order guest bytes toward the host (as many as fit), with what they make contiguous. */
     private void buffer(MemorySegment s, long offset, int len) {
-        int n = toHost.append(s, offset, len);
+        int n = 0;
+        if (len > 0) { // (a segment the host socket took whole takes no memory)
+            makeRoom(toHost.size() + len);
+            n = toHost.append(s, offset, len);
+        }
         rcvNxt += n;
         if (!outOfOrder.isEmpty()) {
             int gained = outOfOrder.advance(rcvNxt);
@@ -636,6 +697,25 @@ public final class TcpConnection {
             rcvNxt += gained;
         }
         ackPending = true;
+    }
+
+    /**
+     * Grows toHost toward bytes of capacity (within the window the guest was offered); when the
+     * pool's budget refuses, windows from now on stay within what toHost has.
+     */
+    private void makeRoom(int bytes) {
+        while (toHost.capacity() < Math.min(bytes, toHostLimit)) {
+            if (!toHost.grow()) {
+                toHostLimit = toHost.capacity();
+                return;
+            }
+        }
+    }
+
+    /** Bytes the guest may send beyond rcvNxt: the host socket's room and the slack, within toHost's limit. */
+    private int windowSpace() {
+        long space = Math.min(hostRoom + SLACK, toHostLimit) - toHost.size();
+        return (int) Math.max(space, 0);
     }
 
     private void receiveFin(long now) {
@@ -676,18 +756,21 @@ public final class TcpConnection {
         if (resendLength > 0) {
             int from = resendFrom, len = resendLength;
             resendLength = 0;
-            if (Seq.ge(from, sndUna) && from - sndUna + len <= fromHost.size()) sendSegment(from, rcvNxt, Tcp.ACK, from - sndUna, len);
+            if (Seq.ge(from, sndUna) && from - sndUna + len <= known) {
+                int n = host.peek(from - sndUna, len);
+                if (n > 0) sendSegment(from, rcvNxt, Tcp.ACK, host.memory(), host.offset(), n);
+            }
         }
-        for (; acksDue > 0; acksDue--) sendSegment(sndNxt, rcvNxt, Tcp.ACK, 0, 0);
+        for (; acksDue > 0; acksDue--) sendSegment(sndNxt, rcvNxt, Tcp.ACK, 0);
         if (probeDue) {
             // Zero-window probe: an old sequence number makes the guest answer with its window.
             probeDue = false;
-            sendSegment(sndUna - 1, rcvNxt, Tcp.ACK, 0, 0);
+            sendSegment(sndUna - 1, rcvNxt, Tcp.ACK, 0);
         }
         if (resetFlags != 0) {
             int flags = resetFlags;
             resetFlags = 0;
-            sendSegment(resetSeq, resetAck, flags, 0, 0);
+            sendSegment(resetSeq, resetAck, flags, 0);
         }
     }
 
@@ -697,6 +780,7 @@ public final class TcpConnection {
      * ({@link #CLOSED} once every byte the guest sent reached the host after both sides finished).
      */
     public int flush(long now) {
+        wroteDirectly = false;
         sendNow();
         if (state == State.CONNECTING || state == State.CLOSED) return takeResult();
         this.now = now;
@@ -708,18 +792,25 @@ public final class TcpConnection {
             if (ackPending) sendSynAck(now);
             return takeResult();
         }
+        if (windowCheck) {
+            windowCheck = false;
+            windowMayHaveGrown();
+        }
         boolean sent = false;
         if (state == State.ESTABLISHED || state == State.CLOSE_WAIT || state == State.FIN_WAIT_1
                 || state == State.CLOSING || state == State.LAST_ACK) {
             sent = sendData(now);
+            if (state == State.CLOSED) return takeResult(); // the host stream failed: the reset is due
         }
-        if (ackPending && !sent) sendSegment(sndNxt, rcvNxt, Tcp.ACK, 0, 0);
+        if (ackPending && !sent) sendSegment(sndNxt, rcvNxt, Tcp.ACK, 0);
         // The one place the timer is armed after output: retransmission while anything is in
         // flight, persist while the guest's zero window holds data back.
-        if (stopped() && (sndNxt != sndUna || (sndWnd == 0 && unsent() > 0))) deadline = now + rto;
-        // Empty buffers give their memory back until the next byte: idle connections cost none.
-        if (toHost.isEmpty() && outOfOrder.isEmpty()) toHost.release();
-        if (fromHost.isEmpty()) fromHost.release();
+        if (stopped() && (sndNxt != sndUna || (sndWnd == 0 && mayHaveUnsent()))) deadline = now + rto;
+        // An empty buffer gives its memory back until the next byte: idle connections cost none.
+        if (toHost.isEmpty() && outOfOrder.isEmpty()) {
+            toHost.release();
+            toHostLimit = toHost.maxCapacity(); // the budget may have room again by the next byte
+        }
         return takeResult();
     }
 
@@ -727,43 +818,81 @@ public final class TcpConnection {
         return deadline == Long.MAX_VALUE;
     }
 
-    private int unsent() {
-        int inFlightData = Math.min(sndNxt - sndUna, fromHost.size());
-        return fromHost.size() - inFlightData;
+    /** Whether host bytes may wait that were never sent (known ones, or new ones the host stream signalled). */
+    private boolean mayHaveUnsent() {
+        if (hostEnded) return Seq.lt(sndNxt, hostEnd);
+        return Seq.lt(sndNxt, sndUna + known) || hostReadable;
     }
 
+    /**
+     * Sends what the guest's window takes: host bytes peeked from the host stream in blocks of up to
+     * {@link HostStream#MAX_PEEK}, cut into segments of up to sendLimit, and the FIN after the last.
+     */
     private boolean sendData(long now) {
         boolean sent = false;
         while (true) {
             int inFlight = sndNxt - sndUna;
-            int offset = Math.min(inFlight, fromHost.size());
-            int available = fromHost.size() - offset;
-            long room = sndWnd - inFlight;
-            int len = (int) Math.min(Math.min(available, sendLimit), Math.max(room, 0));
-            // FIN goes with (or after) the last data byte; after a go-back it is sent again.
-            boolean finDue = hostFinished && !finAcked && len == available && sndNxt + len == sndUna + fromHost.size();
-            if (len <= 0 && !finDue) break;
-            int flags = Tcp.ACK;
-            if (len == available && len > 0) flags |= Tcp.PSH;
-            if (finDue) flags |= Tcp.FIN;
-            if (!timing && len > 0 && sndNxt == sndMax) {
-                timing = true;
-                timedSeq = sndNxt + len;
-                timedAt = now;
+            long room = Math.max(sndWnd - inFlight, 0);
+            int want = (int) Math.min(room, peekLimit);
+            if (hostEnded) want = Math.min(want, Math.max(hostEnd - sndNxt, 0));
+            int n = 0;
+            boolean fresh = !Seq.lt(sndNxt, sndUna + known); // beyond what was ever peeked
+            if (want > 0 && (!fresh || hostReadable)) {
+                n = host.peek(inFlight, want);
+                if (n == HostStream.FAILED) {
+                    resetGuest(true);
+                    return sent;
+                }
+                if (n == HostStream.END) {
+                    n = 0;
+                    endHostStream(sndNxt);
+                } else if (n < want && fresh) {
+                    hostReadable = false; // the socket has no more now; its next data signals
+                    if (hostShutdown) endHostStream(sndNxt + n);
+                }
+                if (inFlight + n > known) {
+                    hostBytesRead += inFlight + n - known;
+                    known = inFlight + n;
+                }
             }
-            sendSegment(sndNxt, rcvNxt, flags, offset, len);
-            sent = true;
-            sndNxt += len + (finDue ? 1 : 0);
-            if (Seq.gt(sndNxt, sndMax)) sndMax = sndNxt;
-            if (finDue) {
-                finSent = true;
-                finSeq = sndNxt - 1;
-                if (state == State.ESTABLISHED) state = State.FIN_WAIT_1;
-                else if (state == State.CLOSE_WAIT) state = State.LAST_ACK;
-                break;
+            boolean finDue = hostEnded && !finAcked && sndNxt + n == hostEnd;
+            if (n == 0 && !finDue) break;
+            MemorySegment data = host.memory();
+            long at = host.offset();
+            for (int done = 0; done < n || (finDue && done == n); ) {
+                int len = Math.min(sendLimit, n - done);
+                boolean last = done + len == n;
+                int flags = Tcp.ACK;
+                if (last && len > 0 && n < want) flags |= Tcp.PSH;
+                boolean fin = last && finDue;
+                if (fin) flags |= Tcp.FIN;
+                if (!timing && len > 0 && sndNxt == sndMax) {
+                    timing = true;
+                    timedSeq = sndNxt + len;
+                    timedAt = now;
+                }
+                sendSegment(sndNxt, rcvNxt, flags, data, at + done, len);
+                sent = true;
+                done += len;
+                sndNxt += len + (fin ? 1 : 0);
+                if (Seq.gt(sndNxt, sndMax)) sndMax = sndNxt;
+                if (fin) {
+                    finSent = true;
+                    finSeq = sndNxt - 1;
+                    if (state == State.ESTABLISHED) state = State.FIN_WAIT_1;
+                    else if (state == State.CLOSE_WAIT) state = State.LAST_ACK;
+                    return true;
+                }
             }
+            if (n < want) break;
         }
         return sent;
+    }
+
+    private void endHostStream(int at) {
+        hostEnded = true;
+        hostEnd = at;
+        hostReadable = false;
     }
 
     private void sendSynAck(long now) {
@@ -774,7 +903,7 @@ public final class TcpConnection {
         // SACK on: the guest then recovers from loss and reordering by our SACK blocks (its SACK
         // blocks to us are parsed but not used: recovery toward the guest is NewReno).
         if (sackPermitted) hdr = Tcp.appendSackPermitted(f, off, hdr);
-        int window = Math.min(toHost.free(), 0xffff); // never scaled in a SYN
+        int window = Math.min(windowSpace(), 0xffff); // never scaled in a SYN
         Tcp.write(f, off, remotePort, guestPort, iss, rcvNxt, Tcp.SYN | Tcp.ACK, window, hdr);
         out.sendTcp(remoteAddress, guestAddress, hdr);
         advertisedRightEdge = rcvNxt + window;
@@ -791,10 +920,18 @@ public final class TcpConnection {
     }
 
     private int advertisableWindow() {
-        return (Math.min(toHost.free(), 0xffff << rcvShift) >>> rcvShift) << rcvShift;
+        // Never less than what the guest was offered already: a window does not shrink (RFC 9293
+        // 3.8.6); toHost takes what the host socket then refuses.
+        int offered = Math.max(advertisedRightEdge - rcvNxt, 0);
+        int space = Math.max(windowSpace(), Math.min(offered, toHostLimit - toHost.size()));
+        return (Math.min(space, 0xffff << rcvShift) >>> rcvShift) << rcvShift;
     }
 
-    private void sendSegment(int seq, int ack, int flags, int dataOffset, int len) {
+    private void sendSegment(int seq, int ack, int flags, int len) {
+        sendSegment(seq, ack, flags, null, 0, len);
+    }
+
+    private void sendSegment(int seq, int ack, int flags, MemorySegment data, long dataOffset, int len) {
         MemorySegment f = out.frame();
         long off = out.tcpOffset();
         boolean reset = (flags & Tcp.RST) != 0;
@@ -808,7 +945,7 @@ public final class TcpConnection {
             }
         }
         Tcp.write(f, off, remotePort, guestPort, seq, ack, flags, window >>> rcvShift, hdr);
-        if (len > 0) out.sendTcp(remoteAddress, guestAddress, hdr, fromHost, dataOffset, len, sendMss);
+        if (len > 0) out.sendTcp(remoteAddress, guestAddress, hdr, data, dataOffset, len, sendMss);
         else out.sendTcp(remoteAddress, guestAddress, hdr, sendMss);
         if ((flags & Tcp.ACK) != 0) {
             advertisedRightEdge = rcvNxt + window;
@@ -853,7 +990,7 @@ public final class TcpConnection {
                     timing = false;
                     endRecovery();
                     sacked.clear();
-                } else if (sndWnd == 0 && unsent() > 0) {
+                } else if (sndWnd == 0 && mayHaveUnsent()) {
                     probeDue = true;
                     due();
                     rto = Math.min(rto * 2, TcpConfig.MAX_RTO_NANOS);
@@ -900,7 +1037,6 @@ public final class TcpConnection {
         acksDue = 0;
         resendLength = 0;
         toHost.close();
-        fromHost.close();
     }
 
     /** Something was made due at once: the caller is told ({@link #SEND_NOW}), {@link #sendNow} sends it. */

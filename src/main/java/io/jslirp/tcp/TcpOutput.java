@@ -1,7 +1,5 @@
 package io.jslirp.tcp;
 
-import io.jslirp.util.RingBuffer;
-
 import java.lang.foreign.MemorySegment;
 
 /** Where a connection writes the segments it sends to the guest; the IP layer below fills in the rest. */
@@ -30,12 +28,12 @@ public interface TcpOutput {
 
     /**
      * Sends a segment whose headerLength-byte header is at {@link #tcpOffset()} and whose payload
-     * is payloadLength bytes of payload, skip bytes after its oldest: an output whose link can
-     * write them from there does so without copying them into the frame; this one copies.
+     * is payloadLength bytes of payload from payloadOffset: an output whose link can write them
+     * from there does so without copying them into the frame; this one copies.
      */
-    default void sendTcp(int source, int destination, int headerLength, RingBuffer payload, int skip, int payloadLength,
-                         int segmentSize) {
-        payload.peek(skip, frame(), tcpOffset() + headerLength, payloadLength);
+    default void sendTcp(int source, int destination, int headerLength, MemorySegment payload, long payloadOffset,
+                         int payloadLength, int segmentSize) {
+        MemorySegment.copy(payload, payloadOffset, frame(), tcpOffset() + headerLength, payloadLength);
         sendTcp(source, destination, headerLength + payloadLength, segmentSize);
     }
 

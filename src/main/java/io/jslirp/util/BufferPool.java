@@ -67,6 +67,11 @@ public final class BufferPool {
         return freed;
     }
 
+    /** Whether the blocks rings hold now reach the budget: bytes that can wait (data beyond a gap) are better refused. */
+    public boolean full() {
+        return inUse >= budget;
+    }
+
     /** Bytes in blocks that rings hold now. */
     public long inUse() {
         return inUse;

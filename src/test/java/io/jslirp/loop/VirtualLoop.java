@@ -10,8 +10,10 @@ import java.util.Set;
 /**
  * A {@link Reactor} on virtual time, for tests: the clock moves only when the test says so
  * ({@link #advance}), and readiness comes from {@link Readiness}, fake host sockets, rather than
- * epoll. An iteration is the real loop's: the ready descriptors' handlers (level-triggered, in the
- * order they were registered), the timers that are due, then the end-of-iteration work. A
+ * epoll. An iteration is the real loop's: the ready descriptors' handlers (in the order they were
+ * registered; level-triggered, or for {@link io.jslirp.sys.Epoll#ET} interest only when the
+ * descriptor's {@link Readiness#generation} moved or it became ready for more), the timers that
+ * are due, then the end-of-iteration work. A
  * handler's exception is not caught: it fails the test. A loop that never settles (a handler
  * left ready that makes no progress, which would spin the real loop) fails it too.
  */
@@ -19,9 +21,35 @@ public final class VirtualLoop implements Reactor {
     /** What a descriptor is ready for now (Epoll bits), or -1 when it is closed (which takes it out of the loop, as closing does with epoll). */
     public interface Readiness {
         int ready(int fd);
+
+        /** A count of what happened to fd (new data, the peer's end...): a change is an edge. */
+        default long generation(int fd) {
+            return 0;
+        }
     }
 
-    private record Registration(int events, Handler handler) {}
+    private static final class Registration {
+        final int events;
+        final Handler handler;
+        /** For edge-triggered interest: the readiness and generation last reported. */
+        int lastReady;
+        long lastGeneration = -1;
+
+        Registration(int events, Handler handler) {
+            this.events = events;
+            this.handler = handler;
+        }
+
+        int events() {
+            return events;
+        }
+
+        Handler handler() {
+            return handler;
+        }
+    }
+
+    private static final int EPOLL_ET = 1 << 31;
 
     private static final int EPOLL_ERR = 0x008, EPOLL_HUP = 0x010;
     private static final int MAX_ITERATIONS = 10_000;
@@ -131,6 +159,13 @@ public final class VirtualLoop implements Reactor {
                 continue;
             }
             int events = ready & (r.events() | EPOLL_ERR | EPOLL_HUP);
+            if ((r.events() & EPOLL_ET) != 0) {
+                long generation = readiness.generation(fd);
+                boolean edge = generation != r.lastGeneration || (events & ~r.lastReady) != 0;
+                r.lastGeneration = generation;
+                r.lastReady = events;
+                if (!edge) events = 0;
+            }
             if (events != 0) {
                 r.handler().onEvents(events);
                 ran = true;

@@ -97,7 +97,12 @@ class TcpNatTest {
         Packet data = hostSends(h, s, "world");
         assertThat(data.seq).isEqualTo(iss + 1);
         assertThat(data.has(ACK | PSH)).isTrue();
+        assertThat(s.unread()).as("kept in the host socket until the guest acknowledges it").isEqualTo(5);
+        assertThat(h.flows()).singleElement().satisfies(f -> assertThat(f.queuedToGuest()).isEqualTo(5));
+        h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 6).ack(iss + 6).frame());
+        assertThat(s.unread()).as("acknowledged: dropped from the socket at the flush").isZero();
         assertThat(h.flows()).singleElement().satisfies(f -> {
+            assertThat(f.queuedToGuest()).isZero();
             assertThat(f.fromGuest()).isEqualTo(5);
             assertThat(f.toGuest()).isEqualTo(5);
             assertThat(f.state()).isEqualTo("ESTABLISHED");
@@ -109,10 +114,21 @@ class TcpNatTest {
     @MethodSource("versions")
     void bufferMemoryAConnectionNoLongerNeedsIsReturnedWithinTwoTrims(Version v) {
         NatHarness h = harness(v);
-        established(h, v);
-        Packet data = hostSends(h, h.sockets.last(Kind.TCP), "world");
-        assertThat(h.transport().tcpBuffers().inUse()).as("held until the guest acknowledges").isPositive();
-        h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 1).ack(data.seq + data.payload.length).frame());
+        long iss = established(h, v);
+        FakeSockets.Socket s = h.sockets.last(Kind.TCP);
+        hostSends(h, s, "world");
+        assertThat(h.transport().tcpBuffers().inUse()).as("bytes toward the guest wait in the host socket").isZero();
+        s.room = 0;
+        h.send(fromGuest(v).flags(ACK | PSH).seq(GUEST_ISN + 1).ack(iss + 6).data("hello".getBytes()).frame());
+        assertThat(h.transport().tcpBuffers().inUse()).as("held while the host socket refuses them").isPositive();
+        assertThat(h.flows()).singleElement().satisfies(f -> {
+            assertThat(f.queuedToHost()).as("held for the host socket").isEqualTo(5);
+            assertThat(f.queuedToGuest()).as("\"world\", acknowledged but not yet dropped, is counted out").isZero();
+        });
+        s.room = 1 << 20;
+        h.advance(NatHarness.SECOND / 1000);
+        assertThat(new String(s.written())).isEqualTo("hello");
+        assertThat(h.received()).as("the guest's bytes are acknowledged").anySatisfy(p -> assertThat(p.ack).isEqualTo(GUEST_ISN + 6));
         assertThat(h.transport().tcpBuffers().inUse()).as("an idle connection holds no buffer").isZero();
         assertThat(h.transport().tcpBuffers().freeBytes()).as("kept for reuse at first").isPositive();
         h.advance(TcpNat.TRIM_NANOS + NatHarness.SECOND);
@@ -120,6 +136,32 @@ class TcpNatTest {
         assertThat(h.transport().tcpBuffers().freeBytes()).as("returned once unused for a whole interval").isZero();
         assertThat(h.flows()).singleElement().satisfies(f -> assertThat(f.state()).isEqualTo("ESTABLISHED"));
         hostSends(h, h.sockets.last(Kind.TCP), "again"); // the connection takes memory again when it needs it
+    }
+
+    /** Bytes toward the guest are read from the host socket again for a retransmission, with or without peek offsets. */
+    @ParameterizedTest
+    @MethodSource("versions")
+    void aRetransmissionIsReadFromTheHostSocketAgain(Version v) {
+        for (boolean peekOffsets : new boolean[] {true, false}) {
+            NatHarness h = harness(v);
+            h.sockets.noPeekOffsets = !peekOffsets;
+            long iss = established(h, v);
+            FakeSockets.Socket s = h.sockets.last(Kind.TCP);
+            hostSends(h, s, "first");
+            h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 1).ack(iss + 6).frame());
+            assertThat(s.unread()).as("acknowledged, dropped").isZero();
+            Packet lost = hostSends(h, s, "second");
+            assertThat(lost.seq).isEqualTo(iss + 6);
+            h.advance(NatHarness.SECOND + NatHarness.SECOND / 10); // the guest never acknowledges it: RTO
+            assertThat(h.received()).as("peek offsets " + peekOffsets).isNotEmpty().allSatisfy(again -> {
+                assertThat(again.seq).isEqualTo(iss + 6);
+                assertThat(new String(again.payload)).isEqualTo("second");
+            });
+            assertThat(s.unread()).as("still in the socket until acknowledged").isEqualTo(6);
+            h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 1).ack(iss + 12).frame());
+            assertThat(s.unread()).isZero();
+            hostSends(h, s, "third");
+        }
     }
 
     /** The host peer sends text; the one segment that carries it to the guest. */

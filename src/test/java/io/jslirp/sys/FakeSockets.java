@@ -47,6 +47,8 @@ public final class FakeSockets implements HostSockets, VirtualLoop.Readiness {
         private final ArrayDeque<Byte> toRead = new ArrayDeque<>();
         private boolean peerFinished;
         private int readError;
+        /** Counts the peer's events (data, end, reset, the connect's outcome): an edge for edge-triggered interest. */
+        long generation;
         /** How many more bytes the socket takes before EAGAIN. */
         public int room = 1 << 30;
         // datagrams
@@ -66,6 +68,7 @@ public final class FakeSockets implements HostSockets, VirtualLoop.Readiness {
         public Socket completeConnect() {
             if (connect != Connect.IN_PROGRESS) throw new IllegalStateException("no connect in progress on " + this);
             connect = Connect.CONNECTED;
+            generation++;
             return this;
         }
 
@@ -74,18 +77,21 @@ public final class FakeSockets implements HostSockets, VirtualLoop.Readiness {
             if (connect != Connect.IN_PROGRESS) throw new IllegalStateException("no connect in progress on " + this);
             connect = Connect.FAILED;
             pendingError = errno;
+            generation++;
             return this;
         }
 
         /** The stream's peer sends bytes. */
         public Socket peerSends(byte[] bytes) {
             for (byte b : bytes) toRead.add(b);
+            generation++;
             return this;
         }
 
         /** The stream's peer closes its writing side (jslirp reads end of stream). */
         public Socket peerFinishes() {
             peerFinished = true;
+            generation++;
             return this;
         }
 
@@ -93,6 +99,7 @@ public final class FakeSockets implements HostSockets, VirtualLoop.Readiness {
         public Socket peerResets() {
             readError = Errno.ECONNRESET;
             pendingError = Errno.ECONNRESET;
+            generation++;
             return this;
         }
 
@@ -101,7 +108,13 @@ public final class FakeSockets implements HostSockets, VirtualLoop.Readiness {
             return written.toByteArray();
         }
 
-        /** Bytes the stream's peer sent that jslirp has not read yet. */
+        /** Where the next MSG_PEEK starts (SO_PEEK_OFF), or -1 while none is set. */
+        private int peekOffset() {
+            Integer v = options.get(Sockets.SOL_SOCKET << 16 | Sockets.SO_PEEK_OFF);
+            return v == null ? -1 : v;
+        }
+
+        /** Bytes the stream's peer sent that jslirp has not read (or dropped) yet. */
         public int unread() {
             return toRead.size();
         }
@@ -303,6 +316,61 @@ public final class FakeSockets implements HostSockets, VirtualLoop.Readiness {
     }
 
     @Override
+    public int peek(int fd, MemorySegment buf, long offset, int length) {
+        Socket s = get(fd);
+        if (s.kind != Kind.TCP) throw new UnsupportedOperationException("peek on " + s);
+        if (s.readError != 0) return -s.readError;
+        int from = Math.max(s.peekOffset(), 0);
+        int n = Math.min(length, s.toRead.size() - from);
+        if (n <= 0) return s.peerFinished ? 0 : -Errno.EAGAIN;
+        int i = 0;
+        for (byte b : s.toRead) {
+            if (i >= from + n) break;
+            if (i >= from) buf.set(ValueLayout.JAVA_BYTE, offset + i - from, b);
+            i++;
+        }
+        if (s.peekOffset() >= 0) s.options.put(Sockets.SOL_SOCKET << 16 | Sockets.SO_PEEK_OFF, from + n);
+        return n;
+    }
+
+    @Override
+    public int peekPast(int fd, MemorySegment skipArea, int skip, MemorySegment buf, long offset, int length) {
+        Socket s = get(fd);
+        if (s.readError != 0) return -s.readError;
+        if (s.toRead.isEmpty() && s.peerFinished) return -1;
+        int n = Math.min(length, s.toRead.size() - skip);
+        if (n <= 0) return 0;
+        int i = 0;
+        for (byte b : s.toRead) {
+            if (i >= skip + n) break;
+            if (i >= skip) buf.set(ValueLayout.JAVA_BYTE, offset + i - skip, b);
+            i++;
+        }
+        return n;
+    }
+
+    @Override
+    public int discard(int fd, int length) {
+        Socket s = get(fd);
+        if (s.readError != 0) return -s.readError;
+        if (s.toRead.isEmpty()) return s.peerFinished ? 0 : -Errno.EAGAIN;
+        int n = Math.min(length, s.toRead.size());
+        for (int i = 0; i < n; i++) s.toRead.poll();
+        if (s.peekOffset() >= 0) s.options.put(Sockets.SOL_SOCKET << 16 | Sockets.SO_PEEK_OFF, Math.max(s.peekOffset() - n, 0));
+        return n;
+    }
+
+    @Override
+    public int sendSpace(int fd) {
+        return get(fd).room;
+    }
+
+    @Override
+    public int queued(int fd, boolean receive) {
+        return receive ? get(fd).toRead.size() : 0;
+    }
+
+    @Override
     public long readv2(int fd, MemorySegment a, long offsetA, int lengthA, MemorySegment b, long offsetB, int lengthB) {
         int n = read(fd, a, offsetA, lengthA);
         if (n < lengthA || lengthB == 0) return n;
@@ -345,8 +413,12 @@ public final class FakeSockets implements HostSockets, VirtualLoop.Readiness {
         return e;
     }
 
+    /** A kernel before 6.9: SO_PEEK_OFF on a TCP socket is refused (EINVAL). */
+    public boolean noPeekOffsets;
+
     @Override
     public int setInt(int fd, int level, int option, int value) {
+        if (noPeekOffsets && level == Sockets.SOL_SOCKET && option == Sockets.SO_PEEK_OFF) return -Errno.EINVAL;
         get(fd).options.put(level << 16 | option, value);
         return 0;
     }
@@ -390,12 +462,19 @@ public final class FakeSockets implements HostSockets, VirtualLoop.Readiness {
             case CONNECTED -> {
                 int r = 0;
                 if (!s.toRead.isEmpty() || s.peerFinished) r |= IN;
+                if (s.peerFinished) r |= Epoll.RDHUP;
                 if (s.readError != 0) r |= IN | ERR | HUP;
                 if (s.room > 0 && !s.shutWrite) r |= OUT;
                 if (s.peerFinished && s.shutWrite) r |= HUP;
                 yield r;
             }
         };
+    }
+
+    @Override
+    public long generation(int fd) {
+        Socket s = sockets.get(fd);
+        return s == null ? 0 : s.generation;
     }
 
     /** Whether options of s include level/option = value. */

@@ -1,6 +1,7 @@
 package io.jslirp.sys;
 
 import static io.jslirp.sys.TcpPair.LOOPBACK;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -181,6 +182,35 @@ class SocketsTest {
             assertThat((long) outq).isLessThan(sent);
             assertThat((long) inq).isLessThan(sent);
             assertThat(Sockets.ioctlInt(-1, Sockets.SIOCOUTQ)).isEqualTo(-Errno.EBADF);
+        }
+    }
+
+    /** What a connection's host stream relies on: peeks at a peek offset or past skipped bytes, drops, end of stream, send space. */
+    @Test
+    void peekAtAnOffsetPeekPastSkippedBytesDropAndEnd() throws Exception {
+        try (TcpPair p = new TcpPair(); Arena arena = Arena.ofConfined()) {
+            MemorySegment data = arena.allocate(1000), got = arena.allocate(1000), skip = arena.allocate(1000);
+            for (int i = 0; i < 1000; i++) data.set(JAVA_BYTE, i, (byte) (i * 7));
+            assertThat(Sockets.sendSpace(p.client)).isPositive();
+            assertThat(Sockets.send(p.client, data, 0, 1000, 0)).isEqualTo(1000);
+            assertThat(Sockets.shutdown(p.client, Sockets.SHUT_WR)).isZero();
+            for (int i = 0; i < 500 && Sockets.ioctlInt(p.server, Sockets.SIOCINQ) < 1000; i++) Thread.sleep(10);
+            Thread.sleep(50); // the FIN follows the data on loopback
+            assertThat(Sockets.peekPast(p.server, skip, 600, got, 0, 1000)).as("without a peek offset").isEqualTo(400);
+            assertThat(got.asSlice(0, 400).mismatch(data.asSlice(600, 400))).isEqualTo(-1);
+            assertThat(Sockets.setInt(p.server, Sockets.SOL_SOCKET, Sockets.SO_PEEK_OFF, 100)).isZero();
+            assertThat(Sockets.recv(p.server, got, 0, 300, Sockets.MSG_PEEK | Sockets.MSG_DONTWAIT)).isEqualTo(300);
+            assertThat(got.asSlice(0, 300).mismatch(data.asSlice(100, 300))).isEqualTo(-1);
+            assertThat(Sockets.getInt(p.server, Sockets.SOL_SOCKET, Sockets.SO_PEEK_OFF)).as("advanced").isEqualTo(400);
+            assertThat(Sockets.discard(p.server, 250)).isEqualTo(250);
+            assertThat(Sockets.getInt(p.server, Sockets.SOL_SOCKET, Sockets.SO_PEEK_OFF)).as("moved back").isEqualTo(150);
+            assertThat(Sockets.ioctlInt(p.server, Sockets.SIOCINQ)).isEqualTo(750);
+            assertThat(Sockets.setInt(p.server, Sockets.SOL_SOCKET, Sockets.SO_PEEK_OFF, 750)).isZero();
+            assertThat(Sockets.recv(p.server, got, 0, 10, Sockets.MSG_PEEK | Sockets.MSG_DONTWAIT)).as("end of stream after the data").isZero();
+            assertThat(Sockets.setInt(p.server, Sockets.SOL_SOCKET, Sockets.SO_PEEK_OFF, -1)).isZero();
+            assertThat(Sockets.peekPast(p.server, skip, 750, got, 0, 10)).as("nothing after skip now").isZero();
+            assertThat(Sockets.discard(p.server, 750)).isEqualTo(750);
+            assertThat(Sockets.peekPast(p.server, skip, 0, got, 0, 10)).as("end, nothing queued").isEqualTo(-1);
         }
     }
 

@@ -36,7 +36,6 @@ class TcpCloseTest {
         assertThat(h.host.closed).isEmpty();
 
         // Host data still flows toward the guest.
-        assertThat(h.conn.readyForHostData()).isTrue();
         h.hostSends(2000);
         h.assertSent(h.flush(),
                 sent(ACK).seq(h.r(1)).ack(h.g(2)).payload(hostStream(0, MSS)),
@@ -45,8 +44,7 @@ class TcpCloseTest {
         h.assertSent(h.flush());
 
         // The host peer finishes too: FIN after the data.
-        h.conn.hostFinished();
-        assertThat(h.conn.readyForHostData()).isFalse();
+        h.hostFinishes();
         h.assertSent(h.flush(), sent(FIN | ACK).seq(h.r(2001)).ack(h.g(2)).len(0));
         assertThat(h.conn.state()).isEqualTo(State.LAST_ACK);
 
@@ -103,7 +101,7 @@ class TcpCloseTest {
     void ourFinInLastAckIsRetransmitted() {
         TcpHarness h = established();
         h.guest(seg(FIN | ACK).seq(h.g(1)).ack(h.r(1)));
-        h.conn.hostFinished();
+        h.hostFinishes();
         h.assertSent(h.flush(), sent(FIN | ACK).seq(h.r(1)).ack(h.g(2)));
         assertThat(h.conn.state()).isEqualTo(State.LAST_ACK);
 
@@ -117,10 +115,12 @@ class TcpCloseTest {
     @Test
     void hostFinishesFirst() {
         TcpHarness h = established();
-        h.conn.hostFinished();
+        h.hostFinishes();
         h.assertSent(h.flush(), sent(FIN | ACK).seq(h.r(1)).ack(h.g(1)).len(0));
         assertThat(h.conn.state()).isEqualTo(State.FIN_WAIT_1);
-        assertThat(h.conn.readyForHostData()).isFalse();
+        int peeks = h.host.peeks;
+        h.assertSent(h.flush());
+        assertThat(h.host.peeks).as("nothing is read past the host's end").isEqualTo(peeks);
 
         h.guest(seg(ACK).seq(h.g(1)).ack(h.r(2)));
         assertThat(h.conn.state()).isEqualTo(State.FIN_WAIT_2);
@@ -154,7 +154,7 @@ class TcpCloseTest {
     void finFollowsTheLastDataSegment() {
         TcpHarness h = established();
         h.hostSends(3000);
-        h.conn.hostFinished();
+        h.hostFinishes();
         h.assertSent(h.flush(),
                 sent(ACK).seq(h.r(1)).len(MSS),
                 sent(ACK).seq(h.r(1 + MSS)).len(MSS),
@@ -173,7 +173,7 @@ class TcpCloseTest {
     void finWaitsUntilTheWindowTakesTheLastByte() {
         TcpHarness h = TcpHarness.with().buffers(16384, 16384).established(2000);
         h.hostSends(3000);
-        h.conn.hostFinished();
+        h.hostFinishes();
         h.assertSent(h.flush(), sent(ACK).seq(h.r(1)).len(MSS), sent(ACK).seq(h.r(1 + MSS)).len(2000 - MSS));
         assertThat(h.conn.state()).isEqualTo(State.ESTABLISHED);
 
@@ -185,7 +185,7 @@ class TcpCloseTest {
     @Test
     void simultaneousClose() {
         TcpHarness h = established();
-        h.conn.hostFinished();
+        h.hostFinishes();
         h.assertSent(h.flush(), sent(FIN | ACK).seq(h.r(1)).ack(h.g(1)));
 
         // The guest's FIN crossed ours: it does not acknowledge our FIN yet.
@@ -203,7 +203,7 @@ class TcpCloseTest {
     @Test
     void ourFinIsRetransmittedInClosing() {
         TcpHarness h = established();
-        h.conn.hostFinished();
+        h.hostFinishes();
         h.flush();
         h.guest(seg(FIN | ACK).seq(h.g(1)).ack(h.r(1)));
         h.flush();
@@ -214,7 +214,7 @@ class TcpCloseTest {
     @Test
     void guestFinThatAcksOurFinGoesStraightToTimeWait() {
         TcpHarness h = established();
-        h.conn.hostFinished();
+        h.hostFinishes();
         h.flush();
         h.guest(seg(FIN | ACK).seq(h.g(1)).ack(h.r(2)));
         assertThat(h.conn.state()).isEqualTo(State.TIME_WAIT);
@@ -226,7 +226,7 @@ class TcpCloseTest {
     @Test
     void aNewSynBeyondTheOldSequenceReopensATimeWaitConnection() {
         TcpHarness h = established();
-        h.conn.hostFinished();
+        h.hostFinishes();
         h.flush();
         h.guest(seg(FIN | ACK).seq(h.g(1)).ack(h.r(2)));
         h.flush();
@@ -255,7 +255,7 @@ class TcpCloseTest {
         TcpHarness h = established();
         h.guest(h.guestData(0, 500, 1).flags(FIN | ACK));
         h.flush();
-        h.conn.hostFinished();
+        h.hostFinishes();
         h.flush();
         h.guest(seg(ACK).seq(h.g(502)).ack(h.r(2))); // both directions done on the wire
 
@@ -274,7 +274,7 @@ class TcpCloseTest {
     @Test
     void timeWaitDoesNotCloseBeforeTheGuestsDataReachedTheHost() {
         TcpHarness h = established();
-        h.conn.hostFinished();
+        h.hostFinishes();
         h.flush();
         h.guest(h.guestData(0, 500, 2).flags(FIN | ACK));
         h.assertSent(h.flush(), sent(ACK).seq(h.r(2)).ack(h.g(502)));
@@ -316,7 +316,7 @@ class TcpCloseTest {
     @Test
     void hostResetInFinWait2ResetsTheGuest() {
         TcpHarness h = established();
-        h.conn.hostFinished();
+        h.hostFinishes();
         h.flush();
         h.guest(seg(ACK).seq(h.g(1)).ack(h.r(2)));
         h.hostReset();

@@ -48,9 +48,6 @@ final class TcpHarness {
     final TcpConnection conn;
     long now = START;
 
-    /** Bytes the fake host socket produced so far (offset of the next byte of the host stream). */
-    private long hostProduced;
-
     private TcpHarness(TcpConfig config, int irs, int iss, int guestMss, int guestWscale, int guestTsVal, boolean guestSack,
                        boolean largeSegments) {
         this.config = config;
@@ -65,7 +62,7 @@ final class TcpHarness {
         MemorySegment s = syn.build();
         TcpOptions opts = new TcpOptions();
         assertThat(Tcp.parseOptions(s, Seg.OFFSET, opts)).isTrue();
-        this.conn = new TcpConnection(GUEST, GUEST_PORT, REMOTE, REMOTE_PORT, irs, opts, iss, config, buffers, out);
+        this.conn = new TcpConnection(GUEST, GUEST_PORT, REMOTE, REMOTE_PORT, irs, opts, iss, config, buffers, out, host);
     }
 
     // ---- construction ----
@@ -280,16 +277,21 @@ final class TcpHarness {
 
     // ---- the fake host socket ----
 
-    /** The host socket produced the next n bytes of the host stream: appended to fromHost(), then hostDataAdded(n). */
+    /** The host peer sent the next n bytes of the host stream: they wait in the fake socket, which signals them. */
     void hostSends(int n) {
-        RingBuffer ring = conn.fromHost();
-        assertThat(n).as("room in fromHost").isLessThanOrEqualTo(ring.free());
-        byte[] b = hostStream(hostProduced, n);
-        int first = Math.min(n, ring.writeSpan());
-        MemorySegment.copy(b, 0, ring.memory(), ValueLayout.JAVA_BYTE, ring.writeOffset(), first);
-        if (n > first) MemorySegment.copy(b, first, ring.memory(), ValueLayout.JAVA_BYTE, 0, n - first);
-        hostProduced += n;
-        conn.hostDataAdded(n);
+        host.produced += n;
+        conn.hostReadable();
+    }
+
+    /** The host peer closed its writing side after what it sent: the fake socket signals its end. */
+    void hostFinishes() {
+        host.finished = true;
+        conn.hostShutdown();
+    }
+
+    /** Bytes in the fake host socket that the guest has not acknowledged (sent or not). */
+    long hostQueued() {
+        return host.produced - host.front;
     }
 
     /** What the guest has sent and the connection buffered toward the host, oldest first. */
@@ -531,9 +533,53 @@ final class TcpHarness {
         }
     }
 
-    /** Records how the connection ended, and takes direct writes while it has room. */
-    static final class FakeHost {
+    /**
+     * Records how the connection ended, takes direct writes while it has room, and is the host
+     * socket's receive queue the connection peeks: the host stream from front (the oldest byte
+     * not acknowledged) to produced.
+     */
+    static final class FakeHost implements HostStream {
         final List<Boolean> closed = new ArrayList<>();
+        long front, produced;
+        boolean finished, failed;
+        /** Peeks made, and how many of them came back empty. */
+        int peeks, emptyPeeks;
+        private final MemorySegment window = Arena.ofAuto().allocate(MAX_PEEK + 16);
+        private long windowOffset;
+
+        @Override
+        public int peek(int skip, int length) {
+            assertThat(length).as("peek length").isBetween(1, MAX_PEEK);
+            peeks++;
+            if (failed) return FAILED;
+            long from = front + skip;
+            int n = (int) Math.min(length, produced - from);
+            if (n <= 0) {
+                emptyPeeks++;
+                return finished ? END : 0;
+            }
+            window.fill((byte) 0x3c); // stale bytes must not pass for fresh ones
+            windowOffset = 1 + (peeks % 7); // and nothing may assume where they are
+            MemorySegment.copy(hostStream(from, n), 0, window, ValueLayout.JAVA_BYTE, windowOffset, n);
+            return n;
+        }
+
+        @Override
+        public MemorySegment memory() {
+            return window;
+        }
+
+        @Override
+        public long offset() {
+            return windowOffset;
+        }
+
+        @Override
+        public void acknowledged(int n) {
+            assertThat(n).as("acknowledged bytes").isPositive().isLessThanOrEqualTo((int) (produced - front));
+            front += n;
+        }
+
         /** How many more bytes the fake host socket takes from direct writes (none unless a test gives room). */
         int socketRoom;
         private final ByteArrayOutputStream written = new ByteArrayOutputStream();

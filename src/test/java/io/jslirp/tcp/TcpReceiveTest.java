@@ -267,13 +267,22 @@ class TcpReceiveTest {
     }
 
     @Test
-    void smallSegmentsAndWhatFollowsBufferedBytesWaitInTheBuffer() {
+    void smallSegmentsAfterTheIterationsFirstAndWhatFollowsBufferedBytesWaitInTheBuffer() {
         TcpHarness h = withHostRoom(Integer.MAX_VALUE);
-        h.guest(h.guestData(0, MSS, 1)); // small: written with others at the flush (lesson 2)
-        h.guest(h.guestData(MSS, 40000, 1)); // large, but behind bytes still buffered
+        h.guest(h.guestData(0, MSS, 1)); // the iteration's first: straight to the socket, no buffer taken
+        assertThat(h.host.taken()).isEqualTo(guestStream(0, MSS));
+        assertThat(h.buffers.inUse()).isZero();
+        h.guest(h.guestData(MSS, MSS, 1)); // small, after it: written with others at the flush (lesson 2)
+        h.guest(h.guestData(2 * MSS, 40000, 1)); // large, but behind bytes still buffered
 
         assertThat(h.host.taken()).isEmpty();
-        assertThat(h.toHostBytes()).isEqualTo(guestStream(0, MSS + 40000));
+        assertThat(h.toHostBytes()).isEqualTo(guestStream(MSS, MSS + 40000));
+
+        // The next iteration's first small segment goes straight again once the buffer is drained.
+        h.hostWrote(MSS + 40000);
+        h.flush();
+        h.guest(h.guestData(2 * MSS + 40000, 100, 1));
+        assertThat(h.host.taken()).isEqualTo(guestStream(2 * MSS + 40000, 100));
     }
 
     @Test

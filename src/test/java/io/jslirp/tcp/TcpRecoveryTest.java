@@ -101,27 +101,39 @@ class TcpRecoveryTest {
     }
 
     @Test
-    void buffersStartSmallAndGrowWhileTheFlowNeedsIt() {
-        TcpConfig config = new TcpConfig(1460, 1 << 18, 1 << 18, 1 << 14, 2 * TcpHarness.SECOND, TcpConfig.DEFAULT_BUFFER_BUDGET);
+    void theWindowIsWhatTheHostSocketTakesPlusTheSlack() {
+        TcpConfig config = new TcpConfig(1460, 1 << 20, 1 << 20, 1 << 14, 2 * TcpHarness.SECOND, TcpConfig.DEFAULT_BUFFER_BUDGET);
+        int shift = config.windowShift();
         TcpHarness h = TcpHarness.with().config(config).guestWscale(7).connecting();
+        h.conn.hostRoom(100_000); // as the host side measures it once connected
         h.hostConnected();
-        assertThat(h.single(h.drain()).window()).as("the SYN-ACK offers the initial buffer").isEqualTo(1 << 14);
-        h.guest(seg(ACK).seq(h.g(1)).ack(h.r(1)).window(0xffff)); // guest window 0xffff << 7: 8 MiB
+        assertThat(h.single(h.drain()).window()).as("a SYN-ACK's window is never scaled").isEqualTo(0xffff);
+        h.guest(seg(ACK).seq(h.g(1)).ack(h.r(1)).window(0xffff));
 
-        // Guest to host: the host socket takes a full buffer at once, so the buffer doubles.
+        // 16 KiB from the guest wait for the flush's write: the window is what is left of room and slack.
         for (long from = 0; from < 1 << 14; from += 1024) h.guest(h.guestData(from, 1024, 1));
-        h.flush();
-        h.hostWrote(1 << 14);
-        assertThat(h.conn.toHost().capacity()).isEqualTo(1 << 15);
-        TcpHarness.Sent update = h.single(h.flush());
-        assertThat(update.window() << config.windowShift()).isEqualTo(1 << 15);
+        TcpHarness.Sent ack = h.single(h.flush());
+        assertThat((long) ack.window() << shift).isEqualTo(((100_000L + TcpConnection.SLACK - (1 << 14)) >> shift) << shift);
+        long rightEdge = (1 << 14) + ((long) ack.window() << shift);
 
-        // Host to guest: a full buffer and a guest window that takes more makes it grow, up to the maximum.
-        for (int i = 0; i < 8; i++) {
-            while (h.conn.readyForHostData()) h.hostSends(h.conn.fromHost().free());
-        }
-        assertThat(h.conn.fromHost().capacity()).isEqualTo(1 << 18);
-        assertThat(h.conn.readyForHostData()).as("at the maximum").isFalse();
+        // The socket took them and has that much less room: the right edge stays, nothing to tell.
+        h.hostWrote(1 << 14);
+        h.conn.hostRoom(100_000 - (1 << 14));
+        h.assertSent(h.flush());
+
+        // The host peer acknowledged: the socket has room again, and the guest hears of it at once.
+        h.conn.hostRoom(1 << 19);
+        TcpHarness.Sent update = h.single(h.flush());
+        assertThat((long) update.window() << shift).isEqualTo((((1L << 19) + TcpConnection.SLACK) >> shift) << shift)
+                .isGreaterThan(rightEdge - (1 << 14));
+
+        // A socket with no room at all still leaves the guest the slack.
+        h.conn.hostRoom(0);
+        for (long from = 1 << 14; from < 1 << 15; from += 1024) h.guest(h.guestData(from, 1024, 1));
+        TcpHarness.Sent held = h.single(h.flush());
+        assertThat((long) held.window() << shift).as("never shrunk below what was offered")
+                .isGreaterThanOrEqualTo(((1L << 19) + TcpConnection.SLACK - (1 << 14)) >> shift << shift);
+        assertThat(h.conn.toHost().size()).as("what the socket refuses waits in toHost").isEqualTo(1 << 14);
     }
 
     @Test

@@ -135,7 +135,7 @@ class TcpResetTest {
         assertThat(closeWait.host.closed).containsExactly(true);
 
         TcpHarness finWait2 = established();
-        finWait2.conn.hostFinished();
+        finWait2.hostFinishes();
         finWait2.flush();
         finWait2.guest(seg(ACK).seq(finWait2.g(1)).ack(finWait2.r(2)));
         assertThat(finWait2.conn.state()).isEqualTo(State.FIN_WAIT_2);

@@ -100,7 +100,8 @@ class TcpSendTest {
         h.assertSent(h.flush(), sent(ACK).seq(h.r(2001)).len(1000)); // 2000 in flight of 3000
 
         guestAcks(h, 1001, 3000); // 1000 acknowledged: 2000 in flight, room for 1000
-        h.assertSent(h.flush(), sent(ACK | PSH).seq(h.r(3001)).payload(hostStream(3000, 1000)));
+        // (no PSH: the window ends where the host's bytes might go on, so none can say they stop there)
+        h.assertSent(h.flush(), sent(ACK).seq(h.r(3001)).payload(hostStream(3000, 1000)));
     }
 
     @Test
@@ -112,15 +113,21 @@ class TcpSendTest {
     }
 
     @Test
-    void hostDataIsWantedOnlyWhileThereIsRoom() {
-        TcpHarness h = TcpHarness.with().buffers(16384, 16384).established();
-        assertThat(h.conn.readyForHostData()).isTrue();
-        h.hostSends(16384);
-        assertThat(h.conn.readyForHostData()).isFalse();
-        h.flush();
-        guestAcks(h, 1 + MSS, 0xffff);
-        assertThat(h.conn.readyForHostData()).isTrue();
-        assertThat(h.conn.fromHost().size()).isEqualTo(16384 - MSS);
+    void hostBytesAreReadOnlyAsFarAsTheGuestsWindowReaches() {
+        TcpHarness h = TcpHarness.with().established(4 * MSS);
+        h.hostSends(100_000);
+        h.assertSent(h.flush(),
+                sent(ACK).seq(h.r(1)).payload(hostStream(0, MSS)),
+                sent(ACK).seq(h.r(1 + MSS)).payload(hostStream(MSS, MSS)),
+                sent(ACK).seq(h.r(1 + 2 * MSS)).payload(hostStream(2 * MSS, MSS)),
+                sent(ACK).seq(h.r(1 + 3 * MSS)).payload(hostStream(3 * MSS, MSS)));
+        assertThat(h.conn.unacknowledged()).isEqualTo(4 * MSS);
+        assertThat(h.hostQueued()).as("the rest stays in the host socket").isEqualTo(100_000);
+
+        guestAcks(h, 1 + MSS, 4 * MSS);
+        h.assertSent(h.flush(), sent(ACK).seq(h.r(1 + 4 * MSS)).payload(hostStream(4 * MSS, MSS)));
+        assertThat(h.hostQueued()).as("acknowledged bytes leave the socket").isEqualTo(100_000 - MSS);
+        assertThat(h.conn.unacknowledged()).isEqualTo(4 * MSS);
     }
 
     @Test
@@ -206,7 +213,8 @@ class TcpSendTest {
                 .isGreaterThan(TcpConfig.INITIAL_RTO_NANOS - 400 * MS);
         guestAcks(h, 2001, 0xffff);
         assertThat(h.timerArmed()).isFalse();
-        assertThat(h.conn.fromHost().isEmpty()).isTrue();
+        assertThat(h.conn.unacknowledged()).isZero();
+        assertThat(h.hostQueued()).isZero();
     }
 
     // ---- RTT estimation ----

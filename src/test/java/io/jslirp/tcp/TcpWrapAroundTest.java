@@ -68,7 +68,7 @@ class TcpWrapAroundTest {
         h.assertSent(h.flush(), sent(ACK).seq(h.r(1 + MSS)).payload(hostStream(MSS, MSS)));
         h.guest(seg(ACK).seq(h.g(501)).ack(h.r(1 + 4 * MSS)));
         assertThat(h.timerArmed()).isFalse();
-        assertThat(h.conn.fromHost().isEmpty()).isTrue();
+        assertThat(h.hostQueued()).isZero();
 
         // RTO across the wrap.
         h.hostSends(100);
@@ -82,7 +82,7 @@ class TcpWrapAroundTest {
         h.guest(seg(FIN | ACK).seq(h.g(501)).ack(h.r(101 + 4 * MSS)));
         h.assertSent(h.flush(), sent(ACK).ack(h.g(502)).window(BUF));
         assertThat(h.conn.state()).isEqualTo(State.CLOSE_WAIT);
-        h.conn.hostFinished();
+        h.hostFinishes();
         h.assertSent(h.flush(), sent(FIN | ACK).seq(h.r(101 + 4 * MSS)).ack(h.g(502)));
         h.guest(seg(ACK).seq(h.g(502)).ack(h.r(102 + 4 * MSS)));
         assertThat(h.conn.state()).isEqualTo(State.CLOSED);
