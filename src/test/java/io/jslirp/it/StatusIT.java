@@ -73,23 +73,24 @@ class StatusIT {
                     out = row(table, "tcp", GUEST + ":40123");
                     in = row(table, "tcp", GUEST + ":8080");
                     flow = row(table, "udp", GUEST + ":40124");
-                    if (out != null && out[7].equals(Integer.toString(DOWNLOAD)) && in != null && in[7].equals(Integer.toString(ECHOED))
+                    if (out != null && out[7].equals(Integer.toString(DOWNLOAD)) && out[9].equals("0") && in != null && in[7].equals(Integer.toString(ECHOED))
                             && flow != null && flow[7].equals("7")) {
                         break;
                     }
                     Namespace.sleep(100);
                 }
                 assertThat(table.lines().findFirst().orElse("").split(" +"))
-                        .containsExactly("Proto", "State", "Dir", "Guest", "Remote", "Host", "Sent", "Received", "Age");
+                        .containsExactly("Proto", "State", "Dir", "Guest", "Remote", "Host", "Sent", "Received", "ToHost-Q", "ToGuest-Q", "Age");
                 assertThat(out).as(table).containsExactly("tcp", "ESTABLISHED", "out", GUEST + ":40123", Namespace.GATEWAY + ":" + tcpPort,
-                        "127.0.0.1:" + tcpPort, Integer.toString(UPLOAD), Integer.toString(DOWNLOAD), out[8]);
+                        "127.0.0.1:" + tcpPort, Integer.toString(UPLOAD), Integer.toString(DOWNLOAD), "0", "0", out[10]);
+                // (both queues empty: the host peer's kernel acknowledged the upload, the guest the download)
                 assertThat(in).as(table).startsWith("tcp", "ESTABLISHED", "in", GUEST + ":8080");
                 assertThat(in[4]).as(table).startsWith(Namespace.GATEWAY + ":"); // the gateway port the guest sees
                 assertThat(Arrays.copyOfRange(in, 5, 8)).as(table)
                         .containsExactly("127.0.0.1:" + client.getLocalPort(), Integer.toString(ECHOED), Integer.toString(ECHOED));
                 assertThat(flow).as(table).containsExactly("udp", "open", "out", GUEST + ":40124", Namespace.GATEWAY + ":" + udpPort,
-                        "127.0.0.1:" + udpPort, "5", "7", flow[8]);
-                assertThat(out[8]).matches("\\d+s");
+                        "127.0.0.1:" + udpPort, "5", "7", "0", "0", flow[10]);
+                assertThat(out[10]).matches("\\d+s");
                 assertThat(table).containsPattern("(?m)^frames_in +[1-9]\\d*$").containsPattern("(?m)^refused_at_limit +0$")
                         .containsPattern("(?m)^open_tcp_connections +2$");
 
@@ -101,6 +102,7 @@ class StatusIT {
                 assertThat(mine).as(json.out()).isNotNull();
                 assertThat(mine.path("bytes_from_guest").asLong()).isEqualTo(UPLOAD);
                 assertThat(mine.path("bytes_to_guest").asLong()).isEqualTo(DOWNLOAD);
+                assertThat(mine.path("queued_to_host").isNumber() && mine.path("queued_to_guest").isNumber()).as(json.out()).isTrue();
                 assertThat(reply.path("counters").path("frames_out").asLong()).isPositive();
                 client.close();
                 accepted.close();
