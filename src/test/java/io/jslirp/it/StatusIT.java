@@ -135,7 +135,7 @@ class StatusIT {
             for (int i = 0; i < 100 && (row == null || !row[7].equals("2000")); i++) {
                 Namespace.sleep(100);
                 table = Cmd.run(T, Stack.Kind.JSLIRP.executable(), "status", "--api-socket", api.toString()).out();
-                row = table.lines().map(l -> l.split(" +")).filter(c -> c.length == 9 && c[3].endsWith("]:40125")).findFirst().orElse(null);
+                row = table.lines().map(l -> l.split(" +")).filter(c -> c.length == 11 && c[3].endsWith("]:40125")).findFirst().orElse(null);
             }
             assertThat(row).as(table).isNotNull();
             assertThat(row[3]).as(table).startsWith("[fd00::");
