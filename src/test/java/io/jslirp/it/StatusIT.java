@@ -149,7 +149,7 @@ class StatusIT {
 
     /** The status line of the flow of protocol with the guest's end, split in columns, or null. */
     private static String[] row(String table, String protocol, String guestEnd) {
-        return table.lines().map(l -> l.split(" +")).filter(c -> c.length == 9 && c[0].equals(protocol) && c[3].equals(guestEnd))
+        return table.lines().map(l -> l.split(" +")).filter(c -> c.length == 11 && c[0].equals(protocol) && c[3].equals(guestEnd))
                 .findFirst().orElse(null);
     }
 
