@@ -660,7 +660,7 @@ public final class TcpConnection {
             // together reach the budget (thousands of flows losing frames at once), a buffer is
             // not taken for it: the guest resends it with the gap.
             if (toHost.holdsMemory() || !buffers.full()) {
-                makeRoom(-skip + len);
+                makeRoom(toHost.size() - skip + len); // past what it holds, as writeAhead counts
                 int stored = toHost.writeAhead(-skip, s, payloadOff, len);
                 if (stored > 0) outOfOrder.add(seq, seq + stored);
             }
