@@ -75,8 +75,6 @@ public interface HostSockets {
     /** ioctl SIOCINQ / SIOCOUTQ: bytes in a TCP socket's receive queue, or in its send queue (not yet acknowledged); or -errno. */
     int queued(int fd, boolean receive);
 
-    /** Reads into two slices in one call (a ring buffer wraps); lengthB may be 0. Bytes, 0 at end of stream, or -errno. */
-    long readv2(int fd, MemorySegment a, long offsetA, int lengthA, MemorySegment b, long offsetB, int lengthB);
 
     /** Writes two slices in one call; lengthB may be 0. Bytes or -errno. */
     long writev2(int fd, MemorySegment a, long offsetA, int lengthA, MemorySegment b, long offsetB, int lengthB);

@@ -74,10 +74,6 @@ class SystemSockets implements HostSockets {
         return Sockets.ioctlInt(fd, receive ? Sockets.SIOCINQ : Sockets.SIOCOUTQ);
     }
 
-    @Override
-    public long readv2(int fd, MemorySegment a, long offsetA, int lengthA, MemorySegment b, long offsetB, int lengthB) {
-        return Libc.readv2(fd, a, offsetA, lengthA, b, offsetB, lengthB);
-    }
 
     @Override
     public long writev2(int fd, MemorySegment a, long offsetA, int lengthA, MemorySegment b, long offsetB, int lengthB) {

@@ -370,13 +370,6 @@ public final class FakeSockets implements HostSockets, VirtualLoop.Readiness {
         return receive ? get(fd).toRead.size() : 0;
     }
 
-    @Override
-    public long readv2(int fd, MemorySegment a, long offsetA, int lengthA, MemorySegment b, long offsetB, int lengthB) {
-        int n = read(fd, a, offsetA, lengthA);
-        if (n < lengthA || lengthB == 0) return n;
-        int m = read(fd, b, offsetB, lengthB);
-        return m > 0 ? n + m : n;
-    }
 
     @Override
     public long writev2(int fd, MemorySegment a, long offsetA, int lengthA, MemorySegment b, long offsetB, int lengthB) {
