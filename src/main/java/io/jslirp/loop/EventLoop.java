@@ -25,8 +25,9 @@ public final class EventLoop implements Reactor, AutoCloseable {
     private int registrationCount;
     private final TimerQueue timers = new TimerQueue();
     private final List<Runnable> endOfIteration = new ArrayList<>();
-    private final List<Runnable> later = new ArrayList<>();
-    private final List<Runnable> laterNow = new ArrayList<>();
+    /** Tasks for the next iteration, and those of this one (swapped each iteration: no copy). */
+    private List<Runnable> later = new ArrayList<>();
+    private List<Runnable> laterNow = new ArrayList<>();
     /** Busy polling after a run of short iterations (see {@link #waitForEvents}); 0 turns it off. */
     private final long spinNanos;
     /** Iterations in a row that moved little data; bytes moved in this iteration. */
@@ -162,8 +163,9 @@ public final class EventLoop implements Reactor, AutoCloseable {
             int n = waitForEvents();
             movedThisIteration = 0;
             again = false;
-            laterNow.addAll(later);
-            later.clear();
+            List<Runnable> due = later; // laterNow is empty here
+            later = laterNow;
+            laterNow = due;
             for (int i = 0; i < n; i++) dispatch(epoll.readyFd(i), epoll.readyTag(i), epoll.readyEvents(i));
             if (!laterNow.isEmpty()) {
                 flush();

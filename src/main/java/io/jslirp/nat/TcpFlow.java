@@ -113,6 +113,11 @@ final class TcpFlow implements Handler {
         return true;
     }
 
+    /** Whether it is marked for the flush. */
+    boolean dirty() {
+        return dirty;
+    }
+
     /** Follows up the non-blocking connect that returned r ({@link Family#connect}); the connection answers the guest when it completes. */
     int connect(int r) {
         if (r == 0) return connected();

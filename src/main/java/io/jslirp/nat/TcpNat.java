@@ -55,6 +55,12 @@ public final class TcpNat {
     private final LimitWarning noDescriptors = new LimitWarning("open files (ulimit -n) for TCP connections");
     private final FlowTable<TcpFlow> flows = new FlowTable<>(256);
     private final List<TcpFlow> dirty = new ArrayList<>();
+    /**
+     * Flows whose last flush sent their burst with more due ({@link TcpConnection#MORE}), still
+     * marked: the next flush takes them after the flows that something new touched; and the list
+     * the flush fills for the one after.
+     */
+    private List<TcpFlow> continuing = new ArrayList<>(), continuingNext = new ArrayList<>();
     private final BufferPool buffers;
     /** Where every flow's peeks at its host socket go (a loop iteration uses them at once): the one copy of bytes toward the guest. */
     private final PeekArea peekArea = new PeekArea();
@@ -305,15 +311,28 @@ public final class TcpNat {
         Log.debug(() -> flow.describe() + (reset ? " reset by the guest" : " closed"));
     }
 
-    /** End of the loop iteration: each flow touched writes toward the host once, then sends toward the guest. */
+    /**
+     * End of the loop iteration: each flow touched writes toward the host once, then sends toward
+     * the guest; flows that still had more for the guest at the last flush come after them.
+     */
     public void flush() {
         long now = clock.now();
-        for (int i = 0; i < dirty.size(); i++) {
-            TcpFlow flow = dirty.get(i);
-            settle(flow, flow.connecting(), flow.flush(now), false);
-        }
+        List<TcpFlow> carried = continuing;
+        continuing = continuingNext;
+        for (int i = 0; i < dirty.size(); i++) flushFlow(dirty.get(i), now);
         dirty.clear();
+        for (int i = 0; i < carried.size(); i++) flushFlow(carried.get(i), now);
+        carried.clear();
+        continuingNext = carried;
+        if (!continuing.isEmpty()) loop.runAgain();
         if (buffers.freeBytes() > 0 && trim.deadline() == Long.MAX_VALUE) loop.schedule(trim, now + TRIM_NANOS);
+    }
+
+    private void flushFlow(TcpFlow flow, long now) {
+        if (!flow.dirty()) return; // closed since it was listed, or flushed already by this pass
+        int r = flow.flush(now);
+        settle(flow, flow.connecting(), r, false);
+        if ((r & (TcpConnection.MORE | TcpConnection.CLOSED)) == TcpConnection.MORE && flow.markDirty()) continuing.add(flow);
     }
 
     private void trimBuffers() {

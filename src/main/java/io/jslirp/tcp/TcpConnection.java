@@ -47,6 +47,12 @@ public final class TcpConnection {
     public static final int CLOSED = 4;
     /** Result bit, with {@link #CLOSED}: the guest reset it (or it was given up): the host peer must see a reset too. */
     public static final int RESET_HOST = 8;
+    /**
+     * Result bit of {@link #flush}: it sent its burst ({@link #burst}) toward the guest and the
+     * guest's window takes more: flush it again in the next loop iteration, after the connections
+     * that have something new (lesson 3: one bulk flow must not make a reply wait for its whole window).
+     */
+    public static final int MORE = 16;
 
     private static final int DEFAULT_GUEST_MSS = 536;
     /**
@@ -112,6 +118,12 @@ public final class TcpConnection {
     private final int sendLimit;
     /** Most bytes one peek takes: whole segments of sendLimit within {@link HostStream#MAX_PEEK}, so no runt follows each. */
     private final int peekLimit;
+    /**
+     * Most payload bytes one flush sends toward the guest: a peek's worth, and at least two
+     * segments (with TSO one is 64 KiB). A guest's window can be megabytes; sent in one flush, it
+     * would hold every other connection's next segment back for the milliseconds its writes take.
+     */
+    private final int burst;
     /** Bytes beyond sndUna known to wait in the host stream (peeked at least once). */
     private int known;
     /** Bytes of the host stream peeked so far: sent to the guest at least once. */
@@ -200,6 +212,7 @@ public final class TcpConnection {
         int largest = 0xffff - Ipv4.MIN_HEADER_LENGTH - Tcp.MIN_HEADER_LENGTH - 40;
         this.sendLimit = out.largeSegments() ? Math.max(largest / sendMss, 1) * sendMss : sendMss;
         this.peekLimit = HostStream.MAX_PEEK / sendLimit * sendLimit;
+        this.burst = Math.max(peekLimit, 2 * sendLimit);
         this.iss = iss;
         this.sndUna = iss;
         this.sndNxt = iss;
@@ -825,14 +838,20 @@ public final class TcpConnection {
     }
 
     /**
-     * Sends what the guest's window takes: host bytes peeked from the host stream in blocks of up to
-     * {@link HostStream#MAX_PEEK}, cut into segments of up to sendLimit, and the FIN after the last.
+     * Sends what the guest's window takes, up to the burst ({@link #MORE} when more is due): host
+     * bytes peeked from the host stream in blocks of up to {@link HostStream#MAX_PEEK}, cut into
+     * segments of up to sendLimit, and the FIN after the last.
      */
     private boolean sendData(long now) {
         boolean sent = false;
+        int sentBytes = 0;
         while (true) {
             int inFlight = sndNxt - sndUna;
             long room = Math.max(sndWnd - inFlight, 0);
+            if (sentBytes >= burst) {
+                if ((room > 0 && mayHaveUnsent()) || (hostEnded && !finAcked && sndNxt == hostEnd)) result |= MORE;
+                break;
+            }
             int want = (int) Math.min(room, peekLimit);
             if (hostEnded) want = Math.min(want, Math.max(hostEnd - sndNxt, 0));
             int n = 0;
@@ -873,6 +892,7 @@ public final class TcpConnection {
                 }
                 sendSegment(sndNxt, rcvNxt, flags, data, at + done, len);
                 sent = true;
+                sentBytes += len;
                 done += len;
                 sndNxt += len + (fin ? 1 : 0);
                 if (Seq.gt(sndNxt, sndMax)) sndMax = sndNxt;

@@ -109,6 +109,56 @@ class TcpNatTest {
         });
     }
 
+    /**
+     * Lesson 3 toward the guest: a bulk flow whose guest window is megabytes sends one burst per
+     * loop iteration, and a reply that arrives meanwhile on another connection goes out ahead of
+     * the bulk flow's next burst, not after its whole window.
+     */
+    @ParameterizedTest
+    @MethodSource("versions")
+    void aBulkFlowSendsABurstAnIterationAndAReplyGoesAheadOfItsNext(Version v) {
+        NatHarness h = harness(v);
+        int bulkPort = GUEST_PORT, replyPort = GUEST_PORT + 1;
+        long bulkIss = established(h, v, bulkPort);
+        FakeSockets.Socket bulk = h.sockets.last(Kind.TCP);
+        established(h, v, replyPort);
+        FakeSockets.Socket reply = h.sockets.last(Kind.TCP);
+        int mss = v.ipv6() ? 1440 : 1460;
+        int burst = 65536 / mss * mss;
+        int total = 400_000;
+
+        bulk.peerSends(new byte[total]);
+        h.loop.iterate();
+        List<Packet> first = h.received();
+        assertThat(first).allSatisfy(p -> assertThat(p.destinationPort).isEqualTo(bulkPort));
+        assertThat(first.stream().mapToInt(p -> p.payload.length).sum()).as("one burst").isEqualTo(burst);
+
+        reply.peerSends("pong".getBytes());
+        h.loop.iterate();
+        List<Packet> second = h.received();
+        assertThat(second.getFirst().destinationPort).as("the reply goes first").isEqualTo(replyPort);
+        assertThat(new String(second.getFirst().payload)).isEqualTo("pong");
+        assertThat(second.subList(1, second.size())).allSatisfy(p -> assertThat(p.destinationPort).isEqualTo(bulkPort));
+        assertThat(second.stream().skip(1).mapToInt(p -> p.payload.length).sum()).as("then the bulk flow's next burst").isEqualTo(burst);
+        assertThat(second.get(1).seq).isEqualTo(bulkIss + 1 + burst);
+
+        h.settle(); // the loop runs again by itself until the window or the data ends
+        int rest = h.received().stream().mapToInt(p -> p.payload.length).sum();
+        assertThat(2 * burst + rest).isEqualTo(total);
+    }
+
+    /** A connection on guestPort through the handshake, the guest offering a window of 65535 << 7; returns our ISN. */
+    private static long established(NatHarness h, Version v, int guestPort) {
+        Packet.Tcp guest = Packet.tcp(v.guest(), guestPort, v.gateway(), PORT);
+        h.send(guest.flags(SYN).seq(GUEST_ISN).window(65535).mss(1460).windowScale(7).frame());
+        h.sockets.last(Kind.TCP).completeConnect();
+        h.settle();
+        Packet synAck = h.receivedOne();
+        h.send(Packet.tcp(v.guest(), guestPort, v.gateway(), PORT).flags(ACK).seq(GUEST_ISN + 1).ack(synAck.seq + 1).window(65535).frame());
+        assertThat(h.received()).as("no data yet").allSatisfy(p -> assertThat(p.payload).isEmpty());
+        return synAck.seq;
+    }
+
     /** Buffers emptied give their memory to the pool, and what no connection takes again goes back to the system. */
     @ParameterizedTest
     @MethodSource("versions")

@@ -235,10 +235,24 @@ final class TcpHarness {
         return seg(Tcp.ACK).seq(g(1 + from)).ack(r(ackRel)).data(guestStream(from, len));
     }
 
-    /** End of the loop iteration: the connection sends what is due. Returns the segments sent since the last look. */
+    /**
+     * End of the loop iteration: the connection sends what is due, and again while it says it has
+     * more ({@link TcpConnection#MORE}: the loop runs again at once). Returns the segments sent since the last look.
+     */
     List<Sent> flush() {
-        settle(conn.flush(now));
+        int r;
+        do {
+            r = conn.flush(now);
+            settle(r);
+        } while ((r & TcpConnection.MORE) != 0);
         return drain();
+    }
+
+    /** One end-of-iteration flush only; returns its result bits (see {@link #drain} for what it sent). */
+    int flushOnce() {
+        int r = conn.flush(now);
+        settle(r);
+        return r;
     }
 
     /** Segments sent since the last look (e.g. by an event handler, before any flush). */

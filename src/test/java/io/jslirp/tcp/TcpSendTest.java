@@ -62,6 +62,53 @@ class TcpSendTest {
         assertThat(h.out.lastSegmentSize).isEqualTo(MSS);
     }
 
+    // ---- lesson 3: one bulk flow does not hold the loop for its whole window ----
+
+    @Test
+    void oneFlushSendsAtMostABurstAndSaysWhileTheWindowTakesMore() {
+        TcpHarness h = TcpHarness.with().guestWscale(7).established(4000); // window 512,000
+        h.hostSends(300_000);
+        h.hostFinishes();
+        int burst = 65536 / MSS * MSS; // a peek's worth of whole segments
+        int offset = 0;
+        int flushes = 0;
+        boolean fin = false;
+        int r;
+        do {
+            r = h.flushOnce();
+            flushes++;
+            int bytes = 0;
+            for (Sent s : h.drain()) {
+                assertThat(s.seq()).isEqualTo(h.r(1 + offset));
+                assertThat(s.payload()).isEqualTo(hostStream(offset, s.len()));
+                offset += s.len();
+                bytes += s.len();
+                fin |= s.has(io.jslirp.wire.Tcp.FIN);
+            }
+            if ((r & TcpConnection.MORE) != 0) assertThat(bytes).as("a flush that has more sent its whole burst").isEqualTo(burst);
+            else assertThat(bytes).isLessThanOrEqualTo(burst);
+        } while ((r & TcpConnection.MORE) != 0 && flushes < 100);
+        assertThat(offset).isEqualTo(300_000);
+        assertThat(fin).as("the FIN follows the last byte").isTrue();
+        assertThat(flushes).isEqualTo((300_000 + burst - 1) / burst);
+        assertThat(h.flushOnce() & TcpConnection.MORE).isZero();
+        assertThat(h.drain()).isEmpty();
+    }
+
+    @Test
+    void aFullWindowIsNotMore() {
+        TcpHarness h = TcpHarness.with().guestWscale(2).established(25_000); // window 100,000
+        h.hostSends(300_000);
+        int burst = 65536 / MSS * MSS;
+        assertThat(h.flushOnce() & TcpConnection.MORE).isNotZero();
+        assertThat(h.drain().stream().mapToInt(Sent::len).sum()).isEqualTo(burst);
+        assertThat(h.flushOnce() & TcpConnection.MORE).as("the window is full: the guest's ACK brings the next flush").isZero();
+        assertThat(h.drain().stream().mapToInt(Sent::len).sum()).isEqualTo(100_000 - burst);
+        guestAcks(h, 1 + 100_000, 25_000);
+        assertThat(h.flushOnce() & TcpConnection.MORE).isNotZero();
+        assertThat(h.drain().get(0).seq()).isEqualTo(h.r(1 + 100_000));
+    }
+
     @Test
     void guestWithoutMssOptionGetsTheRfcDefault536() {
         TcpHarness h = TcpHarness.with().guestMss(TcpHarness.NONE).established();
