@@ -183,6 +183,8 @@ public final class HostTransport {
 
     /** End of the loop iteration: what the flows' events produced goes out (before the link flushes its frames). */
     public void flush() {
+        udp.flush();
+        ping.flush();
         tcp.flush();
     }
 

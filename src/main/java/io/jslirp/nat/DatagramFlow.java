@@ -8,11 +8,15 @@ import io.jslirp.sys.Errno;
 import io.jslirp.sys.HostSockets;
 import io.jslirp.util.Log;
 
+import java.lang.foreign.MemorySegment;
+
 /**
- * A guest flow carried by one connected datagram socket on the host (UDP, ping): what comes on
- * the socket is read into its family's frame toward the guest, a budget at a time; an error the
- * socket reports (the host's ICMP error for an earlier datagram) is passed on; it closes after an
- * idle timeout. The subclass says where a datagram goes in the frame and what becomes of it.
+ * A guest flow carried by one connected datagram socket on the host (UDP, ping): the guest's
+ * datagrams go out at the flush, many per system call ({@link DatagramBatch}); what comes on the
+ * socket is received many at a time and copied into its family's frame toward the guest, a
+ * budget per wakeup; an error the socket reports (the host's ICMP error for an earlier datagram)
+ * is passed on; it closes after an idle timeout. The subclass says where a datagram goes in the
+ * frame and what becomes of it.
  */
 abstract class DatagramFlow implements Handler {
     /** Datagrams read from one socket per wakeup before other work gets its turn. */
@@ -24,12 +28,15 @@ abstract class DatagramFlow implements Handler {
     final int guestAddress, remoteAddress;
     private final Reactor loop;
     private final HostSockets sockets;
+    private final DatagramBatch batch;
     private final long idleTimeoutNanos;
     private final Timer idle = new Timer(this::close);
 
-    DatagramFlow(Reactor loop, HostSockets sockets, Family family, int fd, int guestAddress, int remoteAddress, long idleTimeoutNanos) {
+    DatagramFlow(Reactor loop, HostSockets sockets, DatagramBatch batch, Family family, int fd, int guestAddress, int remoteAddress,
+                 long idleTimeoutNanos) {
         this.loop = loop;
         this.sockets = sockets;
+        this.batch = batch;
         this.family = family;
         this.fd = fd;
         this.guestAddress = guestAddress;
@@ -44,25 +51,37 @@ abstract class DatagramFlow implements Handler {
         loop.schedule(idle, loop.clock().now() + idleTimeoutNanos);
     }
 
-    /** Sends the guest's datagram of len bytes at off on the socket (a full socket buffer drops it, as a router would). */
-    final void send(java.lang.foreign.MemorySegment f, long off, int len) {
-        int n = sockets.write(fd, f, off, len);
-        if (n < 0) reportError(-n);
-        else sent(n);
+    /** Queues the guest's datagram of len bytes at off for the socket, sent at the flush (a full socket buffer drops it, as a router would). */
+    final void send(MemorySegment f, long off, int len) {
+        batch.add(this, f, off, len);
         touch();
+    }
+
+    /** The socket refused a datagram of the flow (errno positive): a full buffer drops it, an error is the host's ICMP for an earlier one. */
+    final void sendFailed(int errno) {
+        if (errno != Errno.EAGAIN) reportError(errno);
     }
 
     @Override
     public final void onEvents(int events) {
         GuestOutput out = family.output();
-        for (int i = 0; i < READ_BUDGET; i++) {
-            int n = sockets.read(fd, out.frame(), offset(out), room(out));
+        int room = room(out);
+        int slots = batch.slots(room);
+        for (int taken = 0; taken < READ_BUDGET; ) {
+            int n = batch.receive(fd, room);
             if (n == -Errno.EAGAIN) return;
             if (n < 0) {
                 reportError(-n);
+                taken++;
                 continue;
             }
-            if (received(out, n)) touch();
+            for (int i = 0; i < n; i++) {
+                int len = batch.length(i);
+                batch.copy(i, out.frame(), offset(out));
+                if (received(out, len)) touch();
+            }
+            if (n < slots) return; // the socket had no more; a later datagram signals again
+            taken += n;
         }
         loop.runAgain();
     }
@@ -85,6 +104,7 @@ abstract class DatagramFlow implements Handler {
     abstract void forget();
 
     final void close() {
+        if (batch.pending()) batch.flush(); // the guest's datagrams go before the descriptor does
         loop.unregister(fd);
         loop.schedule(idle, Long.MAX_VALUE);
         sockets.close(fd);

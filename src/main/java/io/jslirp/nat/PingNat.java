@@ -27,6 +27,14 @@ import java.util.List;
  * codec reads both. Addresses are handles of the engine's {@link io.jslirp.util.AddressBook}.
  */
 public final class PingNat {
+    /** The flows' datagrams toward their host sockets, sent at the flush, and those received, many per system call. */
+    private final DatagramBatch batch;
+
+    /** End of the loop iteration: the guest's datagrams go to their host sockets. */
+    public void flush() {
+        if (batch.pending()) batch.flush();
+    }
+
     private final Reactor loop;
     private final HostSockets sockets;
     private final long idleTimeoutNanos;
@@ -37,6 +45,7 @@ public final class PingNat {
     public PingNat(Reactor loop, HostSockets sockets, Counters counters, long idleTimeoutNanos) {
         this.loop = loop;
         this.sockets = sockets;
+        this.batch = new DatagramBatch(sockets);
         this.idleTimeoutNanos = idleTimeoutNanos;
         this.counters = counters;
     }
@@ -122,7 +131,7 @@ public final class PingNat {
         long lastHead;
 
         Flow(Family family, int fd, int guestAddress, int guestId, int remoteAddress) {
-            super(loop, sockets, family, fd, guestAddress, remoteAddress, idleTimeoutNanos);
+            super(loop, sockets, batch, family, fd, guestAddress, remoteAddress, idleTimeoutNanos);
             this.guestId = guestId;
         }
 

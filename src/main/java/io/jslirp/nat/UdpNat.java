@@ -24,6 +24,14 @@ import java.util.function.Consumer;
  * go back to the guest from the address it sent to. The flow limit holds for both versions together.
  */
 public final class UdpNat {
+    /** The flows' datagrams toward their host sockets, sent at the flush, and those received, many per system call. */
+    private final DatagramBatch batch;
+
+    /** End of the loop iteration: the guest's datagrams go to their host sockets. */
+    public void flush() {
+        if (batch.pending()) batch.flush();
+    }
+
 
     private final Reactor loop;
     private final Clock clock;
@@ -39,6 +47,7 @@ public final class UdpNat {
         this.loop = loop;
         this.clock = loop.clock();
         this.sockets = sockets;
+        this.batch = new DatagramBatch(sockets);
         this.idleTimeoutNanos = idleTimeoutNanos;
         this.limits = limits;
         this.flowLimit = new LimitWarning(limits.udpFlows() + " UDP flows (--max-udp-flows)");
@@ -128,7 +137,7 @@ public final class UdpNat {
         int lastLength;
 
         Flow(Family family, int fd, int guestAddress, int guestPort, int remoteAddress, int remotePort, int hostAddress) {
-            super(loop, sockets, family, fd, guestAddress, remoteAddress, idleTimeoutNanos);
+            super(loop, sockets, batch, family, fd, guestAddress, remoteAddress, idleTimeoutNanos);
             this.hostAddress = hostAddress;
             this.guestPort = guestPort;
             this.remotePort = remotePort;

@@ -79,6 +79,29 @@ public interface HostSockets {
     /** Writes two slices in one call; lengthB may be 0. Bytes or -errno. */
     long writev2(int fd, MemorySegment a, long offsetA, int lengthA, MemorySegment b, long offsetB, int lengthB);
 
+    /**
+     * sendmmsg(2) of messages [first, first + count) of v on the connected datagram socket fd:
+     * how many went, or -errno when the first failed. (A fake: one write each.)
+     */
+    default int sendMany(int fd, MessageVector v, int first, int count) {
+        for (int i = 0; i < count; i++) {
+            int n = write(fd, v.buffer(first + i), v.offset(first + i), v.size(first + i));
+            if (n < 0) return i == 0 ? n : i;
+            v.length(first + i, n);
+        }
+        return count;
+    }
+
+    /** recvmmsg(2) into messages [0, count) of v from the datagram socket fd: how many came, or -errno (EAGAIN: none). (A fake: one read each.) */
+    default int receiveMany(int fd, MessageVector v, int count) {
+        for (int i = 0; i < count; i++) {
+            int n = read(fd, v.buffer(i), v.offset(i), v.size(i));
+            if (n < 0) return i == 0 ? n : i;
+            v.length(i, n);
+        }
+        return count;
+    }
+
     /** One datagram (truncated to length), its source in peer: bytes or -errno. */
     int recvFrom(int fd, MemorySegment buf, long offset, int length, long[] peer);
 

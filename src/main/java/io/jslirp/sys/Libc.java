@@ -27,7 +27,8 @@ public final class Libc {
     // per call would allocate.
     private static final long READ = nr(0, 63), WRITE = nr(1, 64), READV = nr(19, 65), WRITEV = nr(20, 66),
             CLOSE = nr(3, 57), OPENAT = nr(257, 56), FCNTL = nr(72, 25), GETTID = nr(186, 178), GETPID = nr(39, 172),
-            DUP3 = nr(292, 24), SETSID = nr(112, 157);
+            DUP3 = nr(292, 24), SETSID = nr(112, 157), MMAP = nr(9, 222);
+    private static final int PROT_READ_WRITE = 0x3, MAP_PRIVATE_ANONYMOUS = 0x22;
     private static final int AT_FDCWD = -100;
 
     /** Bytes read, 0 at end of file, or -errno. */
@@ -89,6 +90,17 @@ public final class Libc {
         }
         long r = syscall(nr, s.errno, fd, iov.address(), count);
         return r < 0 ? -errno(s.errno) : r;
+    }
+
+    /**
+     * size bytes of private anonymous memory (mmap), zero and not resident until written: for
+     * areas sized for the largest case that mostly hold small things. Kept for the process's life.
+     */
+    public static MemorySegment mapAnonymous(long size) {
+        MemorySegment err = scratch().errno;
+        long r = syscall(MMAP, err, 0L, size, PROT_READ_WRITE, MAP_PRIVATE_ANONYMOUS, -1L, 0L);
+        if (r == -1) throw new SysException("mmap", errno(err));
+        return MemorySegment.ofAddress(r).reinterpret(size);
     }
 
     /** 0 or -errno. The descriptor is released even when this reports EINTR (Linux semantics). */

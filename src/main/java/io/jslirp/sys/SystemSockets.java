@@ -50,6 +50,16 @@ class SystemSockets implements HostSockets {
     }
 
     @Override
+    public int sendMany(int fd, MessageVector v, int first, int count) {
+        return v.send(fd, first, count);
+    }
+
+    @Override
+    public int receiveMany(int fd, MessageVector v, int count) {
+        return v.receive(fd, count);
+    }
+
+    @Override
     public int peek(int fd, MemorySegment buf, long offset, int length) {
         return Sockets.recv(fd, buf, offset, length, Sockets.MSG_PEEK | Sockets.MSG_DONTWAIT);
     }

@@ -66,6 +66,35 @@ class UdpNatTest {
         assertThat(h.counters().udpFlows).isEqualTo(1);
     }
 
+    /**
+     * The guest's datagrams of one loop iteration go to the host socket in one system call, in
+     * order; a socket's waiting datagrams come in as few as its batch takes, each to the guest whole.
+     */
+    @ParameterizedTest
+    @MethodSource("versions")
+    void datagramsGoAndComeManyPerSystemCall(Version v) {
+        NatHarness h = with(v).build();
+        h.send(datagram(v, "first"));
+        FakeSockets.Socket s = h.sockets.last(Kind.UDP);
+        int calls = h.sockets.sendManyCalls;
+        for (int i = 0; i < 10; i++) h.deliver(datagram(v, "datagram " + i)); // one iteration's frames
+        assertThat(s.sent).as("nothing before the flush").hasSize(1);
+        h.settle();
+        assertThat(h.sockets.sendManyCalls - calls).as("one sendmmsg for the ten").isEqualTo(1);
+        assertThat(s.sent.stream().skip(1).map(d -> new String(d.payload())))
+                .containsExactly("datagram 0", "datagram 1", "datagram 2", "datagram 3", "datagram 4", "datagram 5",
+                        "datagram 6", "datagram 7", "datagram 8", "datagram 9");
+
+        int receives = h.sockets.receiveManyCalls;
+        for (int i = 0; i < 100; i++) s.receive(("reply " + i).getBytes());
+        h.settle();
+        List<Packet> replies = h.received();
+        assertThat(replies).hasSize(100);
+        for (int i = 0; i < 100; i++) assertThat(new String(replies.get(i).payload)).isEqualTo("reply " + i);
+        assertThat(h.sockets.receiveManyCalls - receives).as("16 of up to 64 KiB at a time, then the rest").isEqualTo(7);
+        assertThat(h.flows()).singleElement().satisfies(f -> assertThat(f.fromGuest()).isEqualTo(5 + 10 * 10));
+    }
+
     /** The host socket's ICMP error for a closed port reaches the guest as port unreachable (ICMPv6 code 4 over IPv6). */
     @ParameterizedTest
     @MethodSource("versions")

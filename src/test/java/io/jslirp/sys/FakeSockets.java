@@ -315,6 +315,21 @@ public final class FakeSockets implements HostSockets, VirtualLoop.Readiness {
         return n;
     }
 
+    /** System calls that sent or received many datagrams (each message served as one write or read). */
+    public int sendManyCalls, receiveManyCalls;
+
+    @Override
+    public int sendMany(int fd, MessageVector v, int first, int count) {
+        sendManyCalls++;
+        return HostSockets.super.sendMany(fd, v, first, count);
+    }
+
+    @Override
+    public int receiveMany(int fd, MessageVector v, int count) {
+        receiveManyCalls++;
+        return HostSockets.super.receiveMany(fd, v, count);
+    }
+
     @Override
     public int peek(int fd, MemorySegment buf, long offset, int length) {
         Socket s = get(fd);

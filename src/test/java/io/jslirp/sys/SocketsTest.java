@@ -73,6 +73,47 @@ class SocketsTest {
         }
     }
 
+    /** sendmmsg and recvmmsg on connected UDP sockets: several datagrams per call, each kept whole, EAGAIN when none waits. */
+    @Test
+    void manyDatagramsPerSystemCall() {
+        int a = Sockets.udp4();
+        int b = Sockets.udp4();
+        try (Arena arena = Arena.ofConfined()) {
+            assertThat(Sockets.bind4(a, LOOPBACK, 0)).isZero();
+            assertThat(Sockets.bind4(b, LOOPBACK, 0)).isZero();
+            assertThat(Sockets.connect4(a, LOOPBACK, Sockets.localPort(b))).isZero();
+            assertThat(Sockets.connect4(b, LOOPBACK, Sockets.localPort(a))).isZero();
+            MemorySegment data = arena.allocate(64);
+            for (int i = 0; i < 64; i++) data.set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, (byte) i);
+            MessageVector out = new MessageVector(4);
+            out.set(0, data, 0, 5);
+            out.set(1, data, 10, 1);
+            out.set(2, data, 20, 0);
+            out.set(3, data, 30, 30);
+            assertThat(out.send(a, 1, 3)).as("messages 1 to 3 in one call").isEqualTo(3);
+            assertThat(out.length(1)).isEqualTo(1);
+            assertThat(out.length(3)).isEqualTo(30);
+            assertThat(out.send(a, 0, 1)).isEqualTo(1);
+            LibcTest.waitReadable(b);
+
+            MemorySegment room = arena.allocate(4 * 16);
+            MessageVector in = new MessageVector(8);
+            for (int i = 0; i < 4; i++) in.set(i, room, 16L * i, 16);
+            assertThat(in.receive(b, 4)).isEqualTo(4);
+            assertThat(new int[] {in.length(0), in.length(1), in.length(2), in.length(3)}).containsExactly(1, 0, 16, 5);
+            assertThat(room.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0)).isEqualTo((byte) 10);
+            assertThat(room.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 32)).as("the first 16 of 30 bytes").isEqualTo((byte) 30);
+            assertThat(room.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 47)).isEqualTo((byte) 45);
+            assertThat(room.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 48)).isEqualTo((byte) 0);
+            assertThat(room.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 52)).isEqualTo((byte) 4);
+            assertThat(in.receive(b, 4)).isEqualTo(-Errno.EAGAIN);
+            assertThat(out.send(-1, 0, 1)).isEqualTo(-Errno.EBADF);
+        } finally {
+            Libc.close(a);
+            Libc.close(b);
+        }
+    }
+
     @Test
     void udpRoundTrip() {
         int a = Sockets.udp4();
