@@ -41,6 +41,18 @@ final class CapturingSink implements FrameSink {
         return true;
     }
 
+    @Override
+    public boolean offloadsUdp() {
+        return link.offloadsUdp();
+    }
+
+    @Override
+    public boolean sendUdpSegments(MemorySegment frame, int length, int segmentSize) {
+        if (!link.sendUdpSegments(frame, length, segmentSize)) return false;
+        capture.frame(frame, length);
+        return true;
+    }
+
     /** The link writes the payload from where it is; the capture gets the frame put together. */
     @Override
     public boolean sendTcp(MemorySegment frame, int headersLength, MemorySegment payload, long payloadOffset,

@@ -7,6 +7,7 @@ import io.jslirp.wire.Ethernet;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Ipv6;
 import io.jslirp.wire.Tcp;
+import io.jslirp.wire.Udp;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -25,7 +26,7 @@ import java.util.function.LongSupplier;
  */
 public final class TapLink implements Link {
     private static final ValueLayout.OfShort LE16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final int NEEDS_CSUM = 1, DATA_VALID = 2, GSO_NONE = 0, GSO_TCPV4 = 1, GSO_TCPV6 = 4;
+    private static final int NEEDS_CSUM = 1, DATA_VALID = 2, GSO_NONE = 0, GSO_TCPV4 = 1, GSO_TCPV6 = 4, GSO_UDP_L4 = 5;
 
     private final int[] fds;
     private final FlowLanes lanes;
@@ -34,6 +35,8 @@ public final class TapLink implements Link {
     private final MemorySegment rxHeader, txHeader;
     /** The iovec array of a frame written in pieces: vnet header, frame headers, payload in up to two spans. */
     private final MemorySegment txVector;
+    /** Cleared when the kernel refused a UDP frame to be cut (USO: Linux 6.2 and later take them): datagrams then go one by one. */
+    private boolean udpSegments = true;
     /** The time a flow's queue was last used by, for {@link FlowLanes} (System.nanoTime unless given). */
     private final LongSupplier clock;
 
@@ -100,6 +103,29 @@ public final class TapLink implements Link {
     public boolean sendTcp(MemorySegment frame, int length, int segmentSize) {
         tcpVnetHeader(frame, length, segmentSize);
         return write(frame, length);
+    }
+
+    @Override
+    public boolean offloadsUdp() {
+        return vnetHeader && udpSegments;
+    }
+
+    /** One frame of datagrams of segmentSize bytes, for the guest's kernel to cut (VIRTIO_NET_HDR_GSO_UDP_L4). */
+    @Override
+    public boolean sendUdpSegments(MemorySegment frame, int length, int segmentSize) {
+        if (!offloadsUdp()) return false;
+        boolean v6 = Ethernet.type(frame, 0) == Ethernet.TYPE_IPV6;
+        int l4 = Ethernet.HEADER_LENGTH + (v6 ? Ipv6.HEADER_LENGTH : Ipv4.headerLength(frame, Ethernet.HEADER_LENGTH));
+        txHeader.set(ValueLayout.JAVA_BYTE, 0, (byte) NEEDS_CSUM);
+        txHeader.set(ValueLayout.JAVA_BYTE, 1, (byte) GSO_UDP_L4);
+        txHeader.set(LE16, 2, (short) (l4 + Udp.HEADER_LENGTH));           // hdr_len
+        txHeader.set(LE16, 4, (short) segmentSize);                         // gso_size
+        txHeader.set(LE16, 6, (short) l4);                                  // csum_start
+        txHeader.set(LE16, 8, (short) Udp.CHECKSUM_OFFSET);                 // csum_offset
+        int fd = fds.length == 1 ? fds[0] : fds[lanes.laneOf(frame, length, clock.getAsLong())];
+        long n = Libc.writev2(fd, txHeader, 0, Tap.VNET_HEADER_LENGTH, frame, 0, length);
+        if (n == -Errno.EINVAL) udpSegments = false; // a kernel without USO: never again
+        return n == Tap.VNET_HEADER_LENGTH + length;
     }
 
     /** The frame's headers, then the payload from where it is: one writev, no copy. */

@@ -75,15 +75,65 @@ abstract class DatagramFlow implements Handler {
                 taken++;
                 continue;
             }
-            for (int i = 0; i < n; i++) {
-                int len = batch.length(i);
-                batch.copy(i, out.frame(), offset(out));
-                if (received(out, len)) touch();
+            boolean coalesce = n > 1 && coalesces(out);
+            for (int i = 0; i < n; ) {
+                int run = coalesce ? run(out, i, n, room) : 1;
+                if (run > 1 && sendRun(out, i, run)) {
+                    touch();
+                    i += run;
+                    continue;
+                }
+                for (int end = i + run; i < end; i++) {
+                    batch.copy(i, out.frame(), offset(out));
+                    if (received(out, batch.length(i))) touch();
+                }
             }
             if (n < slots) return; // the socket had no more; a later datagram signals again
             taken += n;
         }
         loop.runAgain();
+    }
+
+    /**
+     * How many received datagrams from the i-th on (of n) go to the guest in one frame it cuts:
+     * of one size that fits the MTU, the last perhaps shorter, within room in all.
+     */
+    private int run(GuestOutput out, int i, int n, int room) {
+        int size = batch.length(i);
+        if (size == 0 || size > out.unfragmentedUdpPayload()) return 1;
+        int total = size, j = i + 1;
+        while (j < n) {
+            int len = batch.length(j);
+            if (len == 0 || len > size || total + len > room) break;
+            total += len;
+            j++;
+            if (len < size) break;
+        }
+        return j - i;
+    }
+
+    /** Sends run datagrams from the i-th on in one frame; false when the link did not take it (nothing was sent). */
+    private boolean sendRun(GuestOutput out, int i, int run) {
+        long at = offset(out);
+        int total = 0;
+        for (int k = i; k < i + run; k++) {
+            batch.copy(k, out.frame(), at + total);
+            total += batch.length(k);
+        }
+        return receivedSegments(out, total, batch.length(i));
+    }
+
+    /** Whether datagrams from the socket may reach the guest several to a frame ({@link #receivedSegments}). */
+    boolean coalesces(GuestOutput out) {
+        return false;
+    }
+
+    /**
+     * total bytes at {@link #offset} are datagrams of segmentSize bytes (the last perhaps shorter)
+     * from the socket: sends them on to the guest in one frame; false when that could not be done.
+     */
+    boolean receivedSegments(GuestOutput out, int total, int segmentSize) {
+        return false;
     }
 
     /** Where in out's frame a datagram from the socket is read to, and how long it may be. */

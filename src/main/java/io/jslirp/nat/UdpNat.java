@@ -159,6 +159,19 @@ public final class UdpNat {
         }
 
         @Override
+        boolean coalesces(GuestOutput out) {
+            return out.offloadsUdp();
+        }
+
+        @Override
+        boolean receivedSegments(GuestOutput out, int total, int segmentSize) {
+            if (!out.sendUdpSegments(remoteAddress, remotePort, guestAddress, guestPort, total, segmentSize)) return false;
+            loop.moved(total);
+            toGuest += total;
+            return true;
+        }
+
+        @Override
         boolean received(GuestOutput out, int n) {
             loop.moved(n);
             out.sendUdp(remoteAddress, remotePort, guestAddress, guestPort, n);

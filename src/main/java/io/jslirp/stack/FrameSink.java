@@ -33,4 +33,19 @@ public interface FrameSink {
                             int payloadLength, int segmentSize) {
         throw new UnsupportedOperationException("this link does not offload TCP");
     }
+
+    /** Whether {@link #sendUdpSegments} may be tried: the receiver cuts one UDP frame into datagrams (USO). */
+    default boolean offloadsUdp() {
+        return false;
+    }
+
+    /**
+     * Sends an IPv4 or IPv6 UDP frame whose payload is datagrams of segmentSize bytes each (the last
+     * may be shorter) and whose checksum field holds only the pseudo-header sum: the receiver takes
+     * it as those datagrams. False when it was not sent (a link that turns out not to take such
+     * frames stops offering them): the caller sends the datagrams one by one.
+     */
+    default boolean sendUdpSegments(MemorySegment frame, int length, int segmentSize) {
+        return false;
+    }
 }

@@ -49,6 +49,25 @@ public interface GuestOutput extends TcpOutput {
     /** Sends the UDP payload of payloadLength bytes at {@link #udpPayloadOffset()}; larger than the MTU, in fragments. */
     void sendUdp(int source, int sourcePort, int destination, int destinationPort, int payloadLength);
 
+    /** The largest UDP payload that reaches the guest in one frame of the MTU (no fragments). */
+    default int unfragmentedUdpPayload() {
+        return maxUdpPayload();
+    }
+
+    /** Whether {@link #sendUdpSegments} may be tried. */
+    default boolean offloadsUdp() {
+        return false;
+    }
+
+    /**
+     * Sends payloadLength bytes at {@link #udpPayloadOffset()} as datagrams of segmentSize bytes
+     * (the last may be shorter; segmentSize at most {@link #unfragmentedUdpPayload()}), in one frame
+     * the link cuts. False when nothing was sent: send them one by one.
+     */
+    default boolean sendUdpSegments(int source, int sourcePort, int destination, int destinationPort, int payloadLength, int segmentSize) {
+        return false;
+    }
+
     /** Where an ICMP message (its header first) goes in {@link #frame()}. */
     int icmpOffset();
 

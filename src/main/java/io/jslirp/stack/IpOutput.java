@@ -197,6 +197,25 @@ public final class IpOutput implements ServiceOutput {
         output.send(version, tx, h, mac);
     }
 
+    @Override
+    public int unfragmentedUdpPayload() {
+        return output.mtu() - version.headerLength() - Udp.HEADER_LENGTH;
+    }
+
+    @Override
+    public boolean offloadsUdp() {
+        return output.offloadsUdp();
+    }
+
+    @Override
+    public boolean sendUdpSegments(int source, int sourcePort, int destination, int destinationPort, int payloadLength, int segmentSize) {
+        if (!output.offloadsUdp() || segmentSize > unfragmentedUdpPayload() || payloadLength > maxUdpPayload()) return false;
+        int length = Udp.HEADER_LENGTH + payloadLength;
+        IpHeader h = header(source, destination, Ipv4.PROTO_UDP, length);
+        Udp.writePartial(tx, l4, sourcePort, destinationPort, payloadLength, version.pseudoHeader(h, Ipv4.PROTO_UDP, length));
+        return output.sendUdpSegments(version, tx, h, neighbours.mac(this), segmentSize);
+    }
+
     /** Sends the ICMP (ICMPv6) message of length bytes at {@link #icmpOffset()} between handles, filling its checksum. */
     @Override
     public void sendIcmp(int source, int destination, int length) {

@@ -59,6 +59,10 @@ final class Output {
         return sink.offloadsTcp();
     }
 
+    boolean offloadsUdp() {
+        return sink.offloadsUdp();
+    }
+
     /** A new identification for a datagram of version v (IPv4's 16 bits; IPv6's 32, used by fragments only). */
     private int nextId(IpVersion v) {
         return v == IpVersion.V4 ? ipv4Id++ & 0xffff : ++ipv6Id;
@@ -89,6 +93,14 @@ final class Output {
                  long payloadOffset, int payloadLength, int segmentSize) {
         writeHeaders(v, tx, h.whole().id(nextId(v)), mac);
         count(sink.sendTcp(tx, payloadOffset(v) + headerLength, payload, payloadOffset, payloadLength, segmentSize));
+    }
+
+    /** A UDP frame of datagrams of segmentSize bytes for the link to cut (USO); false when the link did not send it. */
+    boolean sendUdpSegments(IpVersion v, MemorySegment tx, IpHeader h, long mac, int segmentSize) {
+        writeHeaders(v, tx, h.whole().id(nextId(v)), mac);
+        boolean sent = sink.sendUdpSegments(tx, payloadOffset(v) + h.payloadLength(), segmentSize);
+        if (sent) counters.framesOut++;
+        return sent;
     }
 
     /** A frame already whole (ARP). */

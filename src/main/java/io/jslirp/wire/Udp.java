@@ -16,6 +16,8 @@ import java.lang.foreign.MemorySegment;
  */
 public final class Udp {
     public static final int HEADER_LENGTH = 8;
+    /** Where the checksum is in the header (for a receiver that completes a partial one). */
+    public static final int CHECKSUM_OFFSET = 6;
     private static final int SOURCE_PORT = 0, DESTINATION_PORT = 2, LENGTH = 4, CHECKSUM = 6;
 
     private Udp() {}
@@ -69,5 +71,16 @@ public final class Udp {
         Bytes.u16(s, off + CHECKSUM, 0);
         int sum = Checksum.finish(Checksum.sum(s, off, len, pseudo));
         Bytes.u16(s, off + CHECKSUM, sum == 0 ? 0xffff : sum);
+    }
+
+    /**
+     * Writes the header for payloadLength bytes already in place whose checksum the receiver
+     * completes: the field holds pseudo, the pseudo-header's sum for {@link #HEADER_LENGTH} + payloadLength.
+     */
+    public static void writePartial(MemorySegment s, long off, int sourcePort, int destinationPort, int payloadLength, int pseudo) {
+        Bytes.u16(s, off + SOURCE_PORT, sourcePort);
+        Bytes.u16(s, off + DESTINATION_PORT, destinationPort);
+        Bytes.u16(s, off + LENGTH, HEADER_LENGTH + payloadLength);
+        Bytes.u16(s, off + CHECKSUM, pseudo);
     }
 }

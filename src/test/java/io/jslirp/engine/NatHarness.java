@@ -1,5 +1,12 @@
 package io.jslirp.engine;
 
+import io.jslirp.stack.FrameSink;
+import io.jslirp.wire.Bytes;
+import io.jslirp.wire.Checksum;
+import io.jslirp.wire.Ethernet;
+import io.jslirp.wire.Ipv4;
+import io.jslirp.wire.Ipv6;
+import io.jslirp.wire.Udp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jslirp.forward.PortForward;
@@ -41,13 +48,60 @@ public final class NatHarness {
     private final List<byte[]> toGuest = new ArrayList<>();
     private final MemorySegment rx = Arena.ofAuto().allocate(65536 + 64);
 
-    private NatHarness(EngineConfig config) {
+    /** Frames of several datagrams the guest's side cut (a link that offloads UDP, see {@link Builder#offloadsUdp}). */
+    public int cutFrames;
+
+    private NatHarness(EngineConfig config, boolean offloadsUdp) {
         loop.readiness(sockets);
-        network = new VirtualNetwork(config, (frame, length) -> {
-            toGuest.add(frame.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE));
-            return true;
-        }, new AddressBook(), loop, sockets);
+        FrameSink sink = new FrameSink() {
+            @Override
+            public boolean send(MemorySegment frame, int length) {
+                toGuest.add(frame.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE));
+                return true;
+            }
+
+            @Override
+            public boolean offloadsUdp() {
+                return offloadsUdp;
+            }
+
+            @Override
+            public boolean sendUdpSegments(MemorySegment frame, int length, int segmentSize) {
+                if (!offloadsUdp) return false;
+                cutFrames++;
+                cut(frame, length, segmentSize);
+                return true;
+            }
+        };
+        network = new VirtualNetwork(config, sink, new AddressBook(), loop, sockets);
         loop.atEndOfIteration(network.transport()::flush);
+    }
+
+    /** As the guest's kernel cuts a UDP frame (USO): one datagram of segmentSize bytes (the last perhaps shorter) per frame, lengths and checksums filled. */
+    private void cut(MemorySegment frame, int length, int segmentSize) {
+        boolean v6 = Ethernet.type(frame, 0) == Ethernet.TYPE_IPV6;
+        int ip = Ethernet.HEADER_LENGTH;
+        int l4 = ip + (v6 ? Ipv6.HEADER_LENGTH : Ipv4.headerLength(frame, ip));
+        int payload = l4 + Udp.HEADER_LENGTH;
+        int sourcePort = Udp.sourcePort(frame, l4), destinationPort = Udp.destinationPort(frame, l4);
+        for (int at = payload; at < length; at += segmentSize) {
+            int n = Math.min(segmentSize, length - at);
+            MemorySegment d = Arena.ofAuto().allocate(payload + n);
+            MemorySegment.copy(frame, 0, d, 0, payload);
+            MemorySegment.copy(frame, at, d, payload, n);
+            int pseudo;
+            if (v6) {
+                Bytes.u16(d, ip + 4, Udp.HEADER_LENGTH + n);
+                pseudo = Checksum.sum(d, ip + 8, 32, Ipv4.PROTO_UDP + Udp.HEADER_LENGTH + n);
+            } else {
+                Bytes.u16(d, ip + 2, l4 - ip + Udp.HEADER_LENGTH + n);
+                Bytes.u16(d, ip + 10, 0);
+                Bytes.u16(d, ip + 10, Checksum.finish(Checksum.sum(d, ip, l4 - ip, 0)));
+                pseudo = Checksum.sum(d, ip + 12, 8, Ipv4.PROTO_UDP + Udp.HEADER_LENGTH + n);
+            }
+            Udp.write(d, l4, sourcePort, destinationPort, n, pseudo);
+            toGuest.add(d.toArray(ValueLayout.JAVA_BYTE));
+        }
     }
 
     public static Builder with() {
@@ -63,6 +117,13 @@ public final class NatHarness {
         private Limits limits = Limits.DEFAULTS;
         private DestinationRules rules = DestinationRules.NONE;
         private boolean preserveSource;
+        private boolean offloadsUdp;
+
+        /** The link takes UDP frames of several datagrams and cuts them as a tap's kernel does (USO). */
+        public Builder offloadsUdp() {
+            offloadsUdp = true;
+            return this;
+        }
 
         public Builder ipv6() {
             ipv6 = true;
@@ -103,7 +164,7 @@ public final class NatHarness {
             EngineConfig.Builder b = EngineConfig.builder(NetworkConfig.fromCidr("10.0.2.0/24", 1500, hostLoopback), nameservers)
                     .limits(limits).rules(rules).preserveSource(preserveSource).forwards(forwards).busyPollNanos(0);
             if (ipv6) b.ipv6();
-            return new NatHarness(b.build());
+            return new NatHarness(b.build(), offloadsUdp);
         }
     }
 

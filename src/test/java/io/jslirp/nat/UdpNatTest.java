@@ -95,6 +95,46 @@ class UdpNatTest {
         assertThat(h.flows()).singleElement().satisfies(f -> assertThat(f.fromGuest()).isEqualTo(5 + 10 * 10));
     }
 
+    /**
+     * Over a link that cuts UDP frames (a tap, USO), a socket's datagrams of one size reach the
+     * guest several to a frame, each whole and in order (a shorter one ends a run); a larger one
+     * and an empty one go alone; without the offload every datagram has its frame.
+     */
+    @ParameterizedTest
+    @MethodSource("versions")
+    void runsOfEqualDatagramsReachTheGuestInOneFrameTheLinkCuts(Version v) {
+        for (boolean offload : new boolean[] {true, false}) {
+            NatHarness.Builder b = with(v);
+            NatHarness h = (offload ? b.offloadsUdp() : b).build();
+            h.send(datagram(v, "go"));
+            FakeSockets.Socket s = h.sockets.last(Kind.UDP);
+            List<byte[]> sent = new java.util.ArrayList<>();
+            int[] sizes = new int[31];
+            int k = 0;
+            for (int i = 0; i < 20; i++) sizes[k++] = 1000;
+            sizes[k++] = 700;  // shorter: ends the run (datagram 16 to 20 are one frame)
+            for (int i = 0; i < 5; i++) sizes[k++] = 1000;
+            sizes[k++] = 1400; // larger: alone
+            sizes[k++] = 0;
+            sizes[k++] = 1000; // with the first 200: a run of two
+            sizes[k++] = 200;
+            sizes[k++] = 200;
+            for (int i = 0; i < sizes.length; i++) {
+                byte[] d = new byte[sizes[i]];
+                for (int j = 0; j < d.length; j++) d[j] = (byte) (i * 31 + j);
+                sent.add(d);
+                s.receive(d);
+            }
+            h.settle();
+            List<Packet> got = h.received();
+            List<byte[]> payloads = got.stream().map(p -> p.payload).toList();
+            assertThat(payloads).as("offload %s", offload).hasSize(sent.size());
+            for (int i = 0; i < sent.size(); i++) assertThat(payloads.get(i)).as("datagram %d, offload %s", i, offload).isEqualTo(sent.get(i));
+            assertThat(h.cutFrames).as("16 | 4 + 700 | 5 | 1000 + 200; 1400, 0 and the last 200 alone").isEqualTo(offload ? 4 : 0);
+            assertThat(h.flows()).singleElement().satisfies(f -> assertThat(f.toGuest()).isEqualTo(java.util.Arrays.stream(sizes).sum()));
+        }
+    }
+
     /** The host socket's ICMP error for a closed port reaches the guest as port unreachable (ICMPv6 code 4 over IPv6). */
     @ParameterizedTest
     @MethodSource("versions")
