@@ -5,6 +5,7 @@ import io.jslirp.link.Link;
 import io.jslirp.loop.EventLoop;
 import io.jslirp.stack.Stack;
 import io.jslirp.sys.Epoll;
+import io.jslirp.util.Log;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -92,7 +93,14 @@ final class LinkReceiver {
                 return;
             }
             if (capture != null) capture.frame(rx, n);
-            stack.receive(rx, n, link.checksumTrusted());
+            try {
+                stack.receive(rx, n, link.checksumTrusted());
+            } catch (RuntimeException e) {
+                // A bug for one frame must not stop the link: left mid-batch, the queue would stay
+                // backlogged with no batch scheduled and never be read again. The frame is dropped.
+                Log.warn("internal error (please report), a frame from the guest dropped: " + e);
+                if (Log.debugEnabled()) e.printStackTrace();
+            }
             bytes += n;
         }
         loop.moved(bytes);
