@@ -70,6 +70,8 @@ public final class TcpConnection {
      * holds back still fills the socket to its limit (and so learns when it drains: EPOLLOUT).
      */
     public static final int SLACK = 64 << 10;
+    /** The most one flush sends toward the guest on one connection (see {@link #burst}). */
+    private static final int BURST_LIMIT = 512 << 10;
 
     public final int guestAddress, guestPort, remoteAddress, remotePort;
     private final TcpConfig config;
@@ -119,8 +121,9 @@ public final class TcpConnection {
     /** Most bytes one peek takes: whole segments of sendLimit within {@link HostStream#MAX_PEEK}, so no runt follows each. */
     private final int peekLimit;
     /**
-     * Most payload bytes one flush sends toward the guest: a peek's worth, and at least two
-     * segments (with TSO one is 64 KiB). A guest's window can be megabytes; sent in one flush, it
+     * Most payload bytes one flush sends toward the guest: a peek's worth (44 frames at MTU 1500),
+     * or 8 segments where they are large (TSO, MTU 65520), within {@link #BURST_LIMIT}: a write
+     * costs about the same per frame whatever its size, so this takes about as long. A guest's window can be megabytes; sent in one flush, it
      * would hold every other connection's next segment back for the milliseconds its writes take.
      */
     private final int burst;
@@ -212,7 +215,7 @@ public final class TcpConnection {
         int largest = 0xffff - Ipv4.MIN_HEADER_LENGTH - Tcp.MIN_HEADER_LENGTH - 40;
         this.sendLimit = out.largeSegments() ? Math.max(largest / sendMss, 1) * sendMss : sendMss;
         this.peekLimit = HostStream.MAX_PEEK / sendLimit * sendLimit;
-        this.burst = Math.max(peekLimit, 2 * sendLimit);
+        this.burst = Math.max(peekLimit, Math.min(8 * sendLimit, BURST_LIMIT));
         this.iss = iss;
         this.sndUna = iss;
         this.sndNxt = iss;

@@ -96,6 +96,17 @@ class TcpSendTest {
     }
 
     @Test
+    void withTsoABurstIsEightLargeSegments() {
+        TcpHarness h = TcpHarness.with().largeSegments().guestWscale(7).established(20_000); // window 2,560,000
+        h.hostSends(1_200_000);
+        int large = 44 * MSS;
+        assertThat(h.flushOnce() & TcpConnection.MORE).isNotZero();
+        List<Sent> first = h.drain();
+        assertThat(first).hasSize(8).allSatisfy(s -> assertThat(s.len()).isEqualTo(large));
+        assertThat(h.flush().stream().mapToInt(Sent::len).sum()).isEqualTo(1_200_000 - 8 * large);
+    }
+
+    @Test
     void aFullWindowIsNotMore() {
         TcpHarness h = TcpHarness.with().guestWscale(2).established(25_000); // window 100,000
         h.hostSends(300_000);
