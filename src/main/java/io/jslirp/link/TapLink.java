@@ -114,15 +114,14 @@ public final class TapLink implements Link {
     @Override
     public boolean sendUdpSegments(MemorySegment frame, int length, int segmentSize) {
         if (!offloadsUdp()) return false;
-        boolean v6 = Ethernet.type(frame, 0) == Ethernet.TYPE_IPV6;
-        int l4 = Ethernet.HEADER_LENGTH + (v6 ? Ipv6.HEADER_LENGTH : Ipv4.headerLength(frame, Ethernet.HEADER_LENGTH));
+        int l4 = transportOffset(frame);
         txHeader.set(ValueLayout.JAVA_BYTE, 0, (byte) NEEDS_CSUM);
         txHeader.set(ValueLayout.JAVA_BYTE, 1, (byte) GSO_UDP_L4);
         txHeader.set(LE16, 2, (short) (l4 + Udp.HEADER_LENGTH));           // hdr_len
         txHeader.set(LE16, 4, (short) segmentSize);                         // gso_size
         txHeader.set(LE16, 6, (short) l4);                                  // csum_start
         txHeader.set(LE16, 8, (short) Udp.CHECKSUM_OFFSET);                 // csum_offset
-        int fd = fds.length == 1 ? fds[0] : fds[lanes.laneOf(frame, length, clock.getAsLong())];
+        int fd = queueFd(frame, length);
         long n = Libc.writev2(fd, txHeader, 0, Tap.VNET_HEADER_LENGTH, frame, 0, length);
         if (n == -Errno.EINVAL) udpSegments = false; // a kernel without USO: never again
         return n == Tap.VNET_HEADER_LENGTH + length;
@@ -133,7 +132,7 @@ public final class TapLink implements Link {
     public boolean sendTcp(MemorySegment frame, int headersLength, MemorySegment payload, long payloadOffset,
                            int payloadLength, int segmentSize) {
         tcpVnetHeader(frame, headersLength + payloadLength, segmentSize);
-        int fd = fds.length == 1 ? fds[0] : fds[lanes.laneOf(frame, headersLength, clock.getAsLong())];
+        int fd = queueFd(frame, headersLength);
         Libc.iovec(txVector, 0, txHeader, 0, Tap.VNET_HEADER_LENGTH);
         Libc.iovec(txVector, 1, frame, 0, headersLength);
         Libc.iovec(txVector, 2, payload, payloadOffset, payloadLength);
@@ -144,7 +143,7 @@ public final class TapLink implements Link {
     private void tcpVnetHeader(MemorySegment frame, int length, int segmentSize) {
         if (!vnetHeader) throw new UnsupportedOperationException("tap opened without vnet headers");
         boolean v6 = Ethernet.type(frame, 0) == Ethernet.TYPE_IPV6;
-        int l4 = Ethernet.HEADER_LENGTH + (v6 ? Ipv6.HEADER_LENGTH : Ipv4.headerLength(frame, Ethernet.HEADER_LENGTH));
+        int l4 = transportOffset(frame);
         int headers = l4 + Tcp.headerLength(frame, l4);
         boolean segmented = length - headers > segmentSize;
         txHeader.set(ValueLayout.JAVA_BYTE, 0, (byte) NEEDS_CSUM);
@@ -155,8 +154,19 @@ public final class TapLink implements Link {
         txHeader.set(LE16, 8, (short) Tcp.CHECKSUM_OFFSET);                  // csum_offset
     }
 
+    /** Where the TCP or UDP header of an IPv4 or IPv6 frame starts. */
+    private static int transportOffset(MemorySegment frame) {
+        boolean v6 = Ethernet.type(frame, 0) == Ethernet.TYPE_IPV6;
+        return Ethernet.HEADER_LENGTH + (v6 ? Ipv6.HEADER_LENGTH : Ipv4.headerLength(frame, Ethernet.HEADER_LENGTH));
+    }
+
+    /** The descriptor of the queue the frame's flow goes out on (headersLength of its bytes in frame). */
+    private int queueFd(MemorySegment frame, int headersLength) {
+        return fds.length == 1 ? fds[0] : fds[lanes.laneOf(frame, headersLength, clock.getAsLong())];
+    }
+
     private boolean write(MemorySegment frame, int length) {
-        int fd = fds.length == 1 ? fds[0] : fds[lanes.laneOf(frame, length, clock.getAsLong())];
+        int fd = queueFd(frame, length);
         if (!vnetHeader) return Libc.write(fd, frame, 0, length) == length;
         return Libc.writev2(fd, txHeader, 0, Tap.VNET_HEADER_LENGTH, frame, 0, length) == Tap.VNET_HEADER_LENGTH + length;
     }

@@ -1,5 +1,6 @@
 package io.jslirp.nat;
 
+import io.jslirp.sys.Errno;
 import io.jslirp.sys.HostSockets;
 import io.jslirp.sys.Libc;
 import io.jslirp.sys.MessageVector;
@@ -42,7 +43,7 @@ final class DatagramBatch {
             outgoing = new MessageVector(MESSAGES);
         }
         if (len > OUT_AREA) {
-            flow.sendFailed(io.jslirp.sys.Errno.EMSGSIZE);
+            flow.sendFailed(Errno.EMSGSIZE);
             return;
         }
         if (count == MESSAGES || used + len > OUT_AREA) flush();
@@ -67,7 +68,7 @@ final class DatagramBatch {
             while (i < end) {
                 int r = sockets.sendMany(flow.fd, outgoing, i, end - i);
                 if (r <= 0) {
-                    flow.sendFailed(r < 0 ? -r : io.jslirp.sys.Errno.EAGAIN);
+                    flow.sendFailed(r < 0 ? -r : Errno.EAGAIN);
                     i++;
                     continue;
                 }

@@ -123,8 +123,9 @@ public final class TcpConnection {
     /**
      * Most payload bytes one flush sends toward the guest: a peek's worth (44 frames at MTU 1500),
      * or 8 segments where they are large (TSO, MTU 65520), within {@link #BURST_LIMIT}: a write
-     * costs about the same per frame whatever its size, so this takes about as long. A guest's window can be megabytes; sent in one flush, it
-     * would hold every other connection's next segment back for the milliseconds its writes take.
+     * costs about the same per frame whatever its size, so this takes about as long. A guest's
+     * window can be megabytes; sent in one flush, it would hold every other connection's next
+     * segment back for the milliseconds its writes take.
      */
     private final int burst;
     /** Bytes beyond sndUna known to wait in the host stream (peeked at least once). */
