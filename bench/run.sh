@@ -113,10 +113,15 @@ IDLE_SETTLE=10          # seconds an instance idles before its memory is read (p
                         # its compilers' scratch memory some 5 s after it started)
 IDLE_INSTANCES=4        # instances side by side in the idle cell
 RRLOAD_N=3000           # round trips per rrload cell
+# BENCH_RRLOAD_RT=1: the ping-pong's two ends (echo server and client, not the stack, not iperf3) run
+# under SCHED_FIFO, so a woken end takes a core at once: what is left of the loaded p99 is the
+# stack's queue and its own scheduling, not the ends' wait for a core the bulk transfer holds.
+RRLOAD_RT=${BENCH_RRLOAD_RT:-0}
 tag="jsb$$"
 VETH_A=10.77.77.1 VETH_B=10.77.77.2
 PASTA_LO=169.254.1.3    # jslirp-pasta's --map-host-loopback: the namespace's way to the host's loopback
 FW_NS_IPERF=8001 FW_NS_ECHO=8002  # forwards -t and add_hostfwd: the namespace servers' ports
+SERVE_PREFIX=()         # serve: a command the echo and once servers run under (rrload's chrt)
 FW_KIND=""              # forwards: the next stack started gets this forward ("", t, T, api) ...
 FW_MAP=()               # ... with these specs (HP-HP:CP-CP for -t/-T, HP:CP for add_hostfwd)
 
@@ -345,7 +350,7 @@ serve() {
   [[ -n $port ]] || port=$(free_port)
   case $kind in
     iperf) "${pre[@]}" iperf3 -s -B "$SRV_ADDR" -p "$port" >"$workdir/iperf-$port.log" 2>&1 & ;;
-    echo|once) "${pre[@]}" "$PY" "$here/tcp_server.py" "$kind" "$SRV_ADDR" "$port" "$SERVER_WORKERS" \
+    echo|once) "${pre[@]}" "${SERVE_PREFIX[@]}" "$PY" "$here/tcp_server.py" "$kind" "$SRV_ADDR" "$port" "$SERVER_WORKERS" \
                  >"$workdir/$kind-$port.log" 2>&1 & ;;
   esac
   sp=$!; track "$sp"
@@ -480,7 +485,11 @@ cell_idle() {
 # cells_rrload STACK: RRLOAD_N round trips idle, during an upload, during a download
 cells_rrload() {
   local stack=$1 load echo_port iperf_port res bp gbps args
-  serve echo || { SESSION_FAILED=1; return; }
+  local rt=()
+  [[ $RRLOAD_RT == 1 ]] && rt=(chrt -f 10)
+  SERVE_PREFIX=("${rt[@]}")
+  serve echo || { SERVE_PREFIX=(); SESSION_FAILED=1; return; }
+  SERVE_PREFIX=()
   echo_port=$SERVER_PORT
   serve iperf || { SESSION_FAILED=1; return; }
   iperf_port=$SERVER_PORT
@@ -494,7 +503,7 @@ cells_rrload() {
       bp=$!; track "$bp"
       sleep 2   # past slow start
     fi
-    res=$(in_ns timeout $((SECS + 60)) "$PY" "$here/tcp_client.py" rrn "$TARGET" "$echo_port" "$RRLOAD_N") || SESSION_FAILED=1
+    res=$(in_ns timeout $((SECS + 60)) "${rt[@]}" "$PY" "$here/tcp_client.py" rrn "$TARGET" "$echo_port" "$RRLOAD_N") || SESSION_FAILED=1
     if [[ -n $bp ]]; then
       kill -INT "$bp" 2>/dev/null || true   # iperf3 still writes its summary of the time it ran
       wait "$bp" 2>/dev/null || true
@@ -503,7 +512,7 @@ cells_rrload() {
              "$PY" -c 'import json, sys; print("%.3f" % json.load(sys.stdin)["gbps"])' 2>/dev/null) || gbps=null
     fi
     [[ $res == "{"*"}" ]] || res='{"error": "client failed"}'
-    record "{\"family\": \"rrload\", \"stack\": \"$stack\", \"mtu\": $BASE_MTU, \"load\": \"$load\", \"bulk_gbps\": $gbps, \"res\": $res}"
+    record "{\"family\": \"rrload\", \"stack\": \"$stack\", \"mtu\": $BASE_MTU, \"load\": \"$load\", \"rt\": $RRLOAD_RT, \"bulk_gbps\": $gbps, \"res\": $res}"
   done
 }
 
@@ -629,7 +638,7 @@ main() {
       [[ -e $lock ]] && flock -w 180 "$lock" true
     done
   fi
-  for k in SECS MTUS STACKS TESTS CONNS REPEAT CRR_CLIENTS CONN_BYTES CONN_TIMEOUT UDP_LEN IDLE_SETTLE IDLE_INSTANCES RRLOAD_N; do meta "$k" "${!k}"; done
+  for k in SECS MTUS STACKS TESTS CONNS REPEAT CRR_CLIENTS CONN_BYTES CONN_TIMEOUT UDP_LEN IDLE_SETTLE IDLE_INSTANCES RRLOAD_N RRLOAD_RT; do meta "$k" "${!k}"; done
   meta clk_tck "$(getconf CLK_TCK)"
 
   for mtu in $MTUS; do

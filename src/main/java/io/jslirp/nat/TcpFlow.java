@@ -71,6 +71,8 @@ final class TcpFlow implements Handler {
     private final SocketStream stream;
     /** The socket wrote, or signalled space: its free space is measured at the flush. */
     private boolean measureRoom;
+    /** Whether a small request whose answer the guest awaits went to the host (an interactive exchange) since {@link #takeRequested}. */
+    private boolean requested;
     /** Once connected: new data, the peer's end and space after the socket was full, edge-triggered. */
     private static final int STREAM_EVENTS = Epoll.IN | Epoll.OUT | Epoll.RDHUP | Epoll.ET;
 
@@ -114,6 +116,13 @@ final class TcpFlow implements Handler {
     }
 
     /** Whether it is marked for the flush. */
+    /** Whether a small request the guest awaits the answer to went to the host since the last call. */
+    boolean takeRequested() {
+        boolean r = requested;
+        requested = false;
+        return r;
+    }
+
     boolean dirty() {
         return dirty;
     }
@@ -230,7 +239,16 @@ final class TcpFlow implements Handler {
         int r = conn.onSegment(f, off, len, options, now);
         if ((r & TcpConnection.HOST_BYTES) == 0) return r;
         int taken = writeToHost(f, conn.hostBytesOffset(), conn.hostBytesLength());
-        return (r & ~TcpConnection.HOST_BYTES) | conn.hostTook(taken);
+        r = (r & ~TcpConnection.HOST_BYTES) | conn.hostTook(taken);
+        if (taken > 0 && taken <= REQUEST_BYTES) expectAnswer();
+        return r;
+    }
+
+    /** After a small write to the host: where the guest now awaits the answer, it is an interactive request. */
+    private void expectAnswer() {
+        if (!conn.awaitingHostData()) return;
+        loop.expectAnswer(fd);
+        requested = true;
     }
 
     /** How many of length bytes at offset the host socket takes now: none while it connects, is gone or shut, or is full. */
@@ -269,9 +287,10 @@ final class TcpFlow implements Handler {
 
     /**
      * End of the loop iteration: what the guest acknowledged leaves the host socket, one write
-     * toward the host, the socket's free space measured, then the segments toward the guest.
+     * toward the host, the socket's free space measured, then the segments toward the guest (at
+     * most a short burst with shortBurst: {@link TcpConnection#flush(long, boolean)}).
      */
-    int flush(long now) {
+    int flush(long now, boolean shortBurst) {
         dirty = false;
         if (conn.state() == TcpConnection.State.CLOSED) return 0;
         RingBuffer ring = conn.toHost();
@@ -286,7 +305,7 @@ final class TcpFlow implements Handler {
                     loop.moved((int) n);
                     conn.deliveredToHost((int) n);
                     measureRoom = true;
-                    if (n <= REQUEST_BYTES && conn.awaitingHostData()) loop.expectAnswer(fd);
+                    if (n <= REQUEST_BYTES) expectAnswer();
                 } else if (n != -Errno.EAGAIN) {
                     return conn.hostReset();
                 }
@@ -301,7 +320,7 @@ final class TcpFlow implements Handler {
             sockets.shutdown(fd, Sockets.SHUT_WR);
             shutDown = true;
         }
-        int r = conn.flush(now);
+        int r = conn.flush(now, shortBurst);
         if ((r & TcpConnection.CLOSED) != 0) return r;
         if (conn.state() == TcpConnection.State.TIME_WAIT && ring.isEmpty() && shutDown) {
             // Both directions are finished on the host side: free the descriptor now rather than

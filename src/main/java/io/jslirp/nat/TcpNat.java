@@ -61,6 +61,12 @@ public final class TcpNat {
      * the flush fills for the one after.
      */
     private List<TcpFlow> continuing = new ArrayList<>(), continuingNext = new ArrayList<>();
+    /**
+     * Until when flows flush short bursts toward the guest: a flow wrote the host a small request
+     * whose answer the guest awaits (an interactive exchange) within the last {@link #INTERACTIVE_NANOS}.
+     */
+    private long interactiveUntil = Long.MIN_VALUE;
+    static final long INTERACTIVE_NANOS = 2_000_000L;
     private final BufferPool buffers;
     /** Where every flow's peeks at its host socket go (a loop iteration uses them at once): the one copy of bytes toward the guest. */
     private final PeekArea peekArea = new PeekArea();
@@ -330,7 +336,8 @@ public final class TcpNat {
 
     private void flushFlow(TcpFlow flow, long now) {
         if (!flow.dirty()) return; // closed since it was listed, or flushed already by this pass
-        int r = flow.flush(now);
+        int r = flow.flush(now, now < interactiveUntil);
+        if (flow.takeRequested()) interactiveUntil = now + INTERACTIVE_NANOS;
         settle(flow, flow.connecting(), r, false);
         if ((r & (TcpConnection.MORE | TcpConnection.CLOSED)) == TcpConnection.MORE && flow.markDirty()) continuing.add(flow);
     }

@@ -6,6 +6,7 @@ import io.jslirp.wire.Checksum;
 import io.jslirp.wire.Ethernet;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Ipv6;
+import io.jslirp.wire.Tcp;
 import io.jslirp.wire.Udp;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -51,7 +52,7 @@ public final class NatHarness {
     /** Frames of several datagrams the guest's side cut (a link that offloads UDP, see {@link Builder#offloadsUdp}). */
     public int cutFrames;
 
-    private NatHarness(EngineConfig config, boolean offloadsUdp) {
+    private NatHarness(EngineConfig config, boolean offloadsUdp, boolean offloadsTcp) {
         loop.readiness(sockets);
         FrameSink sink = new FrameSink() {
             @Override
@@ -66,6 +67,27 @@ public final class NatHarness {
             }
 
             @Override
+            public boolean offloadsTcp() {
+                return offloadsTcp;
+            }
+
+            @Override
+            public boolean sendTcp(MemorySegment frame, int length, int segmentSize) {
+                toGuest.add(completedTcp(frame.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE)));
+                return true;
+            }
+
+            @Override
+            public boolean sendTcp(MemorySegment frame, int headersLength, MemorySegment payload, long payloadOffset,
+                                   int payloadLength, int segmentSize) {
+                byte[] f = new byte[headersLength + payloadLength];
+                MemorySegment.copy(frame, ValueLayout.JAVA_BYTE, 0, f, 0, headersLength);
+                MemorySegment.copy(payload, ValueLayout.JAVA_BYTE, payloadOffset, f, headersLength, payloadLength);
+                toGuest.add(completedTcp(f));
+                return true;
+            }
+
+            @Override
             public boolean sendUdpSegments(MemorySegment frame, int length, int segmentSize) {
                 if (!offloadsUdp) return false;
                 cutFrames++;
@@ -75,6 +97,18 @@ public final class NatHarness {
         };
         network = new VirtualNetwork(config, sink, new AddressBook(), loop, sockets);
         loop.atEndOfIteration(network.transport()::flush);
+    }
+
+    /**
+     * A large TCP frame (TSO) as one frame, its partial checksum completed as the guest's side
+     * does: the tests see its whole payload in one packet rather than cut.
+     */
+    private static byte[] completedTcp(byte[] bytes) {
+        MemorySegment f = MemorySegment.ofArray(bytes);
+        int ip = Ethernet.HEADER_LENGTH;
+        int l4 = ip + (Ethernet.type(f, 0) == Ethernet.TYPE_IPV6 ? Ipv6.HEADER_LENGTH : Ipv4.headerLength(f, ip));
+        Bytes.u16(f, l4 + Tcp.CHECKSUM_OFFSET, Checksum.finish(Checksum.sum(f, l4, bytes.length - l4, 0)));
+        return bytes;
     }
 
     /** As the guest's kernel cuts a UDP frame (USO): one datagram of segmentSize bytes (the last perhaps shorter) per frame, lengths and checksums filled. */
@@ -118,6 +152,13 @@ public final class NatHarness {
         private DestinationRules rules = DestinationRules.NONE;
         private boolean preserveSource;
         private boolean offloadsUdp;
+        private boolean offloadsTcp;
+
+        /** The link takes large TCP frames with partial checksums (TSO); each reaches the guest whole here, its checksum completed. */
+        public Builder offloadsTcp() {
+            offloadsTcp = true;
+            return this;
+        }
 
         /** The link takes UDP frames of several datagrams and cuts them as a tap's kernel does (USO). */
         public Builder offloadsUdp() {
@@ -164,7 +205,7 @@ public final class NatHarness {
             EngineConfig.Builder b = EngineConfig.builder(NetworkConfig.fromCidr("10.0.2.0/24", 1500, hostLoopback), nameservers)
                     .limits(limits).rules(rules).preserveSource(preserveSource).forwards(forwards).busyPollNanos(0);
             if (ipv6) b.ipv6();
-            return new NatHarness(b.build(), offloadsUdp);
+            return new NatHarness(b.build(), offloadsUdp, offloadsTcp);
         }
     }
 

@@ -147,6 +147,76 @@ class TcpNatTest {
         assertThat(2 * burst + rest).isEqualTo(total);
     }
 
+    /**
+     * Lesson 3 with TSO: alone, a bulk flow sends 8 large segments a flush; while another
+     * connection carries an interactive exchange (the guest's small request written to the host,
+     * its answer awaited), 2, so the answer waits for less; 2 ms after the last request, 8 again.
+     */
+    @ParameterizedTest
+    @MethodSource("versions")
+    void besideAnInteractiveExchangeABulkFlowSendsShortBursts(Version v) {
+        NatHarness h = (v.ipv6() ? NatHarness.with().ipv6() : NatHarness.with()).offloadsTcp().build();
+        int bulkPort = GUEST_PORT, replyPort = GUEST_PORT + 1;
+        long bulkIss = established(h, v, bulkPort);
+        FakeSockets.Socket bulk = h.sockets.last(Kind.TCP);
+        long replyIss = established(h, v, replyPort);
+        FakeSockets.Socket reply = h.sockets.last(Kind.TCP);
+        int mss = v.ipv6() ? 1440 : 1460;
+        int large = (0xffff - 20 - 20 - 40) / mss * mss;
+        bulk.peerSends(new byte[4_000_000]);
+        h.loop.iterate();
+        assertThat(bulkBytes(h.received(), bulkPort)).as("alone: 8 large segments").isEqualTo(8L * large);
+
+        h.deliver(Packet.tcp(v.guest(), replyPort, v.gateway(), PORT).flags(ACK | PSH).seq(GUEST_ISN + 1).ack(replyIss + 1)
+                .window(65535).data("ping".getBytes()).frame());
+        h.loop.iterate();
+        assertThat(new String(reply.written())).isEqualTo("ping");
+        assertThat(bulkBytes(h.received(), bulkPort)).as("the request's iteration: 2").isEqualTo(2L * large);
+        h.loop.skip(TcpNat.INTERACTIVE_NANOS / 2);
+        h.loop.iterate();
+        assertThat(bulkBytes(h.received(), bulkPort)).as("its answer is due: still 2").isEqualTo(2L * large);
+        h.loop.skip(TcpNat.INTERACTIVE_NANOS);
+        h.loop.iterate();
+        List<Packet> later = h.received();
+        assertThat(bulkBytes(later, bulkPort)).as("no request for 2 ms: 8 again").isEqualTo(8L * large);
+        assertThat(later.getFirst().seq).isEqualTo(bulkIss + 1 + 12L * large);
+    }
+
+    /**
+     * A guest's small request, written to the host straight from its frame or gathered at the
+     * flush, tells the loop that the answer is due (it polls for it ahead of bulk work) and makes
+     * the iteration interactive; a bulk write, or a write while the host's data is still on its
+     * way to the guest, does not.
+     */
+    @ParameterizedTest
+    @MethodSource("versions")
+    void aSmallRequestTellsTheLoopItsAnswerIsDue(Version v) {
+        NatHarness h = harness(v);
+        long iss = established(h, v);
+        FakeSockets.Socket s = h.sockets.last(Kind.TCP);
+        Packet.Tcp guest = fromGuest(v).flags(ACK | PSH).ack(iss + 1).window(65535);
+        h.send(guest.seq(GUEST_ISN + 1).data("one".getBytes()).frame());
+        assertThat(h.loop.expectedAnswers).as("written from its frame").containsExactly(s.fd);
+        h.deliver(guest.seq(GUEST_ISN + 4).data("two".getBytes()).frame());
+        h.deliver(guest.seq(GUEST_ISN + 7).data("three".getBytes()).frame());
+        h.settle();
+        assertThat(new String(s.written())).isEqualTo("onetwothree");
+        assertThat(h.loop.expectedAnswers).as("and the gathered write at the flush: both").containsExactly(s.fd, s.fd, s.fd);
+        h.loop.expectedAnswers.clear();
+
+        h.send(guest.seq(GUEST_ISN + 12).data(new byte[20_000]).frame());
+        assertThat(h.loop.expectedAnswers).as("a bulk write").isEmpty();
+        s.peerSends("answer".getBytes());
+        h.settle();
+        h.send(guest.seq(GUEST_ISN + 20_012).data("more".getBytes()).frame());
+        assertThat(h.loop.expectedAnswers).as("the host's answer not yet acknowledged: it is not awaited").isEmpty();
+    }
+
+    private static long bulkBytes(List<Packet> packets, int port) {
+        assertThat(packets).filteredOn(p -> p.payload.length > 0).allSatisfy(p -> assertThat(p.destinationPort).isEqualTo(port));
+        return packets.stream().mapToLong(p -> p.payload.length).sum();
+    }
+
     /** A connection on guestPort through the handshake, the guest offering a window of 65535 << 7; returns our ISN. */
     private static long established(NatHarness h, Version v, int guestPort) {
         Packet.Tcp guest = Packet.tcp(v.guest(), guestPort, v.gateway(), PORT);

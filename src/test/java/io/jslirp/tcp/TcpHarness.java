@@ -250,7 +250,12 @@ final class TcpHarness {
 
     /** One end-of-iteration flush only; returns its result bits (see {@link #drain} for what it sent). */
     int flushOnce() {
-        int r = conn.flush(now);
+        return flushOnce(false);
+    }
+
+    /** As {@link #flushOnce()}, with the short burst of a flush beside an interactive exchange when shortBurst. */
+    int flushOnce(boolean shortBurst) {
+        int r = conn.flush(now, shortBurst);
         settle(r);
         return r;
     }

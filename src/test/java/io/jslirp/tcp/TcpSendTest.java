@@ -107,6 +107,25 @@ class TcpSendTest {
     }
 
     @Test
+    void besideAnInteractiveExchangeABurstIsTwoLargeSegmentsWithTsoAndAPeekWithout() {
+        TcpHarness h = TcpHarness.with().largeSegments().guestWscale(7).established(20_000); // window 2,560,000
+        h.hostSends(1_200_000);
+        int large = 44 * MSS;
+        assertThat(h.flushOnce(true) & TcpConnection.MORE).isNotZero();
+        assertThat(h.drain()).hasSize(2).allSatisfy(s -> assertThat(s.len()).isEqualTo(large));
+        assertThat(h.flushOnce(false) & TcpConnection.MORE).as("alone again: the long burst").isNotZero();
+        List<Sent> next = h.drain();
+        assertThat(next).hasSize(8);
+        assertThat(next.getFirst().seq()).isEqualTo(h.r(1 + 2 * large));
+
+        TcpHarness plain = TcpHarness.with().guestWscale(7).established(4000); // window 512,000
+        plain.hostSends(300_000);
+        assertThat(plain.flushOnce(true) & TcpConnection.MORE).isNotZero();
+        assertThat(plain.drain().stream().mapToInt(Sent::len).sum()).as("without TSO the burst is a peek's worth either way")
+                .isEqualTo(65536 / MSS * MSS);
+    }
+
+    @Test
     void aFullWindowIsNotMore() {
         TcpHarness h = TcpHarness.with().guestWscale(2).established(25_000); // window 100,000
         h.hostSends(300_000);
