@@ -420,8 +420,10 @@ def report(R, png_note):
          % (m.get("IDLE_SETTLE", "?"), m.get("IDLE_INSTANCES", "?"))),
         ("rrload", "## Round trips beside bulk traffic (MTU %s)" % m["MTUS"].split()[0], rrload_table,
          "%s 1-byte round trips (TCP_NODELAY) idle, then %s while another connection of the namespace uploads "
-         "(iperf3 ns→host) and while one downloads (host→ns) at full speed; the bulk rate over its run."
-         % (m.get("RRLOAD_N", "?"), m.get("RRLOAD_N", "?"))),
+         "(iperf3 ns→host) and while one downloads (host→ns) at full speed; the bulk rate over its run.%s"
+         % (m.get("RRLOAD_N", "?"), m.get("RRLOAD_N", "?"),
+            " The ping-pong's two ends ran under SCHED_FIFO (BENCH_RRLOAD_RT=1): a woken end takes a core at once, "
+            "so the p99 is the stack's queue and its own scheduling." if str(m.get("RRLOAD_RT", "0")) == "1" else "")),
         ("cpu", "## CPU per GB moved (the throughput runs)", cpu_table,
          "Stack process: utime+stime of all its threads ÷ GB received (veth: no such process). Whole machine: "
          "busy CPU time of all cores (stack, iperf3 on both ends, kernel; a shared machine adds noise) ÷ GB."),

@@ -111,8 +111,8 @@ public final class EventLoop implements Reactor, AutoCloseable {
      * microseconds: ahead of bulk work, the loop polls a little for it ({@link Anticipation}).
      */
     @Override
-    public void expectAnswer(int fd) {
-        if (fd < handlers.length && handlers[fd] != null) anticipation.expectAnswer(fd, registrations[fd], now());
+    public boolean expectAnswer(int fd) {
+        return fd < handlers.length && handlers[fd] != null && anticipation.expectAnswer(fd, registrations[fd], now());
     }
 
     /**

@@ -34,6 +34,10 @@ public interface Reactor {
     /** Counts bytes a handler moved in this iteration: many mean bulk work, which turns busy polling off. */
     void moved(int bytes);
 
-    /** fd, a registered descriptor, was just sent a request whose answer is due within microseconds. */
-    void expectAnswer(int fd);
+    /**
+     * fd, a registered descriptor, was just sent a request whose answer is due within microseconds.
+     * Returns whether the loop takes it for one (it polls for the answer); not where answers stopped
+     * coming (a streaming flow's writes look like requests too).
+     */
+    boolean expectAnswer(int fd);
 }

@@ -246,9 +246,7 @@ final class TcpFlow implements Handler {
 
     /** After a small write to the host: where the guest now awaits the answer, it is an interactive request. */
     private void expectAnswer() {
-        if (!conn.awaitingHostData()) return;
-        loop.expectAnswer(fd);
-        requested = true;
+        if (conn.awaitingHostData() && loop.expectAnswer(fd)) requested = true;
     }
 
     /** How many of length bytes at offset the host socket takes now: none while it connects, is gone or shut, or is full. */

@@ -135,8 +135,9 @@ public final class VirtualLoop implements Reactor {
     }
 
     @Override
-    public void expectAnswer(int fd) {
+    public boolean expectAnswer(int fd) {
         expectedAnswers.add(fd);
+        return true;
     }
 
     /** The earliest armed timer's deadline, or Long.MAX_VALUE. */
