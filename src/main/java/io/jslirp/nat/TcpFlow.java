@@ -115,7 +115,6 @@ final class TcpFlow implements Handler {
         return true;
     }
 
-    /** Whether it is marked for the flush. */
     /** Whether a small request the guest awaits the answer to went to the host since the last call. */
     boolean takeRequested() {
         boolean r = requested;
@@ -123,6 +122,7 @@ final class TcpFlow implements Handler {
         return r;
     }
 
+    /** Whether it is marked for the flush. */
     boolean dirty() {
         return dirty;
     }

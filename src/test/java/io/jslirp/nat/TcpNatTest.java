@@ -184,9 +184,8 @@ class TcpNatTest {
 
     /**
      * A guest's small request, written to the host straight from its frame or gathered at the
-     * flush, tells the loop that the answer is due (it polls for it ahead of bulk work) and makes
-     * the iteration interactive; a bulk write, or a write while the host's data is still on its
-     * way to the guest, does not.
+     * flush, tells the loop that the answer is due (it polls for it ahead of bulk work); a bulk
+     * write, or a write while the host's last data is not yet acknowledged by the guest, does not.
      */
     @ParameterizedTest
     @MethodSource("versions")
