@@ -161,13 +161,16 @@ class TcpNatTest {
         FakeSockets.Socket bulk = h.sockets.last(Kind.TCP);
         long replyIss = established(h, v, replyPort);
         FakeSockets.Socket reply = h.sockets.last(Kind.TCP);
+        reply.peerSends("hi".getBytes()); // an exchange before: the host answers on this connection
+        h.settle();
+        assertThat(h.received()).singleElement().satisfies(p -> assertThat(new String(p.payload)).isEqualTo("hi"));
         int mss = v.ipv6() ? 1440 : 1460;
         int large = (0xffff - 20 - 20 - 40) / mss * mss;
         bulk.peerSends(new byte[4_000_000]);
         h.loop.iterate();
         assertThat(bulkBytes(h.received(), bulkPort)).as("alone: 8 large segments").isEqualTo(8L * large);
 
-        h.deliver(Packet.tcp(v.guest(), replyPort, v.gateway(), PORT).flags(ACK | PSH).seq(GUEST_ISN + 1).ack(replyIss + 1)
+        h.deliver(Packet.tcp(v.guest(), replyPort, v.gateway(), PORT).flags(ACK | PSH).seq(GUEST_ISN + 1).ack(replyIss + 3)
                 .window(65535).data("ping".getBytes()).frame());
         h.loop.iterate();
         assertThat(new String(reply.written())).isEqualTo("ping");
@@ -184,8 +187,9 @@ class TcpNatTest {
 
     /**
      * A guest's small request, written to the host straight from its frame or gathered at the
-     * flush, tells the loop that the answer is due (it polls for it ahead of bulk work); a bulk
-     * write, or a write while the host's last data is not yet acknowledged by the guest, does not.
+     * flush, tells the loop that the answer is due (it polls for it ahead of bulk work) where the
+     * host answered on the connection before; a connection's first request, a bulk write, or a
+     * write while the host's last data is not yet acknowledged by the guest does not.
      */
     @ParameterizedTest
     @MethodSource("versions")
@@ -194,20 +198,25 @@ class TcpNatTest {
         long iss = established(h, v);
         FakeSockets.Socket s = h.sockets.last(Kind.TCP);
         Packet.Tcp guest = fromGuest(v).flags(ACK | PSH).ack(iss + 1).window(65535);
-        h.send(guest.seq(GUEST_ISN + 1).data("one".getBytes()).frame());
-        assertThat(h.loop.expectedAnswers).as("written from its frame").containsExactly(s.fd);
-        h.deliver(guest.seq(GUEST_ISN + 4).data("two".getBytes()).frame());
-        h.deliver(guest.seq(GUEST_ISN + 7).data("three".getBytes()).frame());
+        h.send(guest.seq(GUEST_ISN + 1).data("hello".getBytes()).frame());
+        assertThat(h.loop.expectedAnswers).as("the connection's first request: maybe its only one").isEmpty();
+        s.peerSends("welcome".getBytes());
         h.settle();
-        assertThat(new String(s.written())).isEqualTo("onetwothree");
+        guest = fromGuest(v).flags(ACK | PSH).ack(iss + 8).window(65535);
+        h.send(guest.seq(GUEST_ISN + 6).data("one".getBytes()).frame());
+        assertThat(h.loop.expectedAnswers).as("written from its frame").containsExactly(s.fd);
+        h.deliver(guest.seq(GUEST_ISN + 9).data("two".getBytes()).frame());
+        h.deliver(guest.seq(GUEST_ISN + 12).data("three".getBytes()).frame());
+        h.settle();
+        assertThat(new String(s.written())).isEqualTo("helloonetwothree");
         assertThat(h.loop.expectedAnswers).as("and the gathered write at the flush: both").containsExactly(s.fd, s.fd, s.fd);
         h.loop.expectedAnswers.clear();
 
-        h.send(guest.seq(GUEST_ISN + 12).data(new byte[20_000]).frame());
+        h.send(guest.seq(GUEST_ISN + 17).data(new byte[20_000]).frame());
         assertThat(h.loop.expectedAnswers).as("a bulk write").isEmpty();
         s.peerSends("answer".getBytes());
         h.settle();
-        h.send(guest.seq(GUEST_ISN + 20_012).data("more".getBytes()).frame());
+        h.send(guest.seq(GUEST_ISN + 20_017).data("more".getBytes()).frame());
         assertThat(h.loop.expectedAnswers).as("the host's answer not yet acknowledged: it is not awaited").isEmpty();
     }
 
