@@ -135,8 +135,6 @@ public final class TcpConnection {
      * against 0.7–0.9 ms with 2), while alone a flow moves more per write with 8.
      */
     private final int shortBurst;
-    /** The burst of the flush under way. */
-    private int burstNow;
     /** Bytes beyond sndUna known to wait in the host stream (peeked at least once). */
     private int known;
     /** Bytes of the host stream peeked so far: sent to the guest at least once. */
@@ -227,7 +225,6 @@ public final class TcpConnection {
         this.peekLimit = HostStream.MAX_PEEK / sendLimit * sendLimit;
         this.burst = Math.max(peekLimit, Math.min(8 * sendLimit, BURST_LIMIT));
         this.shortBurst = Math.max(peekLimit, Math.min(2 * sendLimit, BURST_LIMIT));
-        this.burstNow = burst;
         this.iss = iss;
         this.sndUna = iss;
         this.sndNxt = iss;
@@ -817,7 +814,6 @@ public final class TcpConnection {
      * for a long burst of this one.
      */
     public int flush(long now, boolean shortBurst) {
-        burstNow = shortBurst ? this.shortBurst : burst;
         wroteDirectly = false;
         sendNow();
         if (state == State.CONNECTING || state == State.CLOSED) return takeResult();
@@ -837,7 +833,7 @@ public final class TcpConnection {
         boolean sent = false;
         if (state == State.ESTABLISHED || state == State.CLOSE_WAIT || state == State.FIN_WAIT_1
                 || state == State.CLOSING || state == State.LAST_ACK) {
-            sent = sendData(now);
+            sent = sendData(now, shortBurst ? this.shortBurst : burst);
             if (state == State.CLOSED) return takeResult(); // the host stream failed: the reset is due
         }
         if (ackPending && !sent) sendSegment(sndNxt, rcvNxt, Tcp.ACK, 0);
@@ -863,17 +859,17 @@ public final class TcpConnection {
     }
 
     /**
-     * Sends what the guest's window takes, up to the burst ({@link #MORE} when more is due): host
+     * Sends what the guest's window takes, up to limit bytes (a burst; {@link #MORE} when more is due): host
      * bytes peeked from the host stream in blocks of up to {@link HostStream#MAX_PEEK}, cut into
      * segments of up to sendLimit, and the FIN after the last.
      */
-    private boolean sendData(long now) {
+    private boolean sendData(long now, int limit) {
         boolean sent = false;
         int sentBytes = 0;
         while (true) {
             int inFlight = sndNxt - sndUna;
             long room = Math.max(sndWnd - inFlight, 0);
-            if (sentBytes >= burstNow) {
+            if (sentBytes >= limit) {
                 if ((room > 0 && mayHaveUnsent()) || (hostEnded && !finAcked && sndNxt == hostEnd)) result |= MORE;
                 break;
             }
