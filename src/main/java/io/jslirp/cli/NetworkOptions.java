@@ -115,7 +115,7 @@ final class NetworkOptions {
     String tcpBuffer;
 
     @Option(names = "--buffer-budget", paramLabel = "SIZE", defaultValue = "32M",
-            description = "most all TCP buffers together grow beyond their first 4 KiB each; at it, data beyond a gap is left for the guest to resend (K, M, G suffixes; default: ${DEFAULT-VALUE})")
+            description = "most all TCP buffers together grow beyond their first 4 KiB each; data beyond a gap is kept only while they hold less than an eighth of it, else left for the guest to resend (K, M, G suffixes; default: ${DEFAULT-VALUE})")
     String bufferBudget;
 
     NetworkConfig network() {

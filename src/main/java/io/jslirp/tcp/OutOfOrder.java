@@ -12,15 +12,20 @@ final class OutOfOrder {
     /** The bound on the guest's out-of-order data kept per connection. */
     static final int MAX_RANGES = 8;
 
-    private final int[] starts;
-    private final int[] ends;
+    private static final int[] NONE = {};
+
+    private final int maxRanges;
+    /**
+     * The ranges, allocated by the first {@link #add}: two of these per connection, and most
+     * connections never see a gap (10,000 of them held 4.5 MB of empty arrays).
+     */
+    private int[] starts = NONE, ends = NONE;
     private int count;
     /** Sequence number of the segment that arrived last; its range goes first in SACK (RFC 2018). */
     private int latest;
 
     OutOfOrder(int maxRanges) {
-        starts = new int[maxRanges];
-        ends = new int[maxRanges];
+        this.maxRanges = maxRanges;
     }
 
     boolean isEmpty() {
@@ -33,6 +38,10 @@ final class OutOfOrder {
 
     /** Records [start, end); false when it would need more ranges than this holds. */
     boolean add(int start, int end) {
+        if (starts == NONE) {
+            starts = new int[maxRanges];
+            ends = new int[maxRanges];
+        }
         int i = 0;
         while (i < count && Seq.lt(ends[i], start)) i++;          // ranges wholly before
         int j = i;

@@ -13,7 +13,7 @@ package io.jslirp.tcp;
  * @param timeWaitNanos   how long a connection closed by the host side lingers to answer a
  *                        retransmitted guest FIN
  * @param bufferBudget    most bytes all connections' buffers together may grow by beyond their
- *                        initial size, and beyond which no buffer is taken for data beyond a gap
+ *                        initial size; data beyond a gap takes no buffer once they hold an eighth of it
  *                        (see {@link io.jslirp.util.BufferPool})
  */
 public record TcpConfig(int mss, int receiveBuffer, int sendBuffer, int initialBuffer, long timeWaitNanos, long bufferBudget) {

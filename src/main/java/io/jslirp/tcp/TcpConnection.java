@@ -682,9 +682,9 @@ public final class TcpConnection {
         if (skip < 0) {
             // Ahead of a gap: keep it in the buffer's free space, and send a duplicate ACK (with SACK
             // blocks) per segment at once, so the guest resends just the gap. When all buffers
-            // together reach the budget (thousands of flows losing frames at once), a buffer is
-            // not taken for it: the guest resends it with the gap.
-            if (toHost.holdsMemory() || !buffers.full()) {
+            // together hold an eighth of the budget (thousands of flows losing frames at once), a
+            // buffer is not taken for it: the guest resends it with the gap.
+            if (toHost.holdsMemory() || buffers.takesGaps()) {
                 makeRoom(toHost.size() - skip + len); // past what it holds, as writeAhead counts
                 int stored = toHost.writeAhead(-skip, s, payloadOff, len);
                 if (stored > 0) outOfOrder.add(seq, seq + stored);

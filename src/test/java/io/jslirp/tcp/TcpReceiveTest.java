@@ -8,6 +8,9 @@ import static io.jslirp.wire.Tcp.PSH;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jslirp.tcp.TcpConnection.State;
+import io.jslirp.util.RingBuffer;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -295,6 +298,37 @@ class TcpReceiveTest {
         assertThat(h.host.taken()).isEmpty();
         assertThat(h.toHostBytes()).isEqualTo(guestStream(0, 60000));
         h.assertSent(h.flush(), sent(ACK).ack(h.g(60001)).len(0));
+    }
+
+    /**
+     * Bytes beyond a gap may wait in a buffer only while all the connections' buffers hold less than
+     * an eighth of the budget: past that, thousands of connections that lost frames at once would
+     * keep what their guests resend anyway. Not kept, they are not acknowledged either.
+     */
+    @Test
+    void dataBeyondAGapTakesNoBufferOnceTheBuffersHoldAnEighthOfTheBudget() {
+        TcpHarness h = withHostRoom(Integer.MAX_VALUE);
+        long eighth = h.config.bufferBudget() / 8;
+        RingBuffer others = new RingBuffer(h.buffers, (int) eighth, (int) eighth); // what other connections hold
+        MemorySegment one = Arena.ofAuto().allocate(1);
+        assertThat(others.append(one, 0, 1)).isEqualTo(1);
+        assertThat(h.buffers.inUse()).isEqualTo(eighth);
+
+        h.guest(h.guestData(40000, 20000, 1));               // beyond a gap: not kept
+        h.assertSent(h.drain(), sent(ACK).ack(h.g(1)).len(0)); // the duplicate ACK, for the gap
+        assertThat(h.buffers.inUse()).as("no buffer taken").isEqualTo(eighth);
+        h.guest(h.guestData(0, 40000, 1));                   // the gap: straight to the socket
+        assertThat(h.host.taken()).isEqualTo(guestStream(0, 40000));
+        h.assertSent(h.flush(), sent(ACK).ack(h.g(40001)).len(0)); // not past what was kept
+
+        others.discard(1);
+        others.release();                                    // the others drained: gaps may wait again
+        h.guest(h.guestData(60000, 1000, 1));                // kept this time
+        assertThat(h.buffers.inUse()).as("a buffer taken for it").isPositive();
+        h.assertSent(h.drain(), sent(ACK).ack(h.g(40001)).len(0)); // its duplicate ACK
+        h.guest(h.guestData(40000, 20000, 1));               // closes the gap: joins it in the buffer
+        assertThat(h.toHostBytes()).isEqualTo(guestStream(40000, 21000));
+        h.assertSent(h.flush(), sent(ACK).ack(h.g(61001)).len(0));
     }
 
     // ---- lesson 1: window updates ----
