@@ -33,7 +33,8 @@
 #               private dirty memory (Private_Dirty of /proc/PID/smaps_rollup: what each further
 #               instance adds), its RSS and threads; then four instances side by side, each on its
 #               own namespace: the mean of their private dirty memory and their RSS together.
-#   rrload      round trips beside bulk traffic: RRLOAD_N 1-byte round trips (TCP_NODELAY) idle, then
+#   rrload      round trips beside bulk traffic (each after as many unmeasured ones, while the JIT
+#               settles): RRLOAD_N 1-byte round trips (TCP_NODELAY) idle, then
 #               RRLOAD_N while another connection uploads at full speed (iperf3 ns→host), then
 #               while one downloads (host→ns): p50 and p99 of each, and the bulk rate meanwhile.
 #   forwards    forwarded ports, at each MTU of BENCH_MTUS: iperf3 TCP (1 stream, both directions with
