@@ -8,9 +8,9 @@ import java.util.ArrayDeque;
  * Native memory for the ring buffers of one engine, in blocks whose sizes are powers of two. A
  * ring holds a block only while it holds bytes, so thousands of idle connections cost no buffer
  * memory; blocks given back are kept for reuse (up to a quarter of the budget, at most
- * {@link #KEEP_FREE_BYTES}) so a busy flow
- * does not go to malloc for every burst, and {@link #trim} returns those that lay unused since the
- * trim before: after a burst the pool shrinks back to what its flows still reuse.
+ * {@link #KEEP_FREE_BYTES}) so a busy flow does not go to malloc for every burst, and
+ * {@link #trim} returns those that lay unused since the trim before: after a burst the pool
+ * shrinks back to what its flows still reuse.
  *
  * <p>The budget bounds what rings may grow to beyond their first size, all rings together: the
  * buffer memory of an engine is at most its budget plus the first size of each ring that holds
