@@ -23,8 +23,10 @@
 #   conns       N concurrent connections for each N of BENCH_CONNS: all N opened (at most 500
 #               handshakes at a time) and held open, then CONN_BYTES echoed on each and checked, all
 #               within CONN_TIMEOUT: connections that succeeded, seconds, and the stack process's peak
-#               memory (VmHWM). Each N gets a freshly started stack, so its peak is that test's alone
-#               (plus start-up).
+#               memory (VmHWM) and its peak of anonymous memory (RssAnon, sampled every 20 ms: what
+#               it holds privately; VmHWM also counts the file pages of its libraries and a JVM's AOT
+#               cache, which every instance shares). Each N gets a freshly started stack, so its peak
+#               is that test's alone (plus start-up).
 #   cpu         CPU seconds per GB moved in the throughput runs (which run when either family is
 #               asked for): the stack process's utime+stime (/proc/PID/stat, all threads); veth has no
 #               such process, so the table also gives the whole machine's busy CPU time per GB
@@ -434,20 +436,46 @@ cells_tcp() {
   done
 }
 
-# cell_conns STACK N: N concurrent connections, then the stack's peak memory (VmHWM, kB) and
-# whether it is still running
+# anon_peak PID FILE: every 20 ms, the highest RssAnon (kB) of PID so far, written to FILE, until
+# PID exits or this is stopped. The kernel keeps no high-water mark of anonymous memory (VmHWM
+# counts the file pages too: libraries, a JVM's AOT cache), so this samples it.
+anon_peak() {
+  local max=0 k v _
+  while [[ -r /proc/$1/status ]]; do
+    while read -r k v _; do
+      [[ $k == RssAnon: ]] || continue
+      (( v > max )) && { max=$v; echo "$max" >"$2"; }
+      break
+    done <"/proc/$1/status" 2>/dev/null || break
+    sleep 0.02
+  done
+}
+
+# cell_conns STACK N: N concurrent connections, then the stack's peak memory (VmHWM, kB), its
+# sampled peak of anonymous memory (kB: what it holds privately, file pages aside) and whether it
+# is still running
 cell_conns() {
-  local stack=$1 n=$2 res hwm=null alive=true
+  local stack=$1 n=$2 res hwm=null anon=null alive=true sp=""
   serve echo || { SESSION_FAILED=1; return; }
   log "  $n concurrent connections"
+  if [[ -n $STACK_PID ]]; then
+    rm -f "$workdir/anon-peak"; anon_peak "$STACK_PID" "$workdir/anon-peak" & sp=$!; track "$sp"
+  fi
   res=$(in_ns timeout $((CONN_TIMEOUT + 30)) "$PY" "$here/tcp_client.py" conns "$TARGET" "$SERVER_PORT" \
         "$n" "$CONN_BYTES" "$CONN_TIMEOUT") || SESSION_FAILED=1
   [[ -n $res ]] || res='{"error": "client timed out"}'
+  if [[ -n $sp ]]; then
+    sleep 0.1; stop_pid "$sp"
+    [[ -s $workdir/anon-peak ]] && anon=$(<"$workdir/anon-peak")
+  fi
   if [[ -n $STACK_PID ]]; then
     hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$STACK_PID/status" 2>/dev/null) || true
-    if [[ -n $hwm ]]; then log "    peak memory of $stack: $((hwm / 1024)) MB"; else hwm=null alive=false; fi
+    if [[ -n $hwm ]]; then
+      if [[ $anon == null ]]; then log "    peak memory of $stack: $((hwm / 1024)) MB"
+      else log "    peak memory of $stack: $((hwm / 1024)) MB, anonymous $((anon / 1024)) MB"; fi
+    else hwm=null alive=false; fi
   fi
-  record "{\"family\": \"conns\", \"stack\": \"$stack\", \"mtu\": $BASE_MTU, \"n\": $n, \"res\": $res, \"hwm_kb\": $hwm, \"alive\": $alive}"
+  record "{\"family\": \"conns\", \"stack\": \"$stack\", \"mtu\": $BASE_MTU, \"n\": $n, \"res\": $res, \"hwm_kb\": $hwm, \"anon_kb\": $anon, \"alive\": $alive}"
 }
 
 # memory_of PID: "private_dirty_kb rss_kb threads" of a running process
@@ -499,17 +527,21 @@ cells_rrload() {
     log "  round trips, $load"
     bp="" gbps=null
     if [[ $load != idle ]]; then
-      args=(-t $((SECS + 60)) -J); [[ $load == download ]] && args+=(-R)
-      in_ns iperf3 -c "$TARGET" -p "$iperf_port" --connect-timeout 5000 "${args[@]}" >"$workdir/bulk-$load.json" 2>/dev/null &
+      args=(iperf3 -c "$TARGET" -p "$iperf_port" --connect-timeout 5000 -t $((SECS + 60)) -J)
+      [[ $load == download ]] && args+=(-R)
+      # Not through in_ns: $! is then iperf3 itself (ip netns exec execs it), which SIGTERM stops
+      # (a background job of this script ignores SIGINT)
+      [[ -n $NS ]] && args=(ip netns exec "$NS" "${args[@]}")
+      "${args[@]}" >"$workdir/bulk-$load.json" 2>/dev/null &
       bp=$!; track "$bp"
       sleep 2   # past slow start
     fi
     res=$(in_ns timeout $((SECS + 60)) "${rt[@]}" "$PY" "$here/tcp_client.py" rrn "$TARGET" "$echo_port" "$RRLOAD_N") || SESSION_FAILED=1
     if [[ -n $bp ]]; then
-      kill -INT "$bp" 2>/dev/null || true   # iperf3 still writes its summary of the time it ran
+      kill -TERM "$bp" 2>/dev/null || true   # iperf3 still writes the intervals it ran
       wait "$bp" 2>/dev/null || true
       forget_pid "$bp"
-      gbps=$("$PY" "$here/iperf_json.py" <"$workdir/bulk-$load.json" 2>/dev/null |
+      gbps=$("$PY" "$here/iperf_json.py" --intervals <"$workdir/bulk-$load.json" 2>/dev/null |
              "$PY" -c 'import json, sys; print("%.3f" % json.load(sys.stdin)["gbps"])' 2>/dev/null) || gbps=null
     fi
     [[ $res == "{"*"}" ]] || res='{"error": "client failed"}'
