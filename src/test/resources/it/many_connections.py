@@ -23,7 +23,7 @@ class Conn:
         try:
             self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, b"cubic")
         except OSError:
-            pass  # not built: the namespace's default
+            pass  # not in this kernel, or not allowed to this user: the namespace's default
         self.sock.setblocking(False)
         self.sock.connect_ex((HOST, PORT))
         sel.register(self.sock, selectors.EVENT_READ | selectors.EVENT_WRITE, self)
