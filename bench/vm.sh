@@ -66,7 +66,9 @@
 #   scripts/vm-image.sh when missing); VM_SYSCALLS=1 (each transfer's system calls per MiB of the
 #   stack's process, by `perf trace -s`, on stderr; it slows the stack: compare no timings of such a
 #   run), VM_PERF_DIR=DIR (a `perf record -g` of it per transfer into DIR; add
-#   JSLIRP_JAVA_OPTS=-XX:+DumpPerfMapAtExit for the JIT's code). Both need perf, and root or
+#   JSLIRP_JAVA_OPTS=-XX:+DumpPerfMapAtExit for the JIT's code); VM_QEMU_EXTRA (more QEMU arguments,
+#   split at spaces: `-object filter-dump,id=d0,netdev=n0,file=F.pcap` captures on QEMU's side, which,
+#   beside a stack's own capture, says whether a frame waited in QEMU or in the stack). Both need perf, and root or
 #   kernel.perf_event_paranoid <= 1; a transfer shorter than perf's start (~0.3 s) is undercounted. Output: the report (Markdown) on stdout, progress on stderr.
 # Needs: qemu-system-x86 (apt), python3, busybox (cpio), and for the image apt-get + dpkg-deb;
 #   passt for its rows.
@@ -387,7 +389,7 @@ run_vm() {
   rm -f "$fifo"; mkfifo "$fifo"
   "$QEMU" -accel tcg -m "$MEM_MIB" -smp 1 -nographic -no-reboot -no-user-config \
     -kernel "$kernel" -initrd "$initrd" -append "console=ttyS0 quiet panic=-1 ipv6.disable=1" \
-    "$@" -device virtio-net-pci,netdev=n0,romfile= </dev/null 2>"$workdir/qemu-$name.err" >"$fifo" &
+    "$@" ${VM_QEMU_EXTRA:-} -device virtio-net-pci,netdev=n0,romfile= </dev/null 2>"$workdir/qemu-$name.err" >"$fifo" &
   qpid=$!; pids+=("$qpid")
   [[ $sp == qemu ]] && sp=$qpid
   VM_RUN_NAME=$name stamp "$sp" "$qpid" <"$fifo" >"$console" &

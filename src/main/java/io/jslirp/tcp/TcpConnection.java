@@ -70,6 +70,23 @@ public final class TcpConnection {
      * holds back still fills the socket to its limit (and so learns when it drains: EPOLLOUT).
      */
     public static final int SLACK = 64 << 10;
+    /**
+     * ACK pacing for a guest that streams (lesson 4 refined, issue 20): within a run of at least
+     * {@link #BULK_RUN_BYTES} in-order bytes from the guest, with nothing sent its way meanwhile,
+     * an ACK that would cover less than two full-size segments waits for the segment that
+     * completes them, for at most this long, as a Linux receiver acknowledges every second full
+     * segment. A guest's Nagle then coalesces small writes into full-size segments: busybox nc
+     * writes 1 KiB at a time, and a VM under TCG (whose every frame costs it far more than it costs
+     * us), each 1 KiB acknowledged at once, sent one frame per write and took twice as long to
+     * upload at MTU 65520. Everything else is acknowledged in the iteration it came in: two full
+     * segments or more, a FIN, data beyond a gap, repeated data, a window that grew by an MSS, a
+     * flow's first bytes and those after a pause or after data toward the guest.
+     */
+    static final long ACK_HOLD_NANOS = 1_000_000L;
+    /** In-order bytes a run takes from the guest before its ACKs are paced (a request, a reply, a flow's start: never). */
+    static final int BULK_RUN_BYTES = 64 << 10;
+    /** A pause in the guest's data this long ends its run. */
+    static final long RUN_PAUSE_NANOS = 10_000_000L;
     /** The most one flush sends toward the guest on one connection (see {@link #burst}). */
     private static final int BURST_LIMIT = 512 << 10;
 
@@ -171,6 +188,13 @@ public final class TcpConnection {
 
     // Timers: one deadline serves retransmission, zero-window persist and TIME_WAIT.
     private long deadline = Long.MAX_VALUE;
+    /** When a held ACK goes ({@link #ACK_HOLD_NANOS}), or Long.MAX_VALUE. */
+    private long ackAt = Long.MAX_VALUE;
+    /** The guest's current run of in-order data: where it began, where the last flush saw it end, and when. */
+    private int runStart, runEnd;
+    /** Bytes that closed (part of) a gap arrived since the last ACK. */
+    private boolean filledGap;
+    private long runSeenAt = Long.MIN_VALUE / 2;
     private long rto = TcpConfig.INITIAL_RTO_NANOS;
     private long srtt = -1, rttvar;
     private int retransmissions;
@@ -209,6 +233,7 @@ public final class TcpConnection {
         this.host = host;
         this.irs = guestIsn;
         this.rcvNxt = guestIsn + 1;
+        this.runStart = this.runEnd = rcvNxt;
         this.windowScaling = synOptions.windowScale >= 0;
         this.sndShift = windowScaling ? synOptions.windowScale : 0;
         this.rcvShift = windowScaling ? config.windowShift() : 0;
@@ -304,7 +329,7 @@ public final class TcpConnection {
 
     /** Next time {@link #onTimer} must run, or Long.MAX_VALUE. */
     public long deadline() {
-        return Math.min(deadline, recoveryProbeAt);
+        return Math.min(Math.min(deadline, recoveryProbeAt), ackAt);
     }
 
     // ---- events from the host side ----
@@ -717,6 +742,7 @@ public final class TcpConnection {
         }
         rcvNxt += n;
         if (!outOfOrder.isEmpty()) {
+            filledGap = true; // what the guest resent: the ACK that ends its recovery goes at once
             int gained = outOfOrder.advance(rcvNxt);
             toHost.commitWrite(gained);
             rcvNxt += gained;
@@ -836,7 +862,8 @@ public final class TcpConnection {
             sent = sendData(now, shortBurst ? this.shortBurst : burst);
             if (state == State.CLOSED) return takeResult(); // the host stream failed: the reset is due
         }
-        if (ackPending && !sent) sendSegment(sndNxt, rcvNxt, Tcp.ACK, 0);
+        trackRun(now);
+        if (ackPending && !sent && !holdAck(now)) sendSegment(sndNxt, rcvNxt, Tcp.ACK, 0);
         // The one place the timer is armed after output: retransmission while anything is in
         // flight, persist while the guest's zero window holds data back.
         if (stopped() && (sndNxt != sndUna || (sndWnd == 0 && mayHaveUnsent()))) deadline = now + rto;
@@ -846,6 +873,31 @@ public final class TcpConnection {
             toHostLimit = toHost.maxCapacity(); // the budget may have room again by the next byte
         }
         return takeResult();
+    }
+
+    /** Follows the guest's run of in-order data: a pause of {@link #RUN_PAUSE_NANOS} starts a new one. */
+    private void trackRun(long now) {
+        if (rcvNxt == runEnd) return;
+        if (now - runSeenAt >= RUN_PAUSE_NANOS) runStart = runEnd;
+        runEnd = rcvNxt;
+        runSeenAt = now;
+    }
+
+    /** The payload of a full-size segment from the guest: our MSS less the options each segment carries. */
+    private int fullSegment() {
+        return config.mss() - (timestamps ? Tcp.TIMESTAMPS_LENGTH : 0);
+    }
+
+    /** Whether the pending ACK waits (see {@link #ACK_HOLD_NANOS}); arms its deadline when it starts to. */
+    private boolean holdAck(long now) {
+        int fresh = rcvNxt - lastAckSent;
+        boolean hold = fresh > 0 && fresh < 2 * fullSegment()
+                && rcvNxt - runStart >= BULK_RUN_BYTES
+                && !guestFinished && outOfOrder.isEmpty() && !filledGap
+                && advertisedRightEdge - rcvNxt >= advertisableWindow() / 2; // the guest still has most of its window
+        if (!hold) return false;
+        if (ackAt == Long.MAX_VALUE) ackAt = now + ACK_HOLD_NANOS;
+        return now < ackAt;
     }
 
     private boolean stopped() {
@@ -992,7 +1044,10 @@ public final class TcpConnection {
             advertisedRightEdge = rcvNxt + window;
             lastAckSent = ack;
             ackPending = false;
+            ackAt = Long.MAX_VALUE;
+            filledGap = false;
         }
+        if (len > 0) runStart = runEnd = rcvNxt; // data toward the guest: an exchange, not a one-way run
     }
 
     // ---- timers ----
@@ -1072,6 +1127,7 @@ public final class TcpConnection {
         state = State.CLOSED;
         deadline = Long.MAX_VALUE;
         recoveryProbeAt = Long.MAX_VALUE;
+        ackAt = Long.MAX_VALUE;
         result |= CLOSED | (reset ? RESET_HOST : 0);
         synAckDue = false; // of what was due, only a reset still goes
         probeDue = false;

@@ -1,0 +1,138 @@
+package io.jslirp.tcp;
+
+import static io.jslirp.tcp.TcpHarness.guestStream;
+import static io.jslirp.tcp.TcpHarness.seg;
+import static io.jslirp.tcp.TcpHarness.sent;
+import static io.jslirp.wire.Tcp.ACK;
+import static io.jslirp.wire.Tcp.FIN;
+import static io.jslirp.wire.Tcp.PSH;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * ACK pacing ({@link TcpConnection#ACK_HOLD_NANOS}): within a one-way run of guest data, an ACK
+ * for less than two full segments waits for the segment that completes them, for at most the
+ * hold, so that a guest writing small pieces coalesces them (Nagle) into full segments; everything
+ * else is acknowledged in the iteration it arrived in (lesson 4). The guest here sends no
+ * timestamps: a full segment is the MSS, 1460.
+ */
+class TcpAckPacingTest {
+    private static final int SMALL = 1024, FULL = 1460;
+    /** Where the run stands after {@link #afterABulkRun}: one small segment short of {@link TcpConnection#BULK_RUN_BYTES}. */
+    private static final long RUN = TcpConnection.BULK_RUN_BYTES - SMALL;
+
+    /**
+     * A connection whose guest has sent a run of {@link #RUN} bytes in 1 KiB segments, one an
+     * iteration, into a host socket that takes everything: each was acknowledged
+     * at once (a flow's first bytes never wait).
+     */
+    private static TcpHarness afterABulkRun() {
+        return afterABulkRun(TcpHarness.with().guestWscale(7).established());
+    }
+
+    private static TcpHarness afterABulkRun(TcpHarness h) {
+        h.host.socketRoom = Integer.MAX_VALUE;
+        for (long at = 0; at < RUN; at += SMALL) {
+            h.guest(h.guestData(at, SMALL, 1));
+            h.assertSent(h.flush(), sent(ACK).ack(h.g(at + SMALL + 1)).len(0));
+            h.advance(100_000);
+        }
+        assertThat(h.timerArmed()).isFalse();
+        return h;
+    }
+
+    @Test
+    void aSmallSegmentOfARunWaitsForTheSegmentsThatCompleteTwoFullOnes() {
+        TcpHarness h = afterABulkRun();
+        h.guest(h.guestData(RUN, SMALL, 1));
+        h.assertSent(h.flush());
+        assertThat(h.timerIn()).isEqualTo(TcpConnection.ACK_HOLD_NANOS);
+        assertThat(h.host.taken()).as("the bytes themselves do not wait").hasSize((int) RUN + SMALL);
+
+        h.advance(200_000);
+        h.guest(h.guestData(RUN + SMALL, FULL, 1));
+        h.assertSent(h.flush());
+        assertThat(h.timerIn()).as("the hold runs from the first byte it covers").isEqualTo(TcpConnection.ACK_HOLD_NANOS - 200_000);
+
+        h.advance(200_000);
+        h.guest(h.guestData(RUN + SMALL + FULL, FULL, 1));
+        h.assertSent(h.flush(), sent(ACK).ack(h.g(RUN + SMALL + 2 * FULL + 1)).len(0));
+        assertThat(h.timerArmed()).as("no hold left armed").isFalse();
+    }
+
+    @Test
+    void aHeldAckGoesWhenTheHoldEnds() {
+        TcpHarness h = afterABulkRun();
+        h.guest(h.guestData(RUN, SMALL, 1));
+        h.assertSent(h.flush());
+        h.advance(TcpConnection.ACK_HOLD_NANOS - 1);
+        h.assertSent(h.flush());
+
+        h.assertSent(h.fireTimer(), sent(ACK).ack(h.g(RUN + SMALL + 1)).len(0));
+        assertThat(h.timerArmed()).isFalse();
+    }
+
+    @Test
+    void twoFullSegmentsAreAckedAtOnce() {
+        TcpHarness h = afterABulkRun();
+        h.guest(h.guestData(RUN, FULL, 1));
+        h.guest(h.guestData(RUN + FULL, FULL, 1));
+        h.assertSent(h.flush(), sent(ACK).ack(h.g(RUN + 2 * FULL + 1)).len(0));
+    }
+
+    @Test
+    void aPauseEndsTheRun() {
+        TcpHarness h = afterABulkRun();
+        h.advance(TcpConnection.RUN_PAUSE_NANOS);
+        h.guest(h.guestData(RUN, SMALL, 1));
+        h.assertSent(h.flush(), sent(ACK).ack(h.g(RUN + SMALL + 1)).len(0));
+    }
+
+    @Test
+    void dataTowardTheGuestEndsTheRun() {
+        TcpHarness h = afterABulkRun();
+        h.hostSends(10); // a reply: the flow is an exchange, whose requests are answered at once
+        h.assertSent(h.flush(), sent(ACK | PSH).ack(h.g(RUN + 1)).len(10));
+        h.guest(h.guestData(RUN, SMALL, 11));
+        h.assertSent(h.flush(), sent(ACK).ack(h.g(RUN + SMALL + 1)).len(0));
+    }
+
+    @Test
+    void aFinIsAckedAtOnce() {
+        TcpHarness h = afterABulkRun();
+        h.guest(seg(ACK | FIN).seq(h.g(RUN + 1)).ack(h.r(1)).data(guestStream(RUN, 100)));
+        h.assertSent(h.flush(), sent(ACK).ack(h.g(RUN + 100 + 2)).len(0));
+    }
+
+    @Test
+    void dataBeyondAGapIsAnsweredAtOnce() {
+        TcpHarness h = afterABulkRun();
+        h.guest(h.guestData(RUN + SMALL, SMALL, 1)); // the segment before it was lost
+        h.assertSent(h.flush(), sent(ACK).ack(h.g(RUN + 1)).len(0));
+        h.guest(h.guestData(RUN, SMALL, 1)); // the gap filled
+        h.assertSent(h.flush(), sent(ACK).ack(h.g(RUN + 2 * SMALL + 1)).len(0));
+    }
+
+    @Test
+    void aWindowThatReopensIsAnnouncedAtOnce() {
+        int buf = 16384;
+        TcpHarness h = afterABulkRun(TcpHarness.with().buffers(buf, buf).established()); // window field in bytes
+        h.host.socketRoom = 0; // the host peer stops reading: what comes next fills the buffer
+        long at = RUN;
+        for (int i = 0; i < 5; i++, at += 3 * SMALL) {
+            for (int k = 0; k < 3; k++) h.guest(h.guestData(at + k * SMALL, SMALL, 1));
+            h.assertSent(h.flush(), sent(ACK).ack(h.g(at + 3 * SMALL + 1)).window(buf - (int) (at + 3 * SMALL - RUN)).len(0));
+        }
+        h.guest(h.guestData(at, SMALL, 1)); // the last of the window
+        h.hostWrote(15 * SMALL); // and the host socket took what was buffered, in the same iteration
+        h.assertSent(h.flush(), sent(ACK).ack(h.g(at + SMALL + 1)).window(buf - SMALL).len(0));
+    }
+
+    @Test
+    void aSmallSegmentThatRepeatsDataIsAckedAtOnce() {
+        TcpHarness h = afterABulkRun();
+        h.guest(h.guestData(RUN - SMALL, SMALL, 1)); // our ACK for it was lost
+        h.assertSent(h.flush(), sent(ACK).ack(h.g(RUN + 1)).len(0));
+    }
+}
