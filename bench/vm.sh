@@ -68,7 +68,9 @@
 #   run), VM_PERF_DIR=DIR (a `perf record -g` of it per transfer into DIR; add
 #   JSLIRP_JAVA_OPTS=-XX:+DumpPerfMapAtExit for the JIT's code); VM_QEMU_EXTRA (more QEMU arguments,
 #   split at spaces: `-object filter-dump,id=d0,netdev=n0,file=F.pcap` captures on QEMU's side, which,
-#   beside a stack's own capture, says whether a frame waited in QEMU or in the stack). Both need perf, and root or
+#   beside a stack's own capture, says whether a frame waited in QEMU or in the stack);
+#   VM_GUEST_STATS=1 (the guest's TCP counters and virtio interrupts that moved during each transfer,
+#   on stderr: segments each way after GRO, ACKs, zero windows, interrupts). Perf needs perf, and root or
 #   kernel.perf_event_paranoid <= 1; a transfer shorter than perf's start (~0.3 s) is undercounted. Output: the report (Markdown) on stdout, progress on stderr.
 # Needs: qemu-system-x86 (apt), python3, busybox (cpio), and for the image apt-get + dpkg-deb;
 #   passt for its rows.
@@ -276,21 +278,25 @@ echo "MTU \$(cat /sys/class/net/eth0/mtu)"
 mark() { echo "T \$1 \$(cut -d' ' -f1 /proc/uptime)"; }
 get() {  # get NAME PATH FILE
   local rc
+  snap /tmp/s0
   mark \$1.start
   timeout $XFER_SECS wget -q -O "\$3" "http://10.0.2.2:$HTTP_PORT/\$2"
   rc=\$?
   if [ \$rc = 0 ]; then mark \$1.end; else echo "FAIL \$1 \$rc"; fi
+  snap /tmp/s1; stats \$1 /tmp/s0 /tmp/s1
   return \$rc
 }
 put() {  # put NAME FILE
   local pid got= i=0
   rm -f /tmp/receipt; mkfifo /tmp/receipt
+  snap /tmp/s0
   mark \$1.start
   nc 10.0.2.2 $SINK_PORT <"\$2" >/tmp/receipt &
   pid=\$!
   if read -r -t $XFER_SECS got </tmp/receipt; then mark \$1.end
   elif kill -0 \$pid 2>/dev/null; then echo "FAIL \$1 stalled"
   else echo "FAIL \$1 closed"; fi
+  snap /tmp/s1; stats \$1 /tmp/s0 /tmp/s1
   while [ -n "\$got" ] && kill -0 \$pid 2>/dev/null && [ \$i -lt 20 ]; do sleep 0.1; i=\$((i + 1)); done
   if kill -0 \$pid 2>/dev/null; then [ -n "\$got" ] && echo "NOFIN \$1"; kill \$pid; fi
   wait \$pid 2>/dev/null
@@ -298,6 +304,34 @@ put() {  # put NAME FILE
 }
 EOF
 )
+  if [[ -n $GUEST_STATS ]]; then
+    head+=$'\n'$(cat <<'EOF'
+snap() { cat /proc/net/snmp /proc/net/netstat /proc/interrupts > "$1" 2>/dev/null; }
+stats() {  # stats NAME BEFORE AFTER: "STATS NAME KEY=DELTA ..." for the TCP and virtio counters that moved
+  awk -v name="$1" '
+    function load(file, v,   line, n, f, i, h, key) {
+      while ((getline line < file) > 0) {
+        n = split(line, f, " ")
+        if (f[1] ~ /^[0-9]+:$/) { if (f[n] ~ /virtio/) v[f[n]] = f[2]; continue }
+        if (f[1] !~ /^Tcp(Ext)?:$/) continue
+        if (!(f[1] in h)) { h[f[1]] = line; continue }
+        split(h[f[1]], key, " ")
+        for (i = 2; i <= n; i++) v[substr(f[1], 1, length(f[1]) - 1) "." key[i]] = f[i]
+        delete h[f[1]]
+      }
+      close(file)
+    }
+    BEGIN {
+      load(ARGV[1], a); load(ARGV[2], b); out = "STATS " name
+      for (k in b) if (b[k] != a[k] && k !~ /CurrEstab/) out = out " " k "=" (b[k] - a[k])
+      print out
+    }' "$2" "$3"
+}
+EOF
+)
+  else
+    head+=$'\nsnap() { :; }\nstats() { :; }'
+  fi
   mkdir -p "$workdir/guest-a" "$workdir/guest-b"
   cat >"$workdir/guest-a/test.sh" <<EOF
 $head
@@ -339,6 +373,7 @@ stamp() {  # stamp STACK_PID QEMU_PID: each console line as "EPOCH STACK_TICKS Q
     st=- qt=-
     if [[ $line == "T "* ]]; then cpu_ticks "$1" st; cpu_ticks "$2" qt; fi
     printf '%s %s %s %s\n' "$EPOCHREALTIME" "$st" "$qt" "$line"
+    [[ $line != "STATS "* ]] || log "  ${VM_RUN_NAME:-run} guest $(tr ' ' '\n' <<<"${line#STATS }" | { read -r x; sort | tr '\n' ' '; echo "($x)"; })"
     if [[ -n $SYSCALLS && $1 != "$2" && $line == "T "*.start* ]]; then
       syscalls_start "$1" "${line#T }" tracer
     elif [[ -n $tracer && $line == "T "*.end* ]]; then
@@ -352,6 +387,10 @@ stamp() {  # stamp STACK_PID QEMU_PID: each console line as "EPOCH STACK_TICKS Q
 # (all its threads; a tracepoint per call, far lighter than strace, yet it slows the stack: the
 # timings of such a run are not comparable with others). Logged on stderr, per MiB moved.
 SYSCALLS=${VM_SYSCALLS:-}
+# VM_GUEST_STATS=1: the guest's TCP counters (/proc/net/snmp, /proc/net/netstat: segments, ACKs,
+# window probes, queue collapses...) and virtio interrupts that moved during each transfer, read
+# right outside the timed span and logged on stderr.
+GUEST_STATS=${VM_GUEST_STATS:-}
 # VM_PERF_DIR=DIR instead: `perf record -g` of the stack process during each transfer, into
 # DIR/perf-CELLRUN-XFER.data (for a JVM's compiled code, JSLIRP_JAVA_OPTS=-XX:+DumpPerfMapAtExit).
 PERF_DIR=${VM_PERF_DIR:-}

@@ -73,18 +73,22 @@ public final class TcpConnection {
     /**
      * ACK pacing for a guest that streams (lesson 4 refined, issue 20): within a run of at least
      * {@link #BULK_RUN_BYTES} in-order bytes from the guest, with nothing sent its way meanwhile,
-     * an ACK that would cover less than two full-size segments waits for the segment that
-     * completes them, for at most this long, as a Linux receiver acknowledges every second full
-     * segment. A guest's Nagle then coalesces small writes into full-size segments: busybox nc
-     * writes 1 KiB at a time, and a VM under TCG (whose every frame costs it far more than it costs
-     * us), each 1 KiB acknowledged at once, sent one frame per write and took twice as long to
-     * upload at MTU 65520. Everything else is acknowledged in the iteration it came in: two full
-     * segments or more, a FIN, data beyond a gap, repeated data, a window that grew by an MSS, a
-     * flow's first bytes and those after a pause or after data toward the guest.
+     * an ACK that would cover less than a stride ({@link #ACK_STRIDE_BYTES}, and at least two
+     * full-size segments, as a Linux receiver acknowledges every second one) waits for the
+     * segments that complete it, for at most this long. A guest's Nagle then coalesces small
+     * writes into full-size segments, and a guest that pays for every frame it takes pays for
+     * fewer ACKs: busybox nc writes 1 KiB at a time, and a VM under TCG (whose every frame costs it
+     * far more than it costs us), each 1 KiB acknowledged at once, sent one frame per write and
+     * took twice as long to upload at MTU 65520; at MTU 1500, an ACK every two segments instead of
+     * every stride took it 1.4 times as long. Everything else is acknowledged in the iteration it
+     * came in: a stride or more, a FIN, data beyond a gap, repeated data, a window that grew by an
+     * MSS, a flow's first bytes and those after a pause or after data toward the guest.
      */
     static final long ACK_HOLD_NANOS = 1_000_000L;
     /** In-order bytes a run takes from the guest before its ACKs are paced (a request, a reply, a flow's start: never). */
     static final int BULK_RUN_BYTES = 64 << 10;
+    /** The least a paced ACK covers (see {@link #ACK_HOLD_NANOS}): at MTU 1500, every sixth segment. */
+    static final int ACK_STRIDE_BYTES = 8 << 10;
     /** A pause in the guest's data this long ends its run. */
     static final long RUN_PAUSE_NANOS = 10_000_000L;
     /** The most one flush sends toward the guest on one connection (see {@link #burst}). */
@@ -883,15 +887,15 @@ public final class TcpConnection {
         runSeenAt = now;
     }
 
-    /** The payload of a full-size segment from the guest: our MSS less the options each segment carries. */
-    private int fullSegment() {
-        return config.mss() - (timestamps ? Tcp.TIMESTAMPS_LENGTH : 0);
+    /** What a paced ACK covers: {@link #ACK_STRIDE_BYTES}, and two full-size segments (our MSS less the options each carries). */
+    private int ackStride() {
+        return Math.max(ACK_STRIDE_BYTES, 2 * (config.mss() - (timestamps ? Tcp.TIMESTAMPS_LENGTH : 0)));
     }
 
     /** Whether the pending ACK waits (see {@link #ACK_HOLD_NANOS}); arms its deadline when it starts to. */
     private boolean holdAck(long now) {
         int fresh = rcvNxt - lastAckSent;
-        boolean hold = fresh > 0 && fresh < 2 * fullSegment()
+        boolean hold = fresh > 0 && fresh < ackStride()
                 && rcvNxt - runStart >= BULK_RUN_BYTES
                 && !guestFinished && outOfOrder.isEmpty() && !filledGap
                 && advertisedRightEdge - rcvNxt >= advertisableWindow() / 2; // the guest still has most of its window

@@ -12,10 +12,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * ACK pacing ({@link TcpConnection#ACK_HOLD_NANOS}): within a one-way run of guest data, an ACK
- * for less than two full segments waits for the segment that completes them, for at most the
- * hold, so that a guest writing small pieces coalesces them (Nagle) into full segments; everything
- * else is acknowledged in the iteration it arrived in (lesson 4). The guest here sends no
- * timestamps: a full segment is the MSS, 1460.
+ * for less than a stride ({@link TcpConnection#ACK_STRIDE_BYTES}, at least two full segments) waits
+ * for the segments that complete it, for at most the hold, so that a guest writing small pieces
+ * coalesces them (Nagle) into full segments and takes fewer ACKs; everything else is acknowledged
+ * in the iteration it arrived in (lesson 4). The guest here sends no timestamps: a full segment is
+ * the MSS, 1460, and a stride at MTU 1500 is 8 KiB, five full segments and a part.
  */
 class TcpAckPacingTest {
     private static final int SMALL = 1024, FULL = 1460;
@@ -43,21 +44,24 @@ class TcpAckPacingTest {
     }
 
     @Test
-    void aSmallSegmentOfARunWaitsForTheSegmentsThatCompleteTwoFullOnes() {
+    void aSmallSegmentOfARunWaitsForTheSegmentsThatCompleteAStride() {
         TcpHarness h = afterABulkRun();
         h.guest(h.guestData(RUN, SMALL, 1));
         h.assertSent(h.flush());
         assertThat(h.timerIn()).isEqualTo(TcpConnection.ACK_HOLD_NANOS);
         assertThat(h.host.taken()).as("the bytes themselves do not wait").hasSize((int) RUN + SMALL);
 
-        h.advance(200_000);
-        h.guest(h.guestData(RUN + SMALL, FULL, 1));
-        h.assertSent(h.flush());
-        assertThat(h.timerIn()).as("the hold runs from the first byte it covers").isEqualTo(TcpConnection.ACK_HOLD_NANOS - 200_000);
+        long at = RUN + SMALL;
+        for (int i = 1; i <= 4; i++, at += FULL) { // 1 KiB and four full segments: 6,864 bytes
+            h.advance(100_000);
+            h.guest(h.guestData(at, FULL, 1));
+            h.assertSent(h.flush());
+            assertThat(h.timerIn()).as("the hold runs from the first byte it covers").isEqualTo(TcpConnection.ACK_HOLD_NANOS - i * 100_000L);
+        }
 
-        h.advance(200_000);
-        h.guest(h.guestData(RUN + SMALL + FULL, FULL, 1));
-        h.assertSent(h.flush(), sent(ACK).ack(h.g(RUN + SMALL + 2 * FULL + 1)).len(0));
+        h.advance(100_000);
+        h.guest(h.guestData(at, FULL, 1)); // 8,324 bytes: a stride
+        h.assertSent(h.flush(), sent(ACK).ack(h.g(at + FULL + 1)).len(0));
         assertThat(h.timerArmed()).as("no hold left armed").isFalse();
     }
 
@@ -74,11 +78,22 @@ class TcpAckPacingTest {
     }
 
     @Test
-    void twoFullSegmentsAreAckedAtOnce() {
+    void aStrideInOneIterationIsAckedAtOnce() {
         TcpHarness h = afterABulkRun();
-        h.guest(h.guestData(RUN, FULL, 1));
-        h.guest(h.guestData(RUN + FULL, FULL, 1));
-        h.assertSent(h.flush(), sent(ACK).ack(h.g(RUN + 2 * FULL + 1)).len(0));
+        for (int k = 0; k < 6; k++) h.guest(h.guestData(RUN + k * FULL, FULL, 1));
+        h.assertSent(h.flush(), sent(ACK).ack(h.g(RUN + 6 * FULL + 1)).len(0));
+    }
+
+    @Test
+    void atALargeMssTheStrideIsTwoFullSegments() {
+        int mss = 65520 - 40;
+        TcpHarness h = afterABulkRun(TcpHarness.with().config(TcpHarness.Builder.fullSize(TcpConfig.forMtu(65520)))
+                .guestMss(mss).guestWscale(7).established());
+        h.guest(h.guestData(RUN, mss, 1)); // eight times the 8 KiB, yet one segment
+        h.assertSent(h.flush());
+        assertThat(h.timerIn()).isEqualTo(TcpConnection.ACK_HOLD_NANOS);
+        h.guest(h.guestData(RUN + mss, mss, 1));
+        h.assertSent(h.flush(), sent(ACK).ack(h.g(RUN + 2L * mss + 1)).len(0));
     }
 
     @Test
@@ -116,16 +131,16 @@ class TcpAckPacingTest {
 
     @Test
     void aWindowThatReopensIsAnnouncedAtOnce() {
-        int buf = 16384;
+        int buf = 32 << 10, step = 10 * SMALL; // a stride and more each iteration
         TcpHarness h = afterABulkRun(TcpHarness.with().buffers(buf, buf).established()); // window field in bytes
         h.host.socketRoom = 0; // the host peer stops reading: what comes next fills the buffer
         long at = RUN;
-        for (int i = 0; i < 5; i++, at += 3 * SMALL) {
-            for (int k = 0; k < 3; k++) h.guest(h.guestData(at + k * SMALL, SMALL, 1));
-            h.assertSent(h.flush(), sent(ACK).ack(h.g(at + 3 * SMALL + 1)).window(buf - (int) (at + 3 * SMALL - RUN)).len(0));
+        for (int i = 0; i < 3; i++, at += step) {
+            for (int k = 0; k < 10; k++) h.guest(h.guestData(at + k * SMALL, SMALL, 1));
+            h.assertSent(h.flush(), sent(ACK).ack(h.g(at + step + 1)).window(buf - (int) (at + step - RUN)).len(0));
         }
-        h.guest(h.guestData(at, SMALL, 1)); // the last of the window
-        h.hostWrote(15 * SMALL); // and the host socket took what was buffered, in the same iteration
+        h.guest(h.guestData(at, SMALL, 1)); // 1 KiB, with 1 KiB of the window left
+        h.hostWrote(3 * step); // and the host socket took what was buffered, in the same iteration
         h.assertSent(h.flush(), sent(ACK).ack(h.g(at + SMALL + 1)).window(buf - SMALL).len(0));
     }
 
