@@ -35,7 +35,9 @@
 #                 those two lines arrive (10 ms ticks), per MiB moved; and the same for QEMU (the
 #                 guest's own cost: the vCPU's emulation, virtio, the netdev). QEMU's -netdev user
 #                 runs inside QEMU, so its stack CPU is QEMU's whole CPU, marked so.
-# Each figure is the best (lowest) of VM_REPEAT runs (default 3); the repeats are interleaved
+# Each figure is the best (lowest) of VM_REPEAT runs (default 3), and each rate has the median of
+# the runs that succeeded beside it (on a shared machine the emulated CPU's own speed moves a run
+# by half: the best says what a stack can do, the median how it usually does); the repeats are interleaved
 # (run 1 of every cell, then run 2, ...) so that a burst of load on this shared machine does not
 # land on one cell only. The report header gives the load average at start and end.
 #
@@ -515,13 +517,20 @@ parse_xfer() {
   [[ $qts == - || $qte == - ]] || X_QEMU_SECS=$(awk -v t=$(( qte - qts )) -v ms="$TICK_MS" 'BEGIN { printf "%.2f", t * ms / 1000 }')
 }
 
-# --- results: the best (lowest) of each figure over the runs, per cell and transfer
+# --- results: the best (lowest) of each figure over the runs, per cell and transfer, and every
+# run's value (ALL) for the median
 
-declare -A BEST RUNS OKS WHY NOTE SEEN_MTU NA
+declare -A BEST ALL RUNS OKS WHY NOTE SEEN_MTU NA
 
 keep_min() {  # keep_min KEY VALUE
   [[ -n $2 ]] || return 0
+  ALL[$1]="${ALL[$1]:-} $2"
   if [[ -z ${BEST[$1]:-} ]] || awk -v a="$2" -v b="${BEST[$1]}" 'BEGIN { exit !(a < b) }'; then BEST[$1]=$2; fi
+}
+
+median() {  # median KEY: the median of the runs' values (of two, their mean), or nothing
+  [[ -n ${ALL[$1]:-} ]] || return 0
+  tr ' ' '\n' <<<"${ALL[$1]}" | grep . | sort -g | awk '{ v[NR] = $1 } END { printf "%.4f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 record_run() {  # record_run CELL CONSOLE XFER...: sets RUN_FAILED when any transfer was not ok
@@ -608,7 +617,7 @@ report_row() {  # report_row CELL DIRECTION(down|up)
   label=$(stack_label "$cell")
   dirname=download; [[ $dir == up ]] && dirname=upload
   if [[ -n ${NA[$cell]:-} ]]; then
-    echo "| $dirname | $label | $netdev | $mtu | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a: ${NA[$cell]} |"
+    echo "| $dirname | $label | $netdev | $mtu | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a: ${NA[$cell]} |"
     return
   fi
   stack_cpu=$(per_mib "${BEST[$cell/$long/stack]:-}" "$SIZE_MIB")
@@ -619,8 +628,10 @@ report_row() {  # report_row CELL DIRECTION(down|up)
   fi
   echo "| $dirname | $label | $netdev | $mtu_col" \
     "| $(secs "${BEST[$cell/$long/secs]:-}") | $(rate "${BEST[$cell/$long/secs]:-}" "$SIZE_MIB")" \
+    "| $(rate "$(median "$cell/$long/secs")" "$SIZE_MIB")" \
     "| $stack_cpu | $(per_mib "${BEST[$cell/$long/qemu]:-}" "$SIZE_MIB")" \
-    "| $(secs "${BEST[$cell/$warm/secs]:-}") | $(rate "${BEST[$cell/$warm/secs]:-}" "$WARM_MIB") | $warm_cpu" \
+    "| $(secs "${BEST[$cell/$warm/secs]:-}") | $(rate "${BEST[$cell/$warm/secs]:-}" "$WARM_MIB")" \
+    "| $(rate "$(median "$cell/$warm/secs")" "$WARM_MIB") | $warm_cpu" \
     "| $(runs_note "$cell" "$long"), first $(runs_note "$cell" "$warm") |"
 }
 
@@ -636,10 +647,10 @@ report() {  # report CELL...: the Markdown report on stdout
   fi
   local second=
   [[ " $CELLS " == *" jslirpB:"* ]] && second="; $VM_STACK_NAME_B = $VM_STACK_CMD_B"
-  echo "- stacks: $(jslirp_version)$second$passts; each figure is the best of the runs on its own (the fastest time, the least CPU)"
+  echo "- stacks: $(jslirp_version)$second$passts; each figure is the best of the runs on its own (the fastest time, the least CPU), beside the median rate of all runs that succeeded"
   echo
-  echo "| direction | stack | netdev | MTU | ${SIZE_MIB} MiB (s) | MiB/s | stack CPU ms/MiB | QEMU CPU ms/MiB | first ${WARM_MIB} MiB (s) | MiB/s | stack CPU ms/MiB | runs ok |"
-  echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+  echo "| direction | stack | netdev | MTU | ${SIZE_MIB} MiB (s) | MiB/s | median MiB/s | stack CPU ms/MiB | QEMU CPU ms/MiB | first ${WARM_MIB} MiB (s) | MiB/s | median MiB/s | stack CPU ms/MiB | runs ok |"
+  echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
   for dir in down up; do
     for cell; do report_row "$cell" "$dir"; done
   done
