@@ -72,7 +72,7 @@
 #   split at spaces: `-object filter-dump,id=d0,netdev=n0,file=F.pcap` captures on QEMU's side, which,
 #   beside a stack's own capture, says whether a frame waited in QEMU or in the stack);
 #   VM_GUEST_STATS=1 (the guest's TCP counters and virtio interrupts that moved during each transfer,
-#   on stderr: segments each way after GRO, ACKs, zero windows, interrupts). Perf needs perf, and root or
+#   on stderr: segments each way after GRO, ACKs, zero windows, interrupts). VM_SYSCALLS and VM_PERF_DIR need perf, and root or
 #   kernel.perf_event_paranoid <= 1; a transfer shorter than perf's start (~0.3 s) is undercounted. Output: the report (Markdown) on stdout, progress on stderr.
 # Needs: qemu-system-x86 (apt), python3, busybox (cpio), and for the image apt-get + dpkg-deb;
 #   passt for its rows.
