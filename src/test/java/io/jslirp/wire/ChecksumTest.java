@@ -68,6 +68,23 @@ class ChecksumTest {
     }
 
     @Test
+    void aLargeFrameSumsTheSameOnceTheLoopIsCompiled() {
+        // 64 KiB at each alignment, thousands of times: the summing loop gets compiled (by C2, as
+        // vector code) while it runs, and every answer must match the reference's.
+        byte[] data = new byte[65535 + 3];
+        new java.util.Random(7).nextBytes(data);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment s = Segs.of(Kind.NATIVE, arena, data);
+            int[] want = new int[4];
+            for (int off = 0; off < 4; off++) want[off] = Ref.sum(data, off, 65535 - off, 0x1234);
+            for (int round = 0; round < 4000; round++) {
+                int off = round & 3;
+                assertThat(Checksum.sum(s, off, 65535 - off, 0x1234)).isEqualTo(want[off]);
+            }
+        }
+    }
+
+    @Test
     void rfc1071NumericalExample() {
         // RFC 1071 section 3: bytes 00 01 f2 03 f4 f5 f6 f7 sum to ddf2, so the checksum is 220d.
         for (Kind kind : Kind.values()) {
