@@ -29,6 +29,14 @@ final class CapturingSink implements FrameSink {
         return true;
     }
 
+    /** The link writes the payload from where it is; the capture gets the frame put together. */
+    @Override
+    public boolean send(MemorySegment frame, int headersLength, MemorySegment payload, long payloadOffset, int payloadLength) {
+        if (!link.send(frame, headersLength, payload, payloadOffset, payloadLength)) return false;
+        captureWhole(frame, headersLength, payload, payloadOffset, payloadLength);
+        return true;
+    }
+
     @Override
     public boolean offloadsTcp() {
         return link.offloadsTcp();
@@ -58,9 +66,13 @@ final class CapturingSink implements FrameSink {
     public boolean sendTcp(MemorySegment frame, int headersLength, MemorySegment payload, long payloadOffset,
                            int payloadLength, int segmentSize) {
         if (!link.sendTcp(frame, headersLength, payload, payloadOffset, payloadLength, segmentSize)) return false;
+        captureWhole(frame, headersLength, payload, payloadOffset, payloadLength);
+        return true;
+    }
+
+    private void captureWhole(MemorySegment frame, int headersLength, MemorySegment payload, long payloadOffset, int payloadLength) {
         MemorySegment.copy(frame, 0, whole, 0, headersLength);
         MemorySegment.copy(payload, payloadOffset, whole, headersLength, payloadLength);
         capture.frame(whole, headersLength + payloadLength);
-        return true;
     }
 }

@@ -204,23 +204,43 @@ public final class StreamLink implements Link {
 
     @Override
     public boolean send(MemorySegment frame, int length) {
-        if (peer < 0 || length > MAX_FRAME) return false; // the stack counts it as dropped
+        int at = reserve(length);
+        if (at < 0) return false; // the stack counts it as dropped
+        MemorySegment.copy(frame, 0, out, at, length);
+        return true;
+    }
+
+    /** The headers from frame and the payload from where it is, each copied once, into the output buffer. */
+    @Override
+    public boolean send(MemorySegment frame, int headersLength, MemorySegment payload, long payloadOffset, int payloadLength) {
+        int at = reserve(headersLength + payloadLength);
+        if (at < 0) return false;
+        MemorySegment.copy(frame, 0, out, at, headersLength);
+        MemorySegment.copy(payload, payloadOffset, out, at + headersLength, payloadLength);
+        return true;
+    }
+
+    /**
+     * Room in the output buffer for a frame of length bytes, its length prefix written before it:
+     * where the frame goes, or -1 when it cannot be queued (no peer, too large, or a peer that
+     * is not reading: dropped, like a frame for a full tap queue).
+     */
+    private int reserve(int length) {
+        if (peer < 0 || length > MAX_FRAME) return -1;
         if (OUT_CAPACITY - outEnd < LENGTH_PREFIX + length) {
             flush();
-            if (peer < 0) return false;
+            if (peer < 0) return -1;
             if (outStart > 0) {
                 MemorySegment.copy(out, outStart, out, 0, outEnd - outStart);
                 outEnd -= outStart;
                 outStart = 0;
             }
-            if (OUT_CAPACITY - outEnd < LENGTH_PREFIX + length) {
-                return false; // the peer is not reading: dropped, like a frame for a full tap queue
-            }
+            if (OUT_CAPACITY - outEnd < LENGTH_PREFIX + length) return -1;
         }
         QemuStream.setFrameLength(out, outEnd, length);
-        MemorySegment.copy(frame, 0, out, outEnd + LENGTH_PREFIX, length);
-        outEnd += LENGTH_PREFIX + length;
-        return true;
+        int at = outEnd + LENGTH_PREFIX;
+        outEnd = at + length;
+        return at;
     }
 
     /** Writes the gathered frames; what the socket does not take waits for it to drain. */

@@ -9,6 +9,17 @@ public interface FrameSink {
     boolean send(MemorySegment frame, int length);
 
     /**
+     * Sends a complete frame (its checksums filled) of headersLength bytes of headers in frame,
+     * followed by payloadLength bytes of payload from payloadOffset: a link that gathers writes
+     * the payload from where it is, once; by default it is copied into frame after the headers
+     * (frame has room for it) and the frame sent whole.
+     */
+    default boolean send(MemorySegment frame, int headersLength, MemorySegment payload, long payloadOffset, int payloadLength) {
+        MemorySegment.copy(payload, payloadOffset, frame, headersLength, payloadLength);
+        return send(frame, headersLength + payloadLength);
+    }
+
+    /**
      * Whether {@link #sendTcp} may be used: the receiver completes TCP checksums and splits
      * large TCP frames into segments itself (a tap device with offloads).
      */

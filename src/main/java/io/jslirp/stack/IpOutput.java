@@ -174,11 +174,21 @@ public final class IpOutput implements ServiceOutput {
     @Override
     public void sendTcp(int source, int destination, int headerLength, MemorySegment payload, long payloadOffset,
                         int payloadLength, int segmentSize) {
+        int tcpLength = headerLength + payloadLength;
         if (!output.offloadsTcp()) {
-            ServiceOutput.super.sendTcp(source, destination, headerLength, payload, payloadOffset, payloadLength, segmentSize);
+            if (version.headerLength() + tcpLength > output.mtu()) {
+                // larger than the MTU (never at our MSS): put together here, sent in fragments
+                ServiceOutput.super.sendTcp(source, destination, headerLength, payload, payloadOffset, payloadLength, segmentSize);
+                return;
+            }
+            // the checksum summed and the payload written from where the host's data waits (one
+            // copy into the link's buffer at most, not one into the frame and one more from there)
+            IpHeader h = header(source, destination, Ipv4.PROTO_TCP, tcpLength);
+            Tcp.fillChecksum(tx, l4, headerLength, payload, payloadOffset, payloadLength,
+                    version.pseudoHeader(h, Ipv4.PROTO_TCP, tcpLength));
+            output.send(version, tx, h, neighbours.mac(this), headerLength, payload, payloadOffset, payloadLength);
             return;
         }
-        int tcpLength = headerLength + payloadLength;
         IpHeader h = header(source, destination, Ipv4.PROTO_TCP, tcpLength);
         Tcp.setPartialChecksum(tx, l4, version.pseudoHeader(h, Ipv4.PROTO_TCP, tcpLength));
         output.sendTcp(version, tx, h, neighbours.mac(this), headerLength, payload, payloadOffset, payloadLength, segmentSize);

@@ -82,6 +82,17 @@ final class Output {
         count(sink.send(tx, payloadOffset(v) + h.payloadLength()));
     }
 
+    /**
+     * Sends the datagram h describes, within the MTU, whose payload is a transport header of
+     * headerLength bytes at {@link #payloadOffset} in tx followed by payloadLength bytes of payload
+     * from payloadOffset, checksums filled: the link writes that payload from where it is.
+     */
+    void send(IpVersion v, MemorySegment tx, IpHeader h, long mac, int headerLength, MemorySegment payload,
+              long payloadOffset, int payloadLength) {
+        writeHeaders(v, tx, h.whole().id(nextId(v)), mac);
+        count(sink.send(tx, payloadOffset(v) + headerLength, payload, payloadOffset, payloadLength));
+    }
+
     /** A TCP segment whose checksum field holds the pseudo-header sum, for the link to complete and cut into segmentSize pieces. */
     void sendTcp(IpVersion v, MemorySegment tx, IpHeader h, long mac, int segmentSize) {
         writeHeaders(v, tx, h.whole().id(nextId(v)), mac);

@@ -228,6 +228,19 @@ public final class Tcp {
         Bytes.u16(s, off + CHECKSUM_OFFSET, pseudo);
     }
 
+    /**
+     * Fills the checksum of a segment whose headerLength-byte header is at off of s and whose
+     * payload is payloadLength bytes at payloadOffset of payload (where the host's data waits:
+     * summed there, not copied for it); pseudo is its pseudo-header's sum. A TCP header's length
+     * is a multiple of 4, so the payload's sum continues the header's.
+     */
+    public static void fillChecksum(MemorySegment s, long off, int headerLength, MemorySegment payload, long payloadOffset,
+                                    int payloadLength, int pseudo) {
+        Bytes.u16(s, off + CHECKSUM_OFFSET, 0);
+        int sum = Checksum.sum(payload, payloadOffset, payloadLength, Checksum.sum(s, off, headerLength, pseudo));
+        Bytes.u16(s, off + CHECKSUM_OFFSET, Checksum.finish(sum));
+    }
+
     /** Fills the checksum of a segment of segmentLength bytes (header and payload), pseudo being its pseudo-header's sum. */
     public static void fillChecksum(MemorySegment s, long off, int segmentLength, int pseudo) {
         Bytes.u16(s, off + CHECKSUM_OFFSET, 0);

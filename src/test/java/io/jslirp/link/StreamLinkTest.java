@@ -93,6 +93,35 @@ class StreamLinkTest {
     }
 
     @Test
+    void aFrameWithItsPayloadElsewhereGoesOutWhole() throws Exception {
+        Path path = dir.resolve("q.sock");
+        try (StreamLink link = StreamLink.listenUnix(path.toString());
+             SocketChannel vm = SocketChannel.open(UnixDomainSocketAddress.of(path))) {
+            vm.write(framed(frame(42, 9)));
+            next(link); // the link has taken the connection
+            byte[] whole = frame(65534, 4);
+            int headers = 66;
+            // the headers in a frame buffer whose rest holds other bytes, the payload in a buffer of its own at an offset
+            MemorySegment f = Arena.ofAuto().allocate(70_000);
+            f.fill((byte) 0x5a);
+            MemorySegment.copy(whole, 0, f, ValueLayout.JAVA_BYTE, 0, headers);
+            MemorySegment payload = Arena.ofAuto().allocate(70_000);
+            MemorySegment.copy(whole, headers, payload, ValueLayout.JAVA_BYTE, 7, whole.length - headers);
+            assertThat(link.send(f, headers, payload, 7, whole.length - headers)).isTrue();
+            assertThat(link.send(f, 10)).isTrue(); // and a frame sent whole after it
+            link.flush();
+            ByteBuffer got = ByteBuffer.allocate(4 + whole.length + 4 + 10);
+            while (got.hasRemaining()) vm.read(got);
+            got.flip();
+            assertThat(got.getInt()).isEqualTo(whole.length);
+            byte[] body = new byte[whole.length];
+            got.get(body);
+            assertThat(body).isEqualTo(whole);
+            assertThat(got.getInt()).isEqualTo(10);
+        }
+    }
+
+    @Test
     void aNewConnectionIsServedAfterThePeerLeavesAndABadLengthDisconnects() throws Exception {
         Path path = dir.resolve("q.sock");
         try (StreamLink link = StreamLink.listenUnix(path.toString())) {
