@@ -16,19 +16,15 @@ import java.util.Arrays;
  * <p>It polls rather than sleeps: on a machine whose cores are all busy (the bulk sender, its
  * reader, the loop) a thread that sleeps even 50 µs measured 100-300 µs before it ran again.
  * The bulk transfer gives up that time only while an exchange is live: a descriptor that keeps
- * the loop waiting in vain ({@link #MISSES} times in a row: a streaming flow, a slow peer, a
- * client that paused) is not waited for again for {@link #QUIET_NANOS}, except once to see
- * whether it has become quick.
+ * the loop waiting in vain ({@link Patience#MISSES} times in a row: a streaming flow, a slow
+ * peer, a client that paused) is not waited for again for {@link Patience#QUIET_NANOS}, except
+ * once to see whether it has become quick.
  */
 final class Anticipation {
     /** How long the loop polls for input that is due, by default; a peer on this machine answers well within it. */
     static final long WAIT_NANOS = 50_000;
     /** Exchanges served in a row before the bulk work goes on. */
     private static final int EXCHANGES = 3;
-    // Measured in LessonsIT on the 2-core machine: with 3 misses and a second's quiet, a client
-    // descheduled three times in a row lost its anticipation for the whole measurement.
-    static final int MISSES = 8;
-    static final long QUIET_NANOS = 100_000_000L;
     private static final int SET_SIZE = 8;
 
     private final EventLoop loop;
@@ -37,9 +33,9 @@ final class Anticipation {
     /** The registration each entry of the two sets was made under. */
     private final int[] answerTags = new int[SET_SIZE], requestTags = new int[SET_SIZE];
     private final int[] readyFds = new int[SET_SIZE], readyEvents = new int[SET_SIZE], readyTags = new int[SET_SIZE];
-    /** Per descriptor: the registration its history belongs to, its waits in vain in a row, and until when it is not waited for. */
-    private int[] historyTags = new int[1024], misses = new int[1024];
-    private long[] quietUntil = new long[1024];
+    /** Per descriptor: the registration its history belongs to, and whether waiting for it has been paying. */
+    private int[] historyTags = new int[1024];
+    private Patience[] patience = new Patience[1024];
 
     Anticipation(EventLoop loop, long waitNanos) {
         this.loop = loop;
@@ -77,14 +73,14 @@ final class Anticipation {
         if (fd >= historyTags.length) {
             int size = Math.max(fd + 1, historyTags.length * 2);
             historyTags = Arrays.copyOf(historyTags, size);
-            misses = Arrays.copyOf(misses, size);
-            quietUntil = Arrays.copyOf(quietUntil, size);
+            patience = Arrays.copyOf(patience, size);
         }
+        if (patience[fd] == null) patience[fd] = new Patience();
         if (historyTags[fd] != tag) { // a new registration of the descriptor starts without a history
             historyTags[fd] = tag;
-            misses[fd] = 0;
+            patience[fd].reset();
         }
-        if (misses[fd] >= MISSES && now < quietUntil[fd]) return false;
+        if (!patience[fd].worthTrying(now)) return false;
         for (int i = 0; i < set.size(); i++) {
             if (set.fd(i) == fd) return true;
         }
@@ -109,12 +105,12 @@ final class Anticipation {
             int events = n > 0 ? set.readyEvents(i) & (Poll.IN | Poll.ERR | Poll.HUP) : 0;
             if (historyTags[fd] != tags[i]) continue;
             if (events != 0) {
-                misses[fd] = 0;
+                patience[fd].hit();
                 readyFds[ready] = fd;
                 readyEvents[ready] = events;
                 readyTags[ready++] = tags[i];
-            } else if (n <= 0 && ++misses[fd] >= MISSES) {
-                quietUntil[fd] = now + QUIET_NANOS;
+            } else if (n <= 0) {
+                patience[fd].miss(now);
             }
         }
         set.clear(); // what the handlers expect next goes into it afresh

@@ -50,19 +50,19 @@ class AnticipationTest {
             });
             int tag = 1; // the loop's first registration
             Anticipation anticipation = new Anticipation(loop, Anticipation.WAIT_NANOS);
-            for (int i = 0; i < Anticipation.MISSES; i++) {
+            for (int i = 0; i < Patience.MISSES; i++) {
                 assertThat(anticipation.expectAnswer(silent.fd(), tag, EventLoop.now())).as("wait %d", i).isTrue();
                 anticipation.serveExchanges();
             }
             assertThat(anticipation.expectAnswer(silent.fd(), tag, EventLoop.now())).isFalse();
 
             // Once the quiet time is over it is polled for once; silent still, it is left alone again.
-            assertThat(anticipation.expectAnswer(silent.fd(), tag, EventLoop.now() + Anticipation.QUIET_NANOS)).isTrue();
+            assertThat(anticipation.expectAnswer(silent.fd(), tag, EventLoop.now() + Patience.QUIET_NANOS)).isTrue();
             anticipation.serveExchanges();
             assertThat(anticipation.expectAnswer(silent.fd(), tag, EventLoop.now())).isFalse();
 
             // Answering, it is waited for again.
-            assertThat(anticipation.expectAnswer(silent.fd(), tag, EventLoop.now() + Anticipation.QUIET_NANOS)).isTrue();
+            assertThat(anticipation.expectAnswer(silent.fd(), tag, EventLoop.now() + Patience.QUIET_NANOS)).isTrue();
             silent.signal();
             anticipation.serveExchanges();
             assertThat(answers).containsExactly("answer");
