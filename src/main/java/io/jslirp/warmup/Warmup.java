@@ -58,6 +58,16 @@ public final class Warmup implements Runnable {
     static final int SMALL_MSS = 1460;
     /** Bytes each way and round at most (at MTU 65520, 500 frames: the per-byte loops are compiled long before, and the VM sees few frames too). */
     static final long MAX_BYTES = 32L << 20;
+    /**
+     * A download's guest closes its window every this many ACKs, and opens it again
+     * {@link #REOPEN_NANOS} later, as a VM's wget that reads slower than the stack sends does. The
+     * stack's zero-window paths and its loop's wake-ups by a timer then run here too: a warm-up
+     * without them left C2's code to be undone by the VM's first transfer (uncommon traps in
+     * TcpConnection.flush and EventLoop.iterate, which then ran interpreted for most of a 20 MiB
+     * download at MTU 65520).
+     */
+    static final int ZERO_WINDOW_EVERY = 64;
+    static final long REOPEN_NANOS = 2_000_000L;
     /** The longest it runs, both ways together. */
     static final long BUDGET_NANOS = 10_000_000_000L;
     private static final long GUEST_MAC = 0x5254_0012_3456L;
@@ -72,6 +82,8 @@ public final class Warmup implements Runnable {
     private volatile boolean finished;
     /** Frames of data that went each way (for the test). */
     volatile int framesDown, framesUp;
+    /** Times its guest closed its window in a download (for the test). */
+    volatile int windowsClosed;
 
     public Warmup(int mtu, long busyPollNanos) {
         this(mtu, busyPollNanos, () -> 0);
@@ -122,6 +134,7 @@ public final class Warmup implements Runnable {
             } finally {
                 framesDown = run.framesDown;
                 framesUp = run.framesUp;
+                windowsClosed = run.windowsClosed;
             }
             finished = run.done;
             framesDown = run.framesDown;
@@ -143,6 +156,7 @@ public final class Warmup implements Runnable {
         private final int guestFd, listener, hostPort;
         private final long deadline;
         private final Timer timeout = new Timer(this::end);
+        private final Timer reopen = new Timer(this::reopenWindow);
         private final Arena arena = Arena.ofAuto();
         private final MemorySegment in = arena.allocate(1 << 20, 64);
         private final MemorySegment out = arena.allocate(1 << 20, 64);
@@ -165,6 +179,11 @@ public final class Warmup implements Runnable {
         private int guestPort = GUEST_PORT;
         private int sndNxt, sndUna, rcvNxt, peerWindow, peerShift, tsRecent, ipId;
         private boolean established, finSent, finReceived;
+        /** ACKs the guest sent on this connection; whether its window is closed now (see {@link #ZERO_WINDOW_EVERY}). */
+        private int acks;
+        private boolean windowClosed;
+        /** Times the guest closed its window (for the test). */
+        int windowsClosed;
         private long toSend;
         private int framesDown, framesUp;
         // The host peer's connection.
@@ -224,7 +243,8 @@ public final class Warmup implements Runnable {
             guestPort++;
             sndUna = sndNxt = 0x1000_0000 + guestPort;
             rcvNxt = 0;
-            established = finSent = finReceived = false;
+            established = finSent = finReceived = windowClosed = false;
+            acks = 0;
             long bytes = Math.min((long) FRAMES * segment, MAX_BYTES);
             toSend = upload ? bytes : 0;
             hostToSend = upload ? 0 : bytes;
@@ -265,7 +285,16 @@ public final class Warmup implements Runnable {
         private void send(int flags, int payload) {
             long off = tcpOffset();
             int hdr = Tcp.appendTimestamps(out, off, Tcp.MIN_HEADER_LENGTH, tsVal(), tsRecent);
-            segment(sndNxt, rcvNxt, Tcp.ACK | flags, GUEST_WINDOW >>> GUEST_SHIFT, hdr, payload);
+            segment(sndNxt, rcvNxt, Tcp.ACK | flags, windowClosed ? 0 : GUEST_WINDOW >>> GUEST_SHIFT, hdr, payload);
+        }
+
+        /** The closed window opens again: a window update, as a guest's reader that caught up sends. */
+        private void reopenWindow() {
+            if (!windowClosed) return;
+            windowClosed = false;
+            if (!established || finSent) return;
+            send(0, 0);
+            flushGuest();
         }
 
         private void guestReady(int events) {
@@ -297,6 +326,11 @@ public final class Warmup implements Runnable {
                 sndNxt++;
                 finSent = true;
             } else {
+                if (!upload && !windowClosed && ++acks % ZERO_WINDOW_EVERY == 0) {
+                    windowClosed = true;
+                    windowsClosed++;
+                    loop.schedule(reopen, loop.clock().now() + REOPEN_NANOS);
+                }
                 send(0, 0);
             }
         }

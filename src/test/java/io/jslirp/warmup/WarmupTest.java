@@ -7,7 +7,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The warm-up's scripted guest and host peer really move their data through the private engine,
- * both ways and to the end (a FIN each way), at both MTUs: what it runs is the whole data path.
+ * both ways and to the end (a FIN each way), at both MTUs, its guest closing its window now and
+ * then as a VM's slow reader does: what it runs is the whole data path.
  */
 class WarmupTest {
     @Test
@@ -32,6 +33,9 @@ class WarmupTest {
         assertThat((long) w.framesDown).as("data frames to the guest (MSS %d)", mss).isGreaterThanOrEqualTo(least);
         assertThat((long) w.framesUp).as("data frames from the guest").isGreaterThanOrEqualTo(least);
         assertThat((long) w.framesDown).as("no more than the last round allows").isLessThanOrEqualTo(Warmup.MAX_ROUNDS * frames * 11 / 10);
+        // As a VM's slow reader does, its guest closed its window in the downloads (and opened it
+        // again, or the downloads would not have finished).
+        assertThat(w.windowsClosed).as("zero windows advertised").isGreaterThanOrEqualTo(Warmup.MIN_ROUNDS);
     }
 
     /** Full segments of payload bytes that one connection's data makes. */
