@@ -69,7 +69,8 @@
 #   stack's process, by `perf trace -s`, on stderr; it slows the stack: compare no timings of such a
 #   run), VM_PERF_DIR=DIR (a `perf record -g` of it per transfer into DIR; add
 #   JSLIRP_JAVA_OPTS=-XX:+DumpPerfMapAtExit for the JIT's code); VM_QEMU_EXTRA (more QEMU arguments,
-#   split at spaces: `-object filter-dump,id=d0,netdev=n0,file=F.pcap` captures on QEMU's side, which,
+#   split at spaces, @NAME@ replaced by the boot's name such as jslirp-stream-65520-1a:
+#   `-object filter-dump,id=d0,netdev=n0,file=/tmp/@NAME@.pcap,maxlen=100` captures on QEMU's side, which,
 #   beside a stack's own capture, says whether a frame waited in QEMU or in the stack);
 #   VM_GUEST_STATS=1 (the guest's TCP counters and virtio interrupts that moved during each transfer,
 #   on stderr: segments each way after GRO, ACKs, zero windows, interrupts). VM_SYSCALLS and VM_PERF_DIR need perf, and root or
@@ -427,10 +428,11 @@ run_vm() {
   local name=$1 initrd=$2 sp=$3 console=$workdir/console-$1 fifo=$workdir/console-$1.fifo qpid tpid i limit
   shift 3
   limit=$(( BOOT_SECS + 3 * XFER_SECS + SIZE_MIB / 4 + 30 ))   # + the guest's hashing (~30 MiB/s)
+  local extra=${VM_QEMU_EXTRA:-}
   rm -f "$fifo"; mkfifo "$fifo"
   "$QEMU" -accel tcg -m "$MEM_MIB" -smp 1 -nographic -no-reboot -no-user-config \
     -kernel "$kernel" -initrd "$initrd" -append "console=ttyS0 quiet panic=-1 ipv6.disable=1" \
-    "$@" ${VM_QEMU_EXTRA:-} -device virtio-net-pci,netdev=n0,romfile= </dev/null 2>"$workdir/qemu-$name.err" >"$fifo" &
+    "$@" ${extra//@NAME@/$name} -device virtio-net-pci,netdev=n0,romfile= </dev/null 2>"$workdir/qemu-$name.err" >"$fifo" &
   qpid=$!; pids+=("$qpid")
   [[ $sp == qemu ]] && sp=$qpid
   VM_RUN_NAME=$name stamp "$sp" "$qpid" <"$fifo" >"$console" &
