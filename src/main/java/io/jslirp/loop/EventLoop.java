@@ -227,9 +227,8 @@ public final class EventLoop implements Reactor, AutoCloseable {
      * answer comes back within microseconds), polls without sleeping for up to spinNanos first,
      * so the answer does not pay for the thread's sleep and wake-up. A bulk transfer moves more in
      * each iteration and never spins, leaving the CPU to the guest and the host peer; nor does a
-     * loop whose spins keep ending empty ({@link Patience}): small iterations that come slower than
-     * the spin waits, as a VM under emulation uploads at MTU 1500, took a core's worth of polls
-     * from the guest's own emulation on 2 cores.
+     * loop whose spins keep ending empty ({@link Patience}): a peer slower than the spin (a client
+     * that pauses between requests) costs it no polls, beyond one spin every quiet time.
      */
     private int waitForEvents() {
         int timeout = timeoutMillis();
