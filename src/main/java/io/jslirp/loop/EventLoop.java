@@ -30,8 +30,6 @@ public final class EventLoop implements Reactor, AutoCloseable {
     private List<Runnable> laterNow = new ArrayList<>();
     /** Busy polling after a run of short iterations (see {@link #waitForEvents}); 0 turns it off. */
     private final long spinNanos;
-    /** Whether busy polling has been finding events (see {@link #waitForEvents}). */
-    private final Patience spinning = new Patience();
     /** Iterations in a row that moved little data; bytes moved in this iteration. */
     private int shortIterations;
     private long movedThisIteration;
@@ -226,23 +224,16 @@ public final class EventLoop implements Reactor, AutoCloseable {
      * Waits for events. While every recent iteration was small (a request/response exchange: the
      * answer comes back within microseconds), polls without sleeping for up to spinNanos first,
      * so the answer does not pay for the thread's sleep and wake-up. A bulk transfer moves more in
-     * each iteration and never spins, leaving the CPU to the guest and the host peer; nor does a
-     * loop whose spins keep ending empty ({@link Patience}): a peer slower than the spin (a client
-     * that pauses between requests) costs it no polls, beyond one spin every quiet time.
+     * each iteration and never spins, leaving the CPU to the guest and the host peer.
      */
     private int waitForEvents() {
         int timeout = timeoutMillis();
-        if (timeout != 0 && shortIterations >= SHORT_RUN && spinning.worthTrying(now())) {
-            long now, until = now() + spinNanos;
+        if (timeout != 0 && shortIterations >= SHORT_RUN) {
+            long until = now() + spinNanos;
             do {
                 int n = epoll.wait(0);
-                if (n != 0) {
-                    spinning.hit();
-                    return n;
-                }
-                now = now();
-            } while (now < until);
-            spinning.miss(now);
+                if (n != 0) return n;
+            } while (now() < until);
             timeout = timeoutMillis();
         }
         return epoll.wait(timeout);

@@ -5,8 +5,7 @@ package io.jslirp.loop;
  * times in a row (a peer slower than the poll waits: a streaming flow, a client that paused, a VM
  * under emulation) are not tried again for {@link #QUIET_NANOS}, and then once, to see whether the
  * peer has become quick; one that finds something starts the count afresh. {@link Anticipation}
- * keeps one per descriptor, the loop's busy polling one of its own. Pure logic: the caller passes
- * the time.
+ * keeps one per descriptor. Pure logic: the caller passes the time.
  */
 final class Patience {
     // Measured in LessonsIT on the 2-core machine: with 3 misses and a second's quiet, a client
