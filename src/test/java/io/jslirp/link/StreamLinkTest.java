@@ -35,6 +35,19 @@ class StreamLinkTest {
         return b.flip();
     }
 
+    /** The VM sends a frame and the link takes it: the link has taken the connection. */
+    private void connected(SocketChannel vm, StreamLink link) throws Exception {
+        vm.write(framed(frame(42, 9)));
+        next(link);
+    }
+
+    /** Exactly n bytes the VM reads, ready to be taken apart. */
+    private static ByteBuffer readExactly(SocketChannel vm, int n) throws IOException {
+        ByteBuffer got = ByteBuffer.allocate(n);
+        while (got.hasRemaining()) vm.read(got);
+        return got.flip();
+    }
+
     /** Polls the link until a frame arrives (the link is non-blocking). */
     private byte[] next(StreamLink link) throws InterruptedException {
         for (int i = 0; i < 2000; i++) {
@@ -72,17 +85,14 @@ class StreamLinkTest {
         Path path = dir.resolve("q.sock");
         try (StreamLink link = StreamLink.listenUnix(path.toString());
              SocketChannel vm = SocketChannel.open(UnixDomainSocketAddress.of(path))) {
-            vm.write(framed(frame(42, 9)));
-            next(link); // the link has taken the connection
+            connected(vm, link);
             MemorySegment f = Arena.ofAuto().allocate(2000);
             for (int i = 0; i < 3; i++) {
                 MemorySegment.copy(frame(100 + i, i), 0, f, ValueLayout.JAVA_BYTE, 0, 100 + i);
                 assertThat(link.send(f, 100 + i)).isTrue();
             }
             link.flush();
-            ByteBuffer got = ByteBuffer.allocate(3 * 4 + 303);
-            while (got.hasRemaining()) vm.read(got);
-            got.flip();
+            ByteBuffer got = readExactly(vm, 3 * 4 + 303);
             for (int i = 0; i < 3; i++) {
                 assertThat(got.getInt()).isEqualTo(100 + i);
                 byte[] body = new byte[100 + i];
@@ -97,8 +107,7 @@ class StreamLinkTest {
         Path path = dir.resolve("q.sock");
         try (StreamLink link = StreamLink.listenUnix(path.toString());
              SocketChannel vm = SocketChannel.open(UnixDomainSocketAddress.of(path))) {
-            vm.write(framed(frame(42, 9)));
-            next(link); // the link has taken the connection
+            connected(vm, link);
             byte[] whole = frame(65534, 4);
             int headers = 66;
             // the headers in a frame buffer whose rest holds other bytes, the payload in a buffer of its own at an offset
@@ -110,9 +119,7 @@ class StreamLinkTest {
             assertThat(link.send(f, headers, payload, 7, whole.length - headers)).isTrue();
             assertThat(link.send(f, 10)).isTrue(); // and a frame sent whole after it
             link.flush();
-            ByteBuffer got = ByteBuffer.allocate(4 + whole.length + 4 + 10);
-            while (got.hasRemaining()) vm.read(got);
-            got.flip();
+            ByteBuffer got = readExactly(vm, 4 + whole.length + 4 + 10);
             assertThat(got.getInt()).isEqualTo(whole.length);
             byte[] body = new byte[whole.length];
             got.get(body);
