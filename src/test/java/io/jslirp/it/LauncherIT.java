@@ -132,6 +132,44 @@ class LauncherIT {
         }
     }
 
+    /**
+     * The commands that serve a namespace run C2 alone (issue 19: one compiler's arenas at a time,
+     * no profiled code), and {@code qemu} keeps C1's tiers, which compile a VM's per-frame code long
+     * before C2's threshold: the JVM's compiler threads say which it got.
+     */
+    @Test
+    @Timeout(120)
+    void theServingCommandsRunC2AloneAndQemuKeepsC1() throws Exception {
+        ItEnv.assumeStack();
+        ItEnv.assumeJslirp("the launcher is jslirp's");
+        try (Namespace ns = Namespace.createInOwnUserNamespace();
+             Stack.Running attach = Stack.attach(ns, Stack.Options.configured())) {
+            assertThat(threadNames(attach.pid())).as(attach.describe())
+                    .anyMatch(n -> n.startsWith("C2 CompilerThre")).noneMatch(n -> n.startsWith("C1 CompilerThre"));
+        }
+        Path socket = tmp.resolve("vm.sock");
+        try (Stack.Running qemu = Stack.start(List.of(ItEnv.home().resolve("jslirp").toString(), "qemu", "--socket", socket.toString()))) {
+            awaitFile(socket, qemu);
+            assertThat(threadNames(qemu.pid())).as(qemu.describe())
+                    .anyMatch(n -> n.startsWith("C2 CompilerThre")).anyMatch(n -> n.startsWith("C1 CompilerThre"));
+        }
+    }
+
+    /** The names of a process's threads (/proc/PID/task/TID/comm). */
+    private static List<String> threadNames(long pid) throws Exception {
+        List<String> names = new ArrayList<>();
+        try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+            for (Path task : tasks.toList()) {
+                try {
+                    names.add(Files.readString(task.resolve("comm")).strip());
+                } catch (java.io.IOException gone) {
+                    // a thread that ended meanwhile
+                }
+            }
+        }
+        return names;
+    }
+
     /** A copy of the launcher, bin/ and scripts/ with the jar, and a JAVA_HOME, in tmp. */
     private Path install(Path javaHome) throws Exception {
         Path home = ItEnv.home(), install = Files.createDirectories(tmp.resolve("install"));
