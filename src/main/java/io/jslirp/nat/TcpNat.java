@@ -157,6 +157,7 @@ public final class TcpNat {
                 ThreadLocalRandom.current().nextInt(), family.tcp(), buffers, family.output(), stream);
         TcpFlow flow = new TcpFlow(this, family, loop, conn, stream, fd, target, dstPort, null);
         flows.put(src, srcPort, dst, dstPort, flow);
+        keepTrimming();
         family.retain(src);
         family.retain(dst);
         counters.tcpConnections++;
@@ -246,6 +247,7 @@ public final class TcpNat {
                 options, Tcp.window(f, off), d.iss, d.family.tcp(), buffers, d.family.output(), stream);
         TcpFlow flow = new TcpFlow(this, d.family, loop, conn, stream, d.fd, OutboundPolicy.UNREACHABLE, d.clientPort, d.client);
         flows.put(d.guestAddress, d.guestPort, d.source, d.sourcePort, flow);
+        keepTrimming();
         counters.tcpConnections++;
         Log.debug(() -> flow.describe() + " opened (forwarded)");
         markDirty(flow); // the handshake's last ACK goes at the flush
@@ -331,7 +333,6 @@ public final class TcpNat {
         carried.clear();
         continuingNext = carried;
         if (!continuing.isEmpty()) loop.runAgain();
-        if (buffers.freeBytes() > 0 && trim.deadline() == Long.MAX_VALUE) loop.schedule(trim, now + TRIM_NANOS);
     }
 
     private void flushFlow(TcpFlow flow, long now) {
@@ -342,9 +343,18 @@ public final class TcpNat {
         if ((r & (TcpConnection.MORE | TcpConnection.CLOSED)) == TcpConnection.MORE && flow.markDirty()) continuing.add(flow);
     }
 
+    /**
+     * The pool's trim runs every {@link #TRIM_NANOS} while connections exist or blocks lie free:
+     * armed when a connection opens, not looked at by every flush (a branch a VM's first flush took
+     * the other way from the warm-up's, undoing C2's code of the loop's end).
+     */
+    private void keepTrimming() {
+        if (trim.deadline() == Long.MAX_VALUE) loop.schedule(trim, clock.now() + TRIM_NANOS);
+    }
+
     private void trimBuffers() {
         buffers.trim();
-        if (buffers.freeBytes() > 0) loop.schedule(trim, clock.now() + TRIM_NANOS);
+        if (buffers.freeBytes() > 0 || flows.size() > 0) loop.schedule(trim, clock.now() + TRIM_NANOS);
     }
 
     /** The connections' buffer memory (for tests and status): in use, and kept free for reuse. */

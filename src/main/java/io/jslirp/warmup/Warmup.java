@@ -11,12 +11,15 @@ import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
 import io.jslirp.sys.Sockets;
 import io.jslirp.util.Log;
+import io.jslirp.wire.Arp;
 import io.jslirp.wire.Checksum;
+import io.jslirp.wire.Dhcp;
 import io.jslirp.wire.Ethernet;
 import io.jslirp.wire.IpHeader;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.QemuStream;
 import io.jslirp.wire.Tcp;
+import io.jslirp.wire.Udp;
 import io.jslirp.wire.TcpOptions;
 
 import java.lang.foreign.Arena;
@@ -37,7 +40,10 @@ import java.util.function.LongSupplier;
  * {@link #FRAMES} frames each way, until the JIT has settled ({@link #SETTLED_SHARE}: the compiler
  * threads' CPU time, measured, not a guessed number of rounds); anything going wrong ends it quietly (it is only a
  * warm-up). Its guest is the plainest TCP: one connection each way, options as Linux sends them
- * (MSS, window scaling, timestamps, SACK permitted), a cumulative ACK per batch of frames read, no loss.
+ * (MSS, window scaling, timestamps, SACK permitted), a cumulative ACK per batch of frames read, no loss;
+ * and it does what a VM does that C2's code must not meet for the first time in the VM's own
+ * transfers (see {@link #PAUSE_EVERY}): a branch the warm-up never took is compiled as a trap, and
+ * the VM that takes it sends the per-frame path back to the interpreter for most of its first 20 MiB.
  */
 public final class Warmup implements Runnable {
     /** Frames of data each way: past the JIT's thresholds for every per-frame method (C2 at 5,000 to 15,000 calls). */
@@ -68,6 +74,34 @@ public final class Warmup implements Runnable {
      */
     static final int ZERO_WINDOW_EVERY = 64;
     static final long REOPEN_NANOS = 2_000_000L;
+    /**
+     * What the VM's first seconds did that the warm-up's guest did not, each a trap in C2's code of
+     * the per-frame path (-Xlog:deoptimization=debug of a VM's boot and first transfers, which then
+     * ran interpreted and profiled for most of the first 20 MiB): DHCP from 0.0.0.0 and ARP before
+     * each connection (an address the stack has no handle for, one whose last reference goes); a
+     * first segment each way the size of a request or of a response's header, 1 to 300 bytes (small
+     * copies), and transfers of odd lengths; a download answers the guest's request, in two writes
+     * (a header, then the body), as an HTTP server does, so the handshake's window update goes out
+     * alone; a reader that stops for PAUSE_NANOS every PAUSE_EVERY reads, the guest in a download
+     * (QEMU under TCG: the stream link's output waits while the guest still sends) and the host peer
+     * in an upload (a slow server: the guest's bytes wait in the stack's buffer); frames written to
+     * the link in two pieces now and then (a frame's head read before its tail); every connection
+     * closed to the end (the guest acknowledges the stack's FIN); and in each round one connection
+     * that the host peer resets (the reset goes to the guest: the warm-up's end resets what is
+     * left, and must not meet that path for the first time then) and one of CHAT_ROUNDS 1-byte
+     * exchanges, THINK_NANOS apart (an interactive session: short loop iterations, busy polling
+     * that finds nothing, a handshake whose window update goes out alone, REQUEST_DELAY_NANOS before
+     * the first request).
+     */
+    static final int PAUSE_EVERY = 128;
+    static final long PAUSE_NANOS = 2_000_000L;
+    /** Every this many writes toward the stack, the guest writes only a part (the rest at the next turn). */
+    static final int SPLIT_EVERY = 64;
+    static final int CHAT_ROUNDS = 32;
+    static final long THINK_NANOS = 100_000L, REQUEST_DELAY_NANOS = 200_000L;
+
+    /** What a connection of the warm-up's guest does. */
+    enum Kind { DOWNLOAD, UPLOAD, RESET, CHAT }
     /** The longest it runs, both ways together. */
     static final long BUDGET_NANOS = 10_000_000_000L;
     private static final long GUEST_MAC = 0x5254_0012_3456L;
@@ -84,6 +118,8 @@ public final class Warmup implements Runnable {
     volatile int framesDown, framesUp;
     /** Times its guest closed its window in a download (for the test). */
     volatile int windowsClosed;
+    /** Times its guest stopped reading in a download, connections from its DHCP lease, resets it got, echoes of its chat (for the test). */
+    volatile int pauses, dhcpConnections, resets, chatEchoes;
 
     public Warmup(int mtu, long busyPollNanos) {
         this(mtu, busyPollNanos, () -> 0);
@@ -135,6 +171,10 @@ public final class Warmup implements Runnable {
                 framesDown = run.framesDown;
                 framesUp = run.framesUp;
                 windowsClosed = run.windowsClosed;
+                pauses = run.pauses;
+                dhcpConnections = run.dhcpConnections;
+                resets = run.resets;
+                chatEchoes = run.chatEchoes;
             }
             finished = run.done;
             framesDown = run.framesDown;
@@ -168,15 +208,42 @@ public final class Warmup implements Runnable {
         private int mss;
         /** The payload of a full segment: the MSS less the timestamps option, as Linux sends it. */
         private int segment;
-        /** Connections so far (which of {@link #connections()} comes next), and when this round began. */
-        private int connections;
+        /** Connections so far, and this round's step (which of {@link #kindOf} comes next), and when this round began. */
+        private int connections, step;
         private long roundStarted, roundCompilerNanos;
         private int rounds;
         private int inEnd, outStart, outEnd;
-        private boolean watchingOut;
         // The guest's one connection at a time.
+        private Kind kind;
         private boolean upload;
+        private final Timer request = new Timer(this::request);
+        private int echoes;
         private int guestPort = GUEST_PORT;
+        /**
+         * The guest's address: its DHCP lease once it has one, as a VM's, from the connection after
+         * the lease came (a connection keeps its address); the network's guest address until then.
+         */
+        private int guestAddress, leased;
+        private int xid = 0x5741_0000;
+        /** The first segment's payload each way (a request, a response's header), and what of it the host peer has yet to write. */
+        private int header, hostHeaderLeft;
+        /** The host peer waits until the guest has the header before it writes the rest, as a server that answers in two writes. */
+        private boolean hostHeld;
+        /** The host peer has the guest's request (it answers only then); it stops reading now (a slow server); its epoll events. */
+        private boolean requestIn, hostPaused;
+        private int hostReads, hostEvents;
+        private final Timer hostResume = new Timer(this::hostResume);
+        /** The connection is over: the next one is due. */
+        private boolean over;
+        private int writes;
+        /** The guest reads no frame now (a slow VM); reads so far in this connection; its descriptor's epoll events. */
+        private boolean paused;
+        private int reads;
+        private int guestEvents = Epoll.IN;
+        private final Timer resume = new Timer(this::resume);
+        private final Timer nudge = new Timer(this::nudge);
+        /** Pauses so far, connections from the address the guest leased, resets the guest got, 1-byte echoes (for the test). */
+        int pauses, dhcpConnections, resets, chatEchoes;
         private int sndNxt, sndUna, rcvNxt, peerWindow, peerShift, tsRecent, ipId;
         private boolean established, finSent, finReceived;
         /** ACKs the guest sent on this connection; whether its window is closed now (see {@link #ZERO_WINDOW_EVERY}). */
@@ -198,6 +265,7 @@ public final class Warmup implements Runnable {
             this.listener = listener;
             this.hostPort = hostPort;
             this.fullMss = network.mtu() - Ipv4.MIN_HEADER_LENGTH - Tcp.MIN_HEADER_LENGTH;
+            this.guestAddress = network.guest();
             this.deadline = loop.clock().now() + BUDGET_NANOS;
         }
 
@@ -207,16 +275,22 @@ public final class Warmup implements Runnable {
             loop.register(listener, Epoll.IN, events -> accept());
             loop.schedule(timeout, deadline);
             startRound();
-            connect(false);
+            connect(kindOf(0));
         }
 
         /**
-         * Connections per round: a download and an upload at the MTU's MSS; above MTU 1500 the same again at
+         * Data connections per round: a download and an upload at the MTU's MSS; above MTU 1500 the same again at
          * {@link #SMALL_MSS}. A 64 KiB frame is 45 of 1500 bytes: the frames of a few MiB bring the per-byte loops to
          * the JIT's thresholds, but not the per-frame methods (parsing, TCP, the link), which only many frames do.
          */
         private int connections() {
             return fullMss > SMALL_MSS ? 4 : 2;
+        }
+
+        /** A round: its data connections, then one the host peer resets, then an interactive one. */
+        private Kind kindOf(int step) {
+            if (step < connections()) return step % 2 == 0 ? Kind.DOWNLOAD : Kind.UPLOAD;
+            return step == connections() ? Kind.RESET : Kind.CHAT;
         }
 
         private void startRound() {
@@ -226,28 +300,38 @@ public final class Warmup implements Runnable {
 
 
         private void end() {
-            if (host >= 0) {
-                loop.unregister(host);
-                Libc.close(host);
-                host = -1;
-            }
+            if (host >= 0) closeHost();
             loop.stop();
         }
 
         // ---- the guest ----
 
-        private void connect(boolean upload) {
-            this.upload = upload;
-            mss = connections++ % 4 < 2 ? fullMss : Math.min(fullMss, SMALL_MSS);
+        private void connect(Kind kind) {
+            this.kind = kind;
+            upload = kind == Kind.UPLOAD;
+            mss = step < 2 || step >= connections() ? fullMss : Math.min(fullMss, SMALL_MSS);
+            connections++;
             segment = mss - Tcp.TIMESTAMPS_LENGTH;
             guestPort++;
             sndUna = sndNxt = 0x1000_0000 + guestPort;
             rcvNxt = 0;
             established = finSent = finReceived = windowClosed = false;
             acks = 0;
-            long bytes = Math.min((long) FRAMES * segment, MAX_BYTES);
-            toSend = upload ? bytes : 0;
+            reads = 0;
+            echoes = 0;
+            if (leased != 0) {
+                guestAddress = leased;
+                dhcpConnections++;
+            }
+            dhcp(Dhcp.DISCOVER);
+            dhcp(Dhcp.REQUEST);
+            arpForGateway();
+            header = 1 + connections * 37 % 300;
+            long bytes = kind == Kind.UPLOAD || kind == Kind.DOWNLOAD ? Math.min((long) FRAMES * segment, MAX_BYTES) + connections * 13 % 64 : 0;
+            toSend = upload ? bytes : 0; // the others' requests come a little after the handshake (request())
             hostToSend = upload ? 0 : bytes;
+            hostHeaderLeft = kind == Kind.DOWNLOAD ? 1 + connections * 53 % 300 : 0;
+            hostHeld = false;
             long off = tcpOffset();
             int hdr = Tcp.writeSynOptions(out, off, mss, GUEST_SHIFT);
             hdr = Tcp.appendTimestamps(out, off, hdr, tsVal(), 0);
@@ -271,12 +355,46 @@ public final class Warmup implements Runnable {
             long off = frame + Ethernet.HEADER_LENGTH + Ipv4.MIN_HEADER_LENGTH;
             Ethernet.write(out, frame, network.gatewayMac(), GUEST_MAC, Ethernet.TYPE_IPV4);
             int tcpLength = hdr + payload;
-            ip.source4(network.guest()).destination4(network.gateway()).protocol(Ipv4.PROTO_TCP).ttl(64)
+            ip.source4(guestAddress).destination4(network.gateway()).protocol(Ipv4.PROTO_TCP).ttl(64)
                     .payloadLength(tcpLength).id(ipId++ & 0xffff);
             Ipv4.write(out, frame + Ethernet.HEADER_LENGTH, ip);
             Tcp.write(out, off, guestPort, hostPort, seq, ack, flags, window, hdr);
-            Tcp.fillChecksum(out, off, tcpLength, Checksum.pseudoHeader4(network.guest(), network.gateway(), Ipv4.PROTO_TCP, tcpLength));
-            int length = Ethernet.HEADER_LENGTH + Ipv4.MIN_HEADER_LENGTH + tcpLength;
+            Tcp.fillChecksum(out, off, tcpLength, Checksum.pseudoHeader4(guestAddress, network.gateway(), Ipv4.PROTO_TCP, tcpLength));
+            endFrame(Ethernet.HEADER_LENGTH + Ipv4.MIN_HEADER_LENGTH + tcpLength);
+        }
+
+        /** A DHCP message from 0.0.0.0 to the broadcast address, as a VM's client sends it before it has an address. */
+        private void dhcp(int type) {
+            long frame = outEnd + QemuStream.PREFIX_LENGTH;
+            long udp = frame + Ethernet.HEADER_LENGTH + Ipv4.MIN_HEADER_LENGTH;
+            long msg = udp + Udp.HEADER_LENGTH;
+            Ethernet.write(out, frame, Ethernet.BROADCAST, GUEST_MAC, Ethernet.TYPE_IPV4);
+            Dhcp.writeRequest(out, msg, ++xid, Dhcp.FLAG_BROADCAST, GUEST_MAC);
+            long p = Dhcp.putOption(out, msg + Dhcp.FIXED_LENGTH, Dhcp.OPT_MESSAGE_TYPE, 1, type);
+            if (type == Dhcp.REQUEST) {
+                p = Dhcp.putOption(out, p, Dhcp.OPT_REQUESTED_IP, 4, network.dhcpStart());
+                p = Dhcp.putOption(out, p, Dhcp.OPT_SERVER_ID, 4, network.gateway());
+            }
+            int length = (int) (Dhcp.putEnd(out, p) - msg);
+            int broadcast = 0xffff_ffff;
+            Udp.write(out, udp, Dhcp.CLIENT_PORT, Dhcp.SERVER_PORT, length,
+                    Checksum.pseudoHeader4(0, broadcast, Ipv4.PROTO_UDP, Udp.HEADER_LENGTH + length));
+            ip.source4(0).destination4(broadcast).protocol(Ipv4.PROTO_UDP).ttl(64)
+                    .payloadLength(Udp.HEADER_LENGTH + length).id(ipId++ & 0xffff);
+            Ipv4.write(out, frame + Ethernet.HEADER_LENGTH, ip);
+            endFrame(Ethernet.HEADER_LENGTH + Ipv4.MIN_HEADER_LENGTH + Udp.HEADER_LENGTH + length);
+        }
+
+        /** Who has the gateway's address: what a VM asks once it has its own. */
+        private void arpForGateway() {
+            long frame = outEnd + QemuStream.PREFIX_LENGTH;
+            Ethernet.write(out, frame, Ethernet.BROADCAST, GUEST_MAC, Ethernet.TYPE_ARP);
+            Arp.write(out, frame + Ethernet.HEADER_LENGTH, Arp.REQUEST, GUEST_MAC, guestAddress, 0, network.gateway());
+            endFrame(Ethernet.HEADER_LENGTH + Arp.LENGTH);
+        }
+
+        /** Completes the frame of length bytes written after the stream prefix at outEnd. */
+        private void endFrame(int length) {
             QemuStream.setFrameLength(out, outEnd, length);
             outEnd += QemuStream.PREFIX_LENGTH + length;
         }
@@ -286,6 +404,23 @@ public final class Warmup implements Runnable {
             long off = tcpOffset();
             int hdr = Tcp.appendTimestamps(out, off, Tcp.MIN_HEADER_LENGTH, tsVal(), tsRecent);
             segment(sndNxt, rcvNxt, Tcp.ACK | flags, windowClosed ? 0 : GUEST_WINDOW >>> GUEST_SHIFT, hdr, payload);
+        }
+
+        /**
+         * The guest's request (a download's, the reset connection's), or the chat's next byte, or its
+         * FIN after the last echo: a little after what came before it, in a loop iteration of its own.
+         */
+        private void request() {
+            if (!established || over || finSent) return;
+            if (kind == Kind.CHAT && echoes >= CHAT_ROUNDS) {
+                send(Tcp.FIN, 0);
+                sndNxt++;
+                finSent = true;
+            } else {
+                toSend = kind == Kind.CHAT ? 1 : header;
+                sendData();
+            }
+            flushGuest();
         }
 
         /** The closed window opens again: a window update, as a guest's reader that caught up sends. */
@@ -298,8 +433,30 @@ public final class Warmup implements Runnable {
         }
 
         private void guestReady(int events) {
-            if ((events & Epoll.IN) != 0) guestReadable();
+            if ((events & Epoll.IN) != 0 && !paused) guestReadable();
             sendData();
+            flushGuest();
+        }
+
+        /** A download's reader stops for a while now and then, as a VM under TCG does (see {@link #PAUSE_EVERY}). */
+        private void maybePause() {
+            if (upload || ++reads % PAUSE_EVERY != PAUSE_EVERY / 2) return;
+            paused = true;
+            pauses++;
+            long now = loop.clock().now();
+            loop.schedule(nudge, now + PAUSE_NANOS / 2);
+            loop.schedule(resume, now + PAUSE_NANOS);
+        }
+
+        /** Midway through a pause the guest still sends (its ACK again): a frame for the stack while its output waits. */
+        private void nudge() {
+            if (!paused || !established || finSent) return;
+            send(0, 0);
+            flushGuest();
+        }
+
+        private void resume() {
+            paused = false;
             flushGuest();
         }
 
@@ -320,18 +477,26 @@ public final class Warmup implements Runnable {
             }
             MemorySegment.copy(in, at, in, 0, inEnd - at);
             inEnd -= at;
-            if (!ackDue || !established) return;
-            if (finReceived && !upload && !finSent) { // the download is over: our FIN with the ACK of the host's
-                send(Tcp.FIN, 0);
-                sndNxt++;
-                finSent = true;
-            } else {
-                if (!upload && !windowClosed && ++acks % ZERO_WINDOW_EVERY == 0) {
-                    windowClosed = true;
-                    windowsClosed++;
-                    loop.schedule(reopen, loop.clock().now() + REOPEN_NANOS);
+            maybePause();
+            if (ackDue && established && !over) {
+                if (finReceived && !upload && !finSent) { // the download is over: our FIN with the ACK of the host's
+                    send(Tcp.FIN, 0);
+                    sndNxt++;
+                    finSent = true;
+                } else {
+                    if (!upload && !windowClosed && ++acks % ZERO_WINDOW_EVERY == 0) {
+                        windowClosed = true;
+                        windowsClosed++;
+                        loop.schedule(reopen, loop.clock().now() + REOPEN_NANOS);
+                    }
+                    send(0, 0);
                 }
-                send(0, 0);
+            } else if (ackDue && over && finReceived) {
+                send(0, 0); // the ACK of the stack's FIN, the connection's last segment
+            }
+            if (over) {
+                over = false;
+                next();
             }
         }
 
@@ -339,7 +504,12 @@ public final class Warmup implements Runnable {
         private boolean frame(long f, int length) {
             long ipOff = f + Ethernet.HEADER_LENGTH;
             if (length < Ethernet.HEADER_LENGTH + Ipv4.MIN_HEADER_LENGTH + Tcp.MIN_HEADER_LENGTH
-                    || Ethernet.type(in, f) != Ethernet.TYPE_IPV4 || Ipv4.protocol(in, ipOff) != Ipv4.PROTO_TCP) return false;
+                    || Ethernet.type(in, f) != Ethernet.TYPE_IPV4) return false;
+            if (Ipv4.protocol(in, ipOff) == Ipv4.PROTO_UDP) {
+                dhcpReply(ipOff, length - Ethernet.HEADER_LENGTH);
+                return false;
+            }
+            if (Ipv4.protocol(in, ipOff) != Ipv4.PROTO_TCP) return false;
             long off = ipOff + Ipv4.headerLength(in, ipOff);
             if (Tcp.destinationPort(in, off) != guestPort) return false;
             int flags = Tcp.flags(in, off);
@@ -349,7 +519,12 @@ public final class Warmup implements Runnable {
             if (!Tcp.parseOptions(in, off, options)) return false;
             if (options.hasTimestamp) tsRecent = options.tsVal;
             if ((flags & Tcp.RST) != 0) {
-                end();
+                if (kind != Kind.RESET) {
+                    end();
+                    return false;
+                }
+                resets++;
+                over = true;
                 return false;
             }
             if ((flags & Tcp.SYN) != 0) {
@@ -358,6 +533,7 @@ public final class Warmup implements Runnable {
                 sndUna = Tcp.ack(in, off);
                 peerWindow = Tcp.window(in, off);
                 established = true;
+                if (!upload) loop.schedule(request, loop.clock().now() + REQUEST_DELAY_NANOS);
                 return true;
             }
             if ((flags & Tcp.ACK) != 0) {
@@ -370,6 +546,12 @@ public final class Warmup implements Runnable {
                 rcvNxt += payload;
                 framesDown++;
                 ackDue = true;
+                if (hostHeld) releaseHost();
+                if (kind == Kind.CHAT) {
+                    echoes++;
+                    chatEchoes++;
+                    loop.schedule(request, loop.clock().now() + THINK_NANOS);
+                }
             } else if (payload > 0) {
                 ackDue = true; // out of order: say where we are
             }
@@ -378,24 +560,41 @@ public final class Warmup implements Runnable {
                 finReceived = true;
                 ackDue = true;
             }
-            if (finSent && sndUna == sndNxt && finReceived) next();
+            if (finSent && sndUna == sndNxt && finReceived) over = true;
             return ackDue;
+        }
+
+        /** A DHCP ACK gives the guest its address for its next connections (the lease a VM gets); OFFERs and the rest change nothing. */
+        private void dhcpReply(long ipOff, int ipLength) {
+            int ipHeader = Ipv4.headerLength(in, ipOff);
+            long udp = ipOff + ipHeader;
+            long msg = udp + Udp.HEADER_LENGTH;
+            int len = ipLength - ipHeader - Udp.HEADER_LENGTH;
+            if (len < Dhcp.FIXED_LENGTH || Udp.destinationPort(in, udp) != Dhcp.CLIENT_PORT) return;
+            if (Dhcp.messageType(in, msg, len) == Dhcp.ACK) leased = Dhcp.yourAddress(in, msg);
+        }
+
+        /** The guest has the response's header: the host peer writes the rest. */
+        private void releaseHost() {
+            hostHeld = false;
+            hostInterest();
         }
 
         /** The upload's data (as far as the window and IN_FLIGHT allow), then its FIN. */
         private void sendData() {
-            if (!upload || !established || finSent) return;
+            if (!established || finSent || over) return;
             while (toSend > 0) {
                 int inFlight = sndNxt - sndUna;
                 int room = Math.min(peerWindow, IN_FLIGHT) - inFlight;
-                int len = (int) Math.min(Math.min(segment, toSend), room);
+                int len = (int) Math.min(Math.min(header > 0 ? header : segment, toSend), room);
                 if (len <= 0 || out.byteSize() - outEnd < 100 + len) break; // as much as the window takes, as a guest does
                 send(Tcp.PSH, len);
                 sndNxt += len;
                 toSend -= len;
-                framesUp++;
+                if (upload) framesUp++;
+                header = 0;
             }
-            if (toSend == 0) {
+            if (toSend == 0 && upload) {
                 send(Tcp.FIN, 0);
                 sndNxt++;
                 finSent = true;
@@ -413,8 +612,8 @@ public final class Warmup implements Runnable {
                 end();
                 return;
             }
-            if (connections % connections() != 0) {
-                connect(!upload);
+            if (++step < connections() + 2) {
+                connect(kindOf(step));
                 return;
             }
             rounds++;
@@ -426,7 +625,8 @@ public final class Warmup implements Runnable {
             boolean settled = compiling >= 0 && compiling < took * SETTLED_SHARE;
             if (rounds < MAX_ROUNDS && (rounds < MIN_ROUNDS || !settled)) {
                 startRound();
-                connect(false);
+                step = 0;
+                connect(kindOf(0));
             } else {
                 done = true;
                 end();
@@ -434,10 +634,12 @@ public final class Warmup implements Runnable {
         }
 
         private void flushGuest() {
+            boolean split = ++writes % SPLIT_EVERY == 0 && outEnd - outStart > 1;
             while (outEnd > outStart) {
-                int n = Libc.write(guestFd, out, outStart, outEnd - outStart);
+                int n = Libc.write(guestFd, out, outStart, split ? (outEnd - outStart) / 2 : outEnd - outStart);
                 if (n <= 0) break;
                 outStart += n;
+                if (split) break; // the rest when the loop comes back (EPOLLOUT)
             }
             if (outStart == outEnd) outStart = outEnd = 0;
             else if (outStart > out.byteSize() / 2) {
@@ -445,10 +647,10 @@ public final class Warmup implements Runnable {
                 outEnd -= outStart;
                 outStart = 0;
             }
-            boolean waiting = outEnd > outStart;
-            if (waiting != watchingOut) {
-                loop.modify(guestFd, waiting ? Epoll.IN | Epoll.OUT : Epoll.IN);
-                watchingOut = waiting;
+            int events = (paused ? 0 : Epoll.IN) | (outEnd > outStart ? Epoll.OUT : 0);
+            if (events != guestEvents) {
+                loop.modify(guestFd, events);
+                guestEvents = events;
             }
         }
 
@@ -462,31 +664,74 @@ public final class Warmup implements Runnable {
                 Libc.close(host);
             }
             host = fd;
-            loop.register(host, hostToSend > 0 ? Epoll.IN | Epoll.OUT : Epoll.IN, events -> hostReady());
+            requestIn = hostPaused = false;
+            hostReads = 0;
+            hostEvents = Epoll.IN;
+            loop.register(host, hostEvents, events -> hostReady());
         }
 
         private void hostReady() {
-            if (host < 0) return;
-            while (hostToSend > 0) {
+            while (host >= 0 && !hostPaused) {
+                int n = Libc.read(host, hostBuffer, 0, (int) hostBuffer.byteSize());
+                if (n == 0) {
+                    closeHost();
+                    return;
+                }
+                if (n < 0) break;
+                requestIn = true;
+                if (kind == Kind.CHAT) Libc.write(host, hostBuffer, 0, n); // an echo, as an interactive server answers
+                if (upload && ++hostReads % PAUSE_EVERY == PAUSE_EVERY / 2) { // a slow server
+                    hostPaused = true;
+                    loop.schedule(hostResume, loop.clock().now() + PAUSE_NANOS);
+                }
+            }
+            if (host < 0 || !requestIn) return; // a server answers once the request is in
+            if (kind == Kind.RESET) {
+                Sockets.setLingerZero(host);
+                closeHost();
+                return;
+            }
+            if (hostHeaderLeft > 0) {
+                int n = Libc.write(host, hostBuffer, 0, hostHeaderLeft);
+                if (n > 0) {
+                    hostHeaderLeft -= n;
+                    hostToSend -= n;
+                    hostHeld = hostHeaderLeft == 0 && hostToSend > 0;
+                }
+            }
+            while (!hostHeld && hostHeaderLeft == 0 && hostToSend > 0) {
                 int n = Libc.write(host, hostBuffer, 0, (int) Math.min(hostBuffer.byteSize(), hostToSend));
                 if (n <= 0) break;
                 hostToSend -= n;
             }
-            if (hostToSend == 0 && !upload) {
+            if (hostToSend == 0 && kind == Kind.DOWNLOAD) {
                 hostToSend = -1;
                 Sockets.shutdown(host, Sockets.SHUT_WR);
-                loop.modify(host, Epoll.IN);
             }
-            while (true) {
-                int n = Libc.read(host, hostBuffer, 0, (int) hostBuffer.byteSize());
-                if (n > 0) continue;
-                if (n == 0) {
-                    loop.unregister(host);
-                    Libc.close(host);
-                    host = -1;
-                }
-                return;
+            hostInterest();
+        }
+
+        private void hostResume() {
+            hostPaused = false;
+            if (host < 0) return;
+            hostInterest();
+            hostReady();
+        }
+
+        /** Reading unless paused; writing while there is more to answer with and nothing holds it back. */
+        private void hostInterest() {
+            if (host < 0) return;
+            int events = (hostPaused ? 0 : Epoll.IN) | (requestIn && !hostHeld && hostToSend > 0 ? Epoll.OUT : 0);
+            if (events != hostEvents) {
+                loop.modify(host, events);
+                hostEvents = events;
             }
+        }
+
+        private void closeHost() {
+            loop.unregister(host);
+            Libc.close(host);
+            host = -1;
         }
     }
 }

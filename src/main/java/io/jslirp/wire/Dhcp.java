@@ -115,8 +115,17 @@ public final class Dhcp {
 
     /** Writes the fixed part of a BOOTREPLY; options follow at off + FIXED_LENGTH. */
     public static void writeReply(MemorySegment s, long off, int xid, int flags, int yourAddress, int serverAddress, long clientMac) {
+        writeFixed(s, off, OP_REPLY, xid, flags, yourAddress, serverAddress, clientMac);
+    }
+
+    /** Writes the fixed part of a client's BOOTREQUEST (no address yet); options follow at off + FIXED_LENGTH. */
+    public static void writeRequest(MemorySegment s, long off, int xid, int flags, long clientMac) {
+        writeFixed(s, off, OP_REQUEST, xid, flags, 0, 0, clientMac);
+    }
+
+    private static void writeFixed(MemorySegment s, long off, int op, int xid, int flags, int yourAddress, int serverAddress, long clientMac) {
         s.asSlice(off, FIXED_LENGTH).fill((byte) 0);
-        Bytes.u8(s, off + OP, OP_REPLY);
+        Bytes.u8(s, off + OP, op);
         Bytes.u8(s, off + HTYPE, HTYPE_ETHERNET);
         Bytes.u8(s, off + HLEN, 6);
         Bytes.u32(s, off + XID, xid);

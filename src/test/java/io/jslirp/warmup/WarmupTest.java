@@ -36,6 +36,12 @@ class WarmupTest {
         // As a VM's slow reader does, its guest closed its window in the downloads (and opened it
         // again, or the downloads would not have finished).
         assertThat(w.windowsClosed).as("zero windows advertised").isGreaterThanOrEqualTo(Warmup.MIN_ROUNDS);
+        // And as a VM does: DHCP before its connections (all but the first from the leased address),
+        // and a reader that stops now and then.
+        assertThat(w.dhcpConnections).as("connections from the DHCP lease").isGreaterThanOrEqualTo(Warmup.MIN_ROUNDS * (mtu > 1500 ? 4 : 2) - 1);
+        assertThat(w.pauses).as("reading pauses in the downloads").isGreaterThanOrEqualTo(Warmup.MIN_ROUNDS);
+        assertThat(w.resets).as("connections the host peer reset, one a round").isGreaterThanOrEqualTo(Warmup.MIN_ROUNDS);
+        assertThat(w.chatEchoes).as("1-byte echoes of the interactive connections").isGreaterThanOrEqualTo(Warmup.MIN_ROUNDS * Warmup.CHAT_ROUNDS);
     }
 
     /** Full segments of payload bytes that one connection's data makes. */

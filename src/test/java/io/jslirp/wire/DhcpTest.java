@@ -115,6 +115,27 @@ class DhcpTest {
         }
     }
 
+    @Property(tries = 200)
+    void aWrittenRequestIsOneTheServerTakes(@ForAll Kind kind, @ForAll @IntRange(max = 7) int off, @ForAll int xid,
+                                            @ForAll @IntRange(max = 0xffff) int flags, @ForAll @LongRange(max = 0xffff_ffff_ffffL) long mac) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment s = Segs.allocate(kind, arena, off + Dhcp.FIXED_LENGTH + 4);
+            s.fill((byte) 0x77);
+            Dhcp.writeRequest(s, off, xid, flags, mac);
+            long end = Dhcp.putEnd(s, Dhcp.putOption(s, off + Dhcp.FIXED_LENGTH, Dhcp.OPT_MESSAGE_TYPE, 1, Dhcp.DISCOVER));
+            int len = (int) (end - off);
+            assertThat(Dhcp.checkRequest(s, off, len)).isNull();
+            assertThat(Dhcp.messageType(s, off, len)).isEqualTo(Dhcp.DISCOVER);
+            assertThat(Dhcp.xid(s, off)).isEqualTo(xid);
+            assertThat(Dhcp.flags(s, off)).isEqualTo(flags);
+            assertThat(Dhcp.clientMac(s, off)).isEqualTo(mac);
+            assertThat(Dhcp.clientAddress(s, off)).isZero();
+            assertThat(Dhcp.yourAddress(s, off)).isZero();
+            assertThat(Bytes.u8(s, off)).as("op: BOOTREQUEST").isEqualTo(Dhcp.OP_REQUEST);
+            if (off > 0) assertThat(Bytes.u8(s, off - 1)).as("nothing written before off").isEqualTo(0x77);
+        }
+    }
+
     // ---- options ----
 
     private static long find(Kind kind, byte[] msg, int len, int code) {
