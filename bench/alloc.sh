@@ -19,17 +19,9 @@ MTU=${1:-1500}
 JSLIRP=${JSLIRP:-$repo/jslirp}
 [[ $(id -u) -eq 0 ]] || { echo "alloc: run as root" >&2; exit 1; }
 
+source "$repo/scripts/session.sh"  # pids; the namespace, processes and $work go on exit
 work=$(mktemp -d /tmp/jslirp-alloc.XXXXXX)
 ns="jsalloc$$"
-pids=()
-cleanup() {
-  local p
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-  ip netns del "$ns" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
 
 ip netns add "$ns"
 ip -n "$ns" link set lo up
@@ -43,7 +35,7 @@ table inet jslirp_alloc_guard {
 }
 NFT
 ip netns exec "$ns" sleep infinity & holder=$!; pids+=("$holder")
-port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(free_port)
 iperf3 -s -B 127.0.0.1 -p "$port" >/dev/null 2>&1 & pids+=("$!")
 sleep 0.3
 # Through the launcher, so with the JVM settings users get: with a default-sized young generation

@@ -27,25 +27,14 @@ LOAD=${1:-download}
 case $LOAD in idle|upload|download) ;; *) echo "rrsplit: load must be idle, upload or download, not: $LOAD" >&2; exit 2 ;; esac
 N=${RRSPLIT_N:-3000}
 JSLIRP=${JSLIRP:-$here/../jslirp}
-PY=/usr/bin/python3; [[ -x $PY ]] || PY=python3
+source "$here/../scripts/session.sh"  # PY, pids, free_port; the namespace, processes and $work go on exit
 for t in ip nft iperf3 tcpdump tshark; do command -v "$t" >/dev/null || { echo "rrsplit: $t not found" >&2; exit 1; }; done
 [[ $EUID == 0 ]] || { echo "rrsplit: run as root (namespaces, captures)" >&2; exit 1; }
 rt=(); [[ ${RRSPLIT_RT:-0} == 1 ]] && rt=(chrt -f 10)
 
 ns=rrsplit$$
 work=$(mktemp -d /tmp/jslirp-rrsplit.XXXXXX)
-pids=()
 first=()   # the bulk flow and the captures, stopped once the round trips are done
-cleanup() {
-  local p
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-  ip netns del "$ns" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 ip netns add "$ns"
 ip -n "$ns" link set lo up

@@ -17,8 +17,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 minutes=${1:-${SOAK_MINUTES:-10}}
 mtu=${SOAK_MTU:-1500}
 jslirp=${JSLIRP:-$here/jslirp}
-PY=/usr/bin/python3
-[[ -x $PY ]] || PY=python3
+source "$here/scripts/session.sh"  # PY, pids, free_port; the namespace, processes and $work go on exit
 interval=10
 rss_margin_kib=$((32 * 1024))
 fd_margin=16
@@ -34,18 +33,6 @@ for t in ip nft iperf3 "$PY"; do command -v "$t" >/dev/null || die "missing tool
 
 work=$(mktemp -d /tmp/jslirp-soak.XXXXXX)
 ns=jslirp-soak-$$
-pids=()
-cleanup() {
-  local p
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-  ip netns del "$ns" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # --- the host side: servers on 127.0.0.1 ---
 cat >"$work/host.py" <<'EOF'
