@@ -21,7 +21,8 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>The loop polls one descriptor, an epoll instance of this link's own holding the listener
  * and the connection, so the peer can change without the loop knowing. Frames toward the peer
- * are gathered and written once per loop iteration ({@link #flush}).
+ * are gathered and written once per loop iteration ({@link #flush}); a frame whose payload is
+ * large ({@link #DIRECT_PAYLOAD}) is written at once, its payload from where it waits.
  */
 public final class StreamLink implements Link {
     /** Largest frame either way: an Ethernet header and a 64 KiB IP datagram (MTU 65520 fits). */
@@ -31,6 +32,16 @@ public final class StreamLink implements Link {
     private static final int OUT_CAPACITY = 2 << 20;
     /** Socket buffers asked for (the kernel caps them at its maximum). */
     private static final int SOCKET_BUFFER = 4 << 20;
+    /**
+     * A payload this large goes to the socket from where it waits (the host's data in the peek
+     * window), behind its prefix and headers, in one writev of its own: the copy into the output
+     * buffer was the stack's one copy of a VM's download at MTU 65520 that passt does not make (64
+     * KiB for each frame; a write per frame costs less). Smaller frames are gathered, one write an
+     * iteration for many. What the socket does not take of it waits in the output buffer.
+     */
+    static final int DIRECT_PAYLOAD = 16 << 10;
+    /** The prefix and headers of a frame written directly (Ethernet, IPv6 and TCP with options fit). */
+    private static final int HEAD_CAPACITY = 256;
 
     private final Epoll poller = new Epoll(4);
     private final int listener;
@@ -39,7 +50,7 @@ public final class StreamLink implements Link {
     private final boolean endsWithPeer;
     private int peer = -1;
     private boolean gone;
-    private final MemorySegment in, out;
+    private final MemorySegment in, out, head;
     private int inStart, inEnd;
     private int outStart, outEnd;
     /** Whether the poller also watches the peer for room to write (output is waiting). */
@@ -60,6 +71,7 @@ public final class StreamLink implements Link {
         Arena arena = Arena.ofAuto();
         this.in = arena.allocate(IN_CAPACITY, 64);
         this.out = arena.allocate(OUT_CAPACITY, 64);
+        this.head = arena.allocate(HEAD_CAPACITY, 64);
         if (listener >= 0) poller.add(listener, Epoll.IN);
         if (peer >= 0) attach(peer);
     }
@@ -210,13 +222,49 @@ public final class StreamLink implements Link {
         return true;
     }
 
-    /** The headers from frame and the payload from where it is, each copied once, into the output buffer. */
+    /**
+     * The headers from frame and the payload from where it is: a large payload written from there at
+     * once (after what waits: nothing overtakes it), else both copied once, into the output buffer.
+     */
     @Override
     public boolean send(MemorySegment frame, int headersLength, MemorySegment payload, long payloadOffset, int payloadLength) {
+        if (payloadLength >= DIRECT_PAYLOAD && headersLength <= HEAD_CAPACITY - LENGTH_PREFIX
+                && headersLength + payloadLength <= MAX_FRAME && payload.isNative()) {
+            flush();
+            if (peer >= 0 && outEnd == outStart) return writeDirect(frame, headersLength, payload, payloadOffset, payloadLength);
+        }
         int at = reserve(headersLength + payloadLength);
         if (at < 0) return false;
         MemorySegment.copy(frame, 0, out, at, headersLength);
         MemorySegment.copy(payload, payloadOffset, out, at + headersLength, payloadLength);
+        return true;
+    }
+
+    /** Writes one frame, its payload from where it is; what the socket does not take waits in the (empty) output buffer. */
+    private boolean writeDirect(MemorySegment frame, int headersLength, MemorySegment payload, long payloadOffset, int payloadLength) {
+        int headLength = LENGTH_PREFIX + headersLength;
+        QemuStream.setFrameLength(head, 0, headersLength + payloadLength);
+        MemorySegment.copy(frame, 0, head, LENGTH_PREFIX, headersLength);
+        long n = Libc.writev2(peer, head, 0, headLength, payload, payloadOffset, payloadLength);
+        if (n < 0) {
+            if (n != -Errno.EAGAIN && n != -Errno.EINTR) {
+                detach("failed: " + Errno.describe((int) -n));
+                return false;
+            }
+            n = 0;
+        }
+        if (n == headLength + payloadLength) return true;
+        // The rest of the frame, in order: the output buffer is empty, so it starts it.
+        outStart = outEnd = 0;
+        if (n < headLength) {
+            MemorySegment.copy(head, n, out, 0, headLength - n);
+            outEnd = (int) (headLength - n);
+            n = headLength;
+        }
+        int sent = (int) (n - headLength);
+        MemorySegment.copy(payload, payloadOffset + sent, out, outEnd, payloadLength - sent);
+        outEnd += payloadLength - sent;
+        watchOut();
         return true;
     }
 
@@ -255,7 +303,11 @@ public final class StreamLink implements Link {
             detach("failed: " + Errno.describe(-n));
             return;
         }
-        // Wake up (through the poller) when the socket can take the rest.
+        watchOut();
+    }
+
+    /** Wake up (through the poller) when the socket can take what waits, and only then. */
+    private void watchOut() {
         boolean waiting = outEnd > outStart;
         if (waiting != watchingOut) {
             poller.modify(peer, waiting ? Epoll.IN | Epoll.OUT : Epoll.IN);
