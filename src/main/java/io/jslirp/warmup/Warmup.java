@@ -78,7 +78,8 @@ public final class Warmup implements Runnable {
      * What the VM's first seconds did that the warm-up's guest did not, each a trap in C2's code of
      * the per-frame path (-Xlog:deoptimization=debug of a VM's boot and first transfers, which then
      * ran interpreted and profiled for most of the first 20 MiB): DHCP from 0.0.0.0 and ARP before
-     * each connection (an address the stack has no handle for, one whose last reference goes); a
+     * each connection (an address the stack has no handle for, one whose last reference goes, a
+     * lease just bound); a
      * first segment each way the size of a request or of a response's header, 1 to 300 bytes (small
      * copies), and transfers of odd lengths; a download answers the guest's request, in two writes
      * (a header, then the body), as an HTTP server does, so the handshake's window update goes out
@@ -98,10 +99,17 @@ public final class Warmup implements Runnable {
     /** Every this many writes toward the stack, the guest writes only a part (the rest at the next turn). */
     static final int SPLIT_EVERY = 64;
     static final int CHAT_ROUNDS = 32;
+    /**
+     * Short connections a round (a request, a small answer, the close): the VM's first connection
+     * had gone through the stack's connection set-up interpreted (the warm-up's few dozen connections
+     * leave it below C1's threshold of 200 calls), a millisecond from its SYN to the SYN-ACK against
+     * passt's 0.3-0.5.
+     */
+    static final int SHORT_CONNECTIONS = 32;
     static final long THINK_NANOS = 100_000L, REQUEST_DELAY_NANOS = 200_000L;
 
-    /** What a connection of the warm-up's guest does. */
-    enum Kind { DOWNLOAD, UPLOAD, RESET, CHAT }
+    /** What a connection of the warm-up's guest does; SHORT is a download of nothing but the answer's header. */
+    enum Kind { DOWNLOAD, UPLOAD, RESET, CHAT, SHORT }
     /** The longest it runs, both ways together. */
     static final long BUDGET_NANOS = 10_000_000_000L;
     private static final long GUEST_MAC = 0x5254_0012_3456L;
@@ -287,10 +295,15 @@ public final class Warmup implements Runnable {
             return fullMss > SMALL_MSS ? 4 : 2;
         }
 
-        /** A round: its data connections, then one the host peer resets, then an interactive one. */
+        /** A round: its data connections, then one the host peer resets, an interactive one, and short ones. */
         private Kind kindOf(int step) {
             if (step < connections()) return step % 2 == 0 ? Kind.DOWNLOAD : Kind.UPLOAD;
-            return step == connections() ? Kind.RESET : Kind.CHAT;
+            if (step == connections()) return Kind.RESET;
+            return step == connections() + 1 ? Kind.CHAT : Kind.SHORT;
+        }
+
+        private int steps() {
+            return connections() + 2 + SHORT_CONNECTIONS;
         }
 
         private void startRound() {
@@ -323,14 +336,15 @@ public final class Warmup implements Runnable {
                 guestAddress = leased;
                 dhcpConnections++;
             }
+            dhcp(Dhcp.RELEASE); // the lease is bound afresh, and the first frame from it finds it so
             dhcp(Dhcp.DISCOVER);
             dhcp(Dhcp.REQUEST);
             arpForGateway();
             header = 1 + connections * 37 % 300;
             long bytes = kind == Kind.UPLOAD || kind == Kind.DOWNLOAD ? Math.min((long) FRAMES * segment, MAX_BYTES) + connections * 13 % 64 : 0;
             toSend = upload ? bytes : 0; // the others' requests come a little after the handshake (request())
-            hostToSend = upload ? 0 : bytes;
-            hostHeaderLeft = kind == Kind.DOWNLOAD ? 1 + connections * 53 % 300 : 0;
+            hostHeaderLeft = kind == Kind.DOWNLOAD || kind == Kind.SHORT ? 1 + connections * 53 % 300 : 0;
+            hostToSend = upload ? 0 : kind == Kind.SHORT ? hostHeaderLeft : bytes;
             hostHeld = false;
             long off = tcpOffset();
             int hdr = Tcp.writeSynOptions(out, off, mss, GUEST_SHIFT);
@@ -612,7 +626,7 @@ public final class Warmup implements Runnable {
                 end();
                 return;
             }
-            if (++step < connections() + 2) {
+            if (++step < steps()) {
                 connect(kindOf(step));
                 return;
             }
@@ -704,7 +718,7 @@ public final class Warmup implements Runnable {
                 if (n <= 0) break;
                 hostToSend -= n;
             }
-            if (hostToSend == 0 && kind == Kind.DOWNLOAD) {
+            if (hostToSend == 0 && (kind == Kind.DOWNLOAD || kind == Kind.SHORT)) {
                 hostToSend = -1;
                 Sockets.shutdown(host, Sockets.SHUT_WR);
             }
