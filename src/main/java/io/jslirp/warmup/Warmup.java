@@ -19,8 +19,8 @@ import io.jslirp.wire.IpHeader;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.QemuStream;
 import io.jslirp.wire.Tcp;
-import io.jslirp.wire.Udp;
 import io.jslirp.wire.TcpOptions;
+import io.jslirp.wire.Udp;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -79,9 +79,8 @@ public final class Warmup implements Runnable {
      * the per-frame path (-Xlog:deoptimization=debug of a VM's boot and first transfers, which then
      * ran interpreted and profiled for most of the first 20 MiB): DHCP from 0.0.0.0 and ARP before
      * each connection (an address the stack has no handle for, one whose last reference goes, a
-     * lease just bound); a
-     * first segment each way the size of a request or of a response's header, 1 to 300 bytes (small
-     * copies), and transfers of odd lengths; a download answers the guest's request, in two writes
+     * lease just bound); a first segment each way the size of a request or of a response's header,
+     * 1 to 300 bytes (small copies), and transfers of odd lengths; a download answers the guest's request, in two writes
      * (a header, then the body), as an HTTP server does, so the handshake's window update goes out
      * alone; a reader that stops for PAUSE_NANOS every PAUSE_EVERY reads, the guest in a download
      * (QEMU under TCG: the stream link's output waits while the guest still sends) and the host peer
@@ -332,6 +331,7 @@ public final class Warmup implements Runnable {
             acks = 0;
             reads = 0;
             echoes = 0;
+            loop.schedule(request, Long.MAX_VALUE); // a request due belonged to the connection before
             if (leased != 0) {
                 guestAddress = leased;
                 dhcpConnections++;
@@ -594,7 +594,7 @@ public final class Warmup implements Runnable {
             hostInterest();
         }
 
-        /** The upload's data (as far as the window and IN_FLIGHT allow), then its FIN. */
+        /** The upload's data, or the request of another kind (as far as the window and IN_FLIGHT allow), then an upload's FIN. */
         private void sendData() {
             if (!established || finSent || over) return;
             while (toSend > 0) {
