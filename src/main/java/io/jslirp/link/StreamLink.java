@@ -230,7 +230,7 @@ public final class StreamLink implements Link {
     public boolean send(MemorySegment frame, int headersLength, MemorySegment payload, long payloadOffset, int payloadLength) {
         if (payloadLength >= DIRECT_PAYLOAD && headersLength <= HEAD_CAPACITY - LENGTH_PREFIX
                 && headersLength + payloadLength <= MAX_FRAME && payload.isNative()) {
-            flush();
+            if (outEnd > outStart && !watchingOut) flush(); // a socket known to be full is not asked again per frame
             if (peer >= 0 && outEnd == outStart) return writeDirect(frame, headersLength, payload, payloadOffset, payloadLength);
         }
         int at = reserve(headersLength + payloadLength);

@@ -222,7 +222,6 @@ public final class Warmup implements Runnable {
         private int inEnd, outStart, outEnd;
         // The guest's one connection at a time.
         private Kind kind;
-        private boolean upload;
         private final Timer request = new Timer(this::request);
         private int echoes;
         private int guestPort = GUEST_PORT;
@@ -301,6 +300,10 @@ public final class Warmup implements Runnable {
             return step == connections() + 1 ? Kind.CHAT : Kind.SHORT;
         }
 
+        private boolean upload() {
+            return kind == Kind.UPLOAD;
+        }
+
         private int steps() {
             return connections() + 2 + SHORT_CONNECTIONS;
         }
@@ -320,7 +323,6 @@ public final class Warmup implements Runnable {
 
         private void connect(Kind kind) {
             this.kind = kind;
-            upload = kind == Kind.UPLOAD;
             mss = step < 2 || step >= connections() ? fullMss : Math.min(fullMss, SMALL_MSS);
             connections++;
             segment = mss - Tcp.TIMESTAMPS_LENGTH;
@@ -342,9 +344,9 @@ public final class Warmup implements Runnable {
             arpForGateway();
             header = 1 + connections * 37 % 300;
             long bytes = kind == Kind.UPLOAD || kind == Kind.DOWNLOAD ? Math.min((long) FRAMES * segment, MAX_BYTES) + connections * 13 % 64 : 0;
-            toSend = upload ? bytes : 0; // the others' requests come a little after the handshake (request())
+            toSend = upload() ? bytes : 0; // the others' requests come a little after the handshake (request())
             hostHeaderLeft = kind == Kind.DOWNLOAD || kind == Kind.SHORT ? 1 + connections * 53 % 300 : 0;
-            hostToSend = upload ? 0 : kind == Kind.SHORT ? hostHeaderLeft : bytes;
+            hostToSend = upload() ? 0 : kind == Kind.SHORT ? hostHeaderLeft : bytes;
             hostHeld = false;
             long off = tcpOffset();
             int hdr = Tcp.writeSynOptions(out, off, mss, GUEST_SHIFT);
@@ -454,7 +456,7 @@ public final class Warmup implements Runnable {
 
         /** A download's reader stops for a while now and then, as a VM under TCG does (see {@link #PAUSE_EVERY}). */
         private void maybePause() {
-            if (upload || ++reads % PAUSE_EVERY != PAUSE_EVERY / 2) return;
+            if (upload() || ++reads % PAUSE_EVERY != PAUSE_EVERY / 2) return;
             paused = true;
             pauses++;
             long now = loop.clock().now();
@@ -493,12 +495,12 @@ public final class Warmup implements Runnable {
             inEnd -= at;
             maybePause();
             if (ackDue && established && !over) {
-                if (finReceived && !upload && !finSent) { // the download is over: our FIN with the ACK of the host's
+                if (finReceived && !upload() && !finSent) { // the download is over: our FIN with the ACK of the host's
                     send(Tcp.FIN, 0);
                     sndNxt++;
                     finSent = true;
                 } else {
-                    if (!upload && !windowClosed && ++acks % ZERO_WINDOW_EVERY == 0) {
+                    if (!upload() && !windowClosed && ++acks % ZERO_WINDOW_EVERY == 0) {
                         windowClosed = true;
                         windowsClosed++;
                         loop.schedule(reopen, loop.clock().now() + REOPEN_NANOS);
@@ -547,7 +549,7 @@ public final class Warmup implements Runnable {
                 sndUna = Tcp.ack(in, off);
                 peerWindow = Tcp.window(in, off);
                 established = true;
-                if (!upload) loop.schedule(request, loop.clock().now() + REQUEST_DELAY_NANOS);
+                if (!upload()) loop.schedule(request, loop.clock().now() + REQUEST_DELAY_NANOS);
                 return true;
             }
             if ((flags & Tcp.ACK) != 0) {
@@ -605,10 +607,10 @@ public final class Warmup implements Runnable {
                 send(Tcp.PSH, len);
                 sndNxt += len;
                 toSend -= len;
-                if (upload) framesUp++;
+                if (upload()) framesUp++;
                 header = 0;
             }
-            if (toSend == 0 && upload) {
+            if (toSend == 0 && upload()) {
                 send(Tcp.FIN, 0);
                 sndNxt++;
                 finSent = true;
@@ -694,7 +696,7 @@ public final class Warmup implements Runnable {
                 if (n < 0) break;
                 requestIn = true;
                 if (kind == Kind.CHAT) Libc.write(host, hostBuffer, 0, n); // an echo, as an interactive server answers
-                if (upload && ++hostReads % PAUSE_EVERY == PAUSE_EVERY / 2) { // a slow server
+                if (upload() && ++hostReads % PAUSE_EVERY == PAUSE_EVERY / 2) { // a slow server
                     hostPaused = true;
                     loop.schedule(hostResume, loop.clock().now() + PAUSE_NANOS);
                 }

@@ -48,6 +48,13 @@ class StreamLinkTest {
         return got.flip();
     }
 
+    /** A port of 127.0.0.1 that nobody listens on now. */
+    private static int freeTcpPort() throws IOException {
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return probe.getLocalPort();
+        }
+    }
+
     /** Polls the link until a frame arrives (the link is non-blocking). */
     private byte[] next(StreamLink link) throws InterruptedException {
         for (int i = 0; i < 2000; i++) {
@@ -145,10 +152,7 @@ class StreamLinkTest {
             link = StreamLink.listenUnix(path.toString());
             vm = SocketChannel.open(UnixDomainSocketAddress.of(path));
         } else {
-            int port;
-            try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-                port = probe.getLocalPort();
-            }
+            int port = freeTcpPort();
             link = StreamLink.listenTcp(io.jslirp.wire.Ipv4.parse("127.0.0.1"), port);
             vm = SocketChannel.open(new java.net.InetSocketAddress("127.0.0.1", port));
         }
@@ -283,10 +287,7 @@ class StreamLinkTest {
     /** QEMU's older -netdev socket,connect=ADDR:PORT: the same framing over TCP on loopback. */
     @Test
     void tcpListenerServesTheSameFraming() throws Exception {
-        int port;
-        try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            port = probe.getLocalPort();
-        }
+        int port = freeTcpPort();
         try (StreamLink link = StreamLink.listenTcp(io.jslirp.wire.Ipv4.parse("127.0.0.1"), port);
              SocketChannel vm = SocketChannel.open(new java.net.InetSocketAddress("127.0.0.1", port))) {
             vm.write(framed(frame(1514, 5)));
