@@ -67,7 +67,8 @@
 #   PASST, VM_STACK_CMD, VM_STACK_NAME, VM_IMAGE_DIR (<repo>/target/vm-image; built by
 #   scripts/vm-image.sh when missing); VM_SYSCALLS=1 (each transfer's system calls per MiB of the
 #   stack's process, by `perf trace -s`, on stderr; it slows the stack: compare no timings of such a
-#   run), VM_PERF_DIR=DIR (a `perf record -g` of it per transfer into DIR; add
+#   run; VM_SYSCALLS=qemu: QEMU's instead, what each stack's way of writing costs the guest's side),
+#   VM_PERF_DIR=DIR (a `perf record -g` of it per transfer into DIR, of QEMU with VM_TRACE=qemu; add
 #   JSLIRP_JAVA_OPTS=-XX:+DumpPerfMapAtExit for the JIT's code); VM_QEMU_EXTRA (more QEMU arguments,
 #   split at spaces, @NAME@ replaced by the boot's name such as jslirp-stream-65520-1a:
 #   `-object filter-dump,id=d0,netdev=n0,file=/tmp/@NAME@.pcap,maxlen=100` captures on QEMU's side, which,
@@ -378,7 +379,7 @@ stamp() {  # stamp STACK_PID QEMU_PID: each console line as "EPOCH STACK_TICKS Q
     printf '%s %s %s %s\n' "$EPOCHREALTIME" "$st" "$qt" "$line"
     [[ $line != "STATS "* ]] || log "  ${VM_RUN_NAME:-run} guest $(tr ' ' '\n' <<<"${line#STATS }" | { read -r x; sort | tr '\n' ' '; echo "($x)"; })"
     if [[ -n $SYSCALLS && $1 != "$2" && $line == "T "*.start* ]]; then
-      syscalls_start "$1" "${line#T }" tracer
+      syscalls_start "$([[ $TRACE_QEMU ]] && echo "$2" || echo "$1")" "${line#T }" tracer
     elif [[ -n $tracer && $line == "T "*.end* ]]; then
       syscalls_end "$tracer" "${line#T }"; tracer=
     fi
@@ -390,6 +391,11 @@ stamp() {  # stamp STACK_PID QEMU_PID: each console line as "EPOCH STACK_TICKS Q
 # (all its threads; a tracepoint per call, far lighter than strace, yet it slows the stack: the
 # timings of such a run are not comparable with others). Logged on stderr, per MiB moved.
 SYSCALLS=${VM_SYSCALLS:-}
+# VM_SYSCALLS=qemu (or VM_PERF_DIR with VM_TRACE=qemu): QEMU's process instead of the stack's, to see
+# what a stack's way of writing costs the guest's side (its reads, polls and wake-ups). At 65520 the
+# two stacks cost QEMU the same: 157 and 145 calls per MiB downloaded (jslirp, passt), 15 and 14 recvmsg of the stream.
+TRACE_QEMU=
+[[ ${VM_SYSCALLS:-} != qemu && ${VM_TRACE:-} != qemu ]] || TRACE_QEMU=1
 # VM_GUEST_STATS=1: the guest's TCP counters (/proc/net/snmp, /proc/net/netstat: segments, ACKs,
 # window probes, queue collapses...) and virtio interrupts that moved during each transfer, read
 # right outside the timed span and logged on stderr.
