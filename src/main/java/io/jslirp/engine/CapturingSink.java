@@ -38,6 +38,16 @@ final class CapturingSink implements FrameSink {
     }
 
     @Override
+    public void flush() {
+        link.flush();
+    }
+
+    @Override
+    public boolean gathersPayloads() {
+        return link.gathersPayloads();
+    }
+
+    @Override
     public boolean offloadsTcp() {
         return link.offloadsTcp();
     }

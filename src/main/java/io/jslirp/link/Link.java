@@ -33,10 +33,6 @@ public interface Link extends FrameSink, AutoCloseable {
         return false;
     }
 
-    /** End of an event-loop iteration: a link that batches or holds frames sends them now. */
-    default void flush() {
-    }
-
     @Override
     void close();
 }

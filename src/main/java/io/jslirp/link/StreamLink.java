@@ -21,8 +21,9 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>The loop polls one descriptor, an epoll instance of this link's own holding the listener
  * and the connection, so the peer can change without the loop knowing. Frames toward the peer
- * are gathered and written once per loop iteration ({@link #flush}); a frame whose payload is
- * large ({@link #DIRECT_PAYLOAD}) is written at once, its payload from where it waits.
+ * are gathered and written once per loop iteration ({@link #flush}), in one writev: small ones
+ * copied into the output buffer, a large payload ({@link #DIRECT_PAYLOAD}) from where it waits
+ * (the host's data in a peek window), which the sender leaves as it is until the flush.
  */
 public final class StreamLink implements Link {
     /** Largest frame either way: an Ethernet header and a 64 KiB IP datagram (MTU 65520 fits). */
@@ -33,15 +34,16 @@ public final class StreamLink implements Link {
     /** Socket buffers asked for (the kernel caps them at its maximum). */
     private static final int SOCKET_BUFFER = 4 << 20;
     /**
-     * A payload this large goes to the socket from where it waits (the host's data in the peek
-     * window), behind its prefix and headers, in one writev of its own: the copy into the output
-     * buffer was the stack's one copy of a VM's download at MTU 65520 that passt does not make (64
-     * KiB for each frame; a write per frame costs less). Smaller frames are gathered, one write an
-     * iteration for many. What the socket does not take of it waits in the output buffer.
+     * A payload this large goes to the socket from where it waits (the host's data in a peek
+     * window), its prefix and headers in the output buffer: the copy into the output buffer was
+     * the stack's one copy of a VM's download at MTU 65520 that passt does not make (64 KiB for
+     * each frame). Written at once, one writev per frame, the frames reached the guest spread
+     * out and cost it a third more receive interrupts than passt's batches; gathered, they go
+     * with the others at the flush. What the socket does not take is copied into the output buffer.
      */
     static final int DIRECT_PAYLOAD = 16 << 10;
-    /** The prefix and headers of a frame written directly (Ethernet, IPv6 and TCP with options fit). */
-    private static final int HEAD_CAPACITY = 256;
+    /** The most payloads gathered from where they wait: more, and the flush comes first. */
+    static final int MAX_GATHERED = 16;
 
     private final Epoll poller = new Epoll(4);
     private final int listener;
@@ -50,9 +52,21 @@ public final class StreamLink implements Link {
     private final boolean endsWithPeer;
     private int peer = -1;
     private boolean gone;
-    private final MemorySegment in, out, head;
+    private final MemorySegment in, out;
     private int inStart, inEnd;
     private int outStart, outEnd;
+    /**
+     * Payloads gathered from where they wait, in order: payload i goes after the output buffer's
+     * bytes up to gatheredAt[i] (its frame's prefix and headers), before those after it.
+     */
+    private final MemorySegment[] gatheredPayload = new MemorySegment[MAX_GATHERED];
+    private final long[] gatheredOffset = new long[MAX_GATHERED];
+    private final int[] gatheredLength = new int[MAX_GATHERED];
+    private final int[] gatheredAt = new int[MAX_GATHERED];
+    private int gathered;
+    private long gatheredBytes;
+    /** The flush's iovecs: a slice of the output buffer before each payload, the payload, and the rest. */
+    private final MemorySegment iov;
     /** Whether the poller also watches the peer for room to write (output is waiting). */
     private boolean watchingOut;
     /**
@@ -71,7 +85,7 @@ public final class StreamLink implements Link {
         Arena arena = Arena.ofAuto();
         this.in = arena.allocate(IN_CAPACITY, 64);
         this.out = arena.allocate(OUT_CAPACITY, 64);
-        this.head = arena.allocate(HEAD_CAPACITY, 64);
+        this.iov = arena.allocate(16L * (2 * MAX_GATHERED + 1), 8);
         if (listener >= 0) poller.add(listener, Epoll.IN);
         if (peer >= 0) attach(peer);
     }
@@ -128,6 +142,7 @@ public final class StreamLink implements Link {
         drained = false;
         inStart = inEnd = 0;
         outStart = outEnd = 0;
+        forgetGathered();
         if (endsWithPeer) gone = true;
     }
 
@@ -145,7 +160,7 @@ public final class StreamLink implements Link {
     @Override
     public int receive(int queue, MemorySegment buffer) {
         if (gone) return -1;
-        if (outEnd > outStart) flush();
+        if (outEnd > outStart || gathered > 0) flush();
         while (true) {
             if (peer >= 0) {
                 int n = nextFrame(buffer);
@@ -216,66 +231,58 @@ public final class StreamLink implements Link {
 
     @Override
     public boolean send(MemorySegment frame, int length) {
-        int at = reserve(length);
+        int at = reserve(length, length, 0);
         if (at < 0) return false; // the stack counts it as dropped
         MemorySegment.copy(frame, 0, out, at, length);
         return true;
     }
 
     /**
-     * The headers from frame and the payload from where it is: a large payload written from there at
-     * once (after what waits: nothing overtakes it), else both copied once, into the output buffer.
+     * The headers from frame and the payload from where it is: a large payload gathered, to be
+     * written from there at the flush (the sender keeps it as it is until then), unless the socket
+     * is known to be full; else both copied once, into the output buffer.
      */
     @Override
     public boolean send(MemorySegment frame, int headersLength, MemorySegment payload, long payloadOffset, int payloadLength) {
-        if (payloadLength >= DIRECT_PAYLOAD && headersLength <= HEAD_CAPACITY - LENGTH_PREFIX
-                && headersLength + payloadLength <= MAX_FRAME && payload.isNative()) {
-            if (outEnd > outStart && !watchingOut) flush(); // a socket known to be full is not asked again per frame
-            if (peer >= 0 && outEnd == outStart) return writeDirect(frame, headersLength, payload, payloadOffset, payloadLength);
+        int length = headersLength + payloadLength;
+        if (payloadLength >= DIRECT_PAYLOAD && length <= MAX_FRAME && payload.isNative() && !watchingOut) {
+            if (gathered == MAX_GATHERED) flush();
+            if (!watchingOut) {
+                int at = reserve(length, headersLength, payloadLength);
+                if (at >= 0 && gathered < MAX_GATHERED && !watchingOut) { // (reserve may have flushed into a full socket)
+                    MemorySegment.copy(frame, 0, out, at, headersLength);
+                    gatheredPayload[gathered] = payload;
+                    gatheredOffset[gathered] = payloadOffset;
+                    gatheredLength[gathered] = payloadLength;
+                    gatheredAt[gathered] = outEnd;
+                    gathered++;
+                    gatheredBytes += payloadLength;
+                    return true;
+                }
+                if (at >= 0) outEnd = at - LENGTH_PREFIX; // not gathered after all: taken back, and copied below
+            }
         }
-        int at = reserve(headersLength + payloadLength);
+        int at = reserve(length, length, 0);
         if (at < 0) return false;
         MemorySegment.copy(frame, 0, out, at, headersLength);
         MemorySegment.copy(payload, payloadOffset, out, at + headersLength, payloadLength);
         return true;
     }
 
-    /** Writes one frame, its payload from where it is; what the socket does not take waits in the (empty) output buffer. */
-    private boolean writeDirect(MemorySegment frame, int headersLength, MemorySegment payload, long payloadOffset, int payloadLength) {
-        int headLength = LENGTH_PREFIX + headersLength;
-        QemuStream.setFrameLength(head, 0, headersLength + payloadLength);
-        MemorySegment.copy(frame, 0, head, LENGTH_PREFIX, headersLength);
-        long n = Libc.writev2(peer, head, 0, headLength, payload, payloadOffset, payloadLength);
-        if (n < 0) {
-            if (n != -Errno.EAGAIN && n != -Errno.EINTR) {
-                detach("failed: " + Errno.describe((int) -n));
-                return false;
-            }
-            n = 0;
-        }
-        if (n == headLength + payloadLength) return true;
-        // The rest of the frame, in order: the output buffer is empty, so it starts it.
-        outStart = outEnd = 0;
-        if (n < headLength) {
-            MemorySegment.copy(head, n, out, 0, headLength - n);
-            outEnd = (int) (headLength - n);
-            n = headLength;
-        }
-        int sent = (int) (n - headLength);
-        MemorySegment.copy(payload, payloadOffset + sent, out, outEnd, payloadLength - sent);
-        outEnd += payloadLength - sent;
-        watchOut();
+    @Override
+    public boolean gathersPayloads() {
         return true;
     }
 
     /**
-     * Room in the output buffer for a frame of length bytes, its length prefix written before it:
-     * where the frame goes, or -1 when it cannot be queued (no peer, too large, or a peer that
+     * Room in the output buffer for a frame of length bytes, its length prefix written before it,
+     * of which copied bytes go into the buffer and gatheredPayload wait where they are: where the
+     * copied bytes go, or -1 when the frame cannot be queued (no peer, too large, or a peer that
      * is not reading: dropped, like a frame for a full tap queue).
      */
-    private int reserve(int length) {
+    private int reserve(int length, int copied, int gatheredPayload) {
         if (peer < 0 || length > MAX_FRAME) return -1;
-        if (OUT_CAPACITY - outEnd < LENGTH_PREFIX + length) {
+        if (!fits(LENGTH_PREFIX + copied, gatheredPayload)) {
             flush();
             if (peer < 0) return -1;
             if (outStart > 0) {
@@ -283,27 +290,96 @@ public final class StreamLink implements Link {
                 outEnd -= outStart;
                 outStart = 0;
             }
-            if (OUT_CAPACITY - outEnd < LENGTH_PREFIX + length) return -1;
+            if (!fits(LENGTH_PREFIX + copied, gatheredPayload)) return -1;
         }
         QemuStream.setFrameLength(out, outEnd, length);
         int at = outEnd + LENGTH_PREFIX;
-        outEnd = at + length;
+        outEnd = at + copied;
         return at;
+    }
+
+    /**
+     * Whether bytes more in the output buffer, and gatheredPayload more waiting elsewhere, leave
+     * room behind the buffer's end for all that waits: a flush the socket takes only part of
+     * copies the rest there ({@link #spill}). (After a flush nothing is gathered.)
+     */
+    private boolean fits(int bytes, int gatheredPayload) {
+        long end = (long) outEnd + bytes;
+        if (gathered == 0 && gatheredPayload == 0) return end <= OUT_CAPACITY;
+        return end + (end - outStart) + gatheredBytes + gatheredPayload <= OUT_CAPACITY;
     }
 
     /** Writes the gathered frames; what the socket does not take waits for it to drain. */
     @Override
     public void flush() {
-        if (peer < 0 || outEnd == outStart) return;
-        int n = Libc.write(peer, out, outStart, outEnd - outStart);
-        if (n > 0) {
-            outStart += n;
+        if (peer < 0 || (outEnd == outStart && gathered == 0)) return;
+        long n;
+        if (gathered == 0) {
+            n = Libc.write(peer, out, outStart, outEnd - outStart);
+        } else {
+            int count = 0, from = outStart;
+            for (int i = 0; i < gathered; i++) {
+                if (gatheredAt[i] > from) Libc.iovec(iov, count++, out, from, gatheredAt[i] - from);
+                Libc.iovec(iov, count++, gatheredPayload[i], gatheredOffset[i], gatheredLength[i]);
+                from = gatheredAt[i];
+            }
+            if (outEnd > from) Libc.iovec(iov, count++, out, from, outEnd - from);
+            n = Libc.writev(peer, iov, count);
+        }
+        if (n < 0) {
+            if (n != -Errno.EAGAIN && n != -Errno.EINTR) {
+                detach("failed: " + Errno.describe((int) -n));
+                return;
+            }
+            n = 0;
+        }
+        if (gathered > 0) {
+            if (n == outEnd - outStart + gatheredBytes) {
+                outStart = outEnd = 0;
+                forgetGathered();
+            } else {
+                spill(n);
+            }
+        } else {
+            outStart += (int) n;
             if (outStart == outEnd) outStart = outEnd = 0;
-        } else if (n != -Errno.EAGAIN && n != -Errno.EINTR) {
-            detach("failed: " + Errno.describe(-n));
-            return;
         }
         watchOut();
+    }
+
+    /**
+     * After a write that took written bytes of what was gathered, copies the rest, in order,
+     * behind the output buffer's end (where {@link #fits} kept room), so nothing waits elsewhere.
+     */
+    private void spill(long written) {
+        int to = outEnd, from = outStart;
+        for (int i = 0; i <= gathered; i++) {
+            int end = i < gathered ? gatheredAt[i] : outEnd;
+            to = spillPart(out, from, end - from, written, to);
+            written = Math.max(written - (end - from), 0);
+            if (i < gathered) {
+                to = spillPart(gatheredPayload[i], gatheredOffset[i], gatheredLength[i], written, to);
+                written = Math.max(written - gatheredLength[i], 0);
+            }
+            from = end;
+        }
+        outStart = outEnd;
+        outEnd = to;
+        forgetGathered();
+    }
+
+    /** Copies what follows the first skip of length bytes at offset of from to the output buffer at to; returns the new end. */
+    private int spillPart(MemorySegment from, long offset, int length, long skip, int to) {
+        if (skip >= length) return to;
+        int rest = (int) (length - skip);
+        MemorySegment.copy(from, offset + skip, out, to, rest);
+        return to + rest;
+    }
+
+    private void forgetGathered() {
+        for (int i = 0; i < gathered; i++) gatheredPayload[i] = null;
+        gathered = 0;
+        gatheredBytes = 0;
     }
 
     /** Wake up (through the poller) when the socket can take what waits, and only then. */

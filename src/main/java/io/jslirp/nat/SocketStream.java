@@ -9,7 +9,7 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * A host socket's receive queue as the {@link HostStream} of its connection: bytes are peeked
- * (MSG_PEEK from the socket's peek offset, SO_PEEK_OFF) into a window that all flows of a NAT
+ * (MSG_PEEK from the socket's peek offset, SO_PEEK_OFF) into the windows that all flows of a NAT
  * share ({@link PeekArea}), so they stay in the kernel until the guest acknowledges them;
  * acknowledged bytes leave the queue at the flow's flush ({@link #drop}), one call per loop
  * iteration however many ACKs came. A kernel without SO_PEEK_OFF for TCP (before Linux 6.9) gets
@@ -24,6 +24,8 @@ final class SocketStream implements HostStream {
     private int acknowledged;
     /** Where the socket's peek offset stands, from the queue's front, as it was last set and moved; -1 before it is set. */
     private int peekOffset = -1;
+    /** Where the latest peek went. */
+    private MemorySegment window;
 
     SocketStream(HostSockets sockets, PeekArea area) {
         this.sockets = sockets;
@@ -49,12 +51,13 @@ final class SocketStream implements HostStream {
             else peekOffset = at;
         }
         int n;
+        window = area.nextWindow();
         if (area.peekOffsets) {
-            n = sockets.peek(fd, area.window, 0, length);
+            n = sockets.peek(fd, window, 0, length);
             if (n > 0) peekOffset += n;
         } else {
             if (at > PeekArea.MAX_SKIP) return 0; // beyond what can be skipped: the guest's ACKs bring it closer
-            n = sockets.peekPast(fd, area.skip(at), at, area.window, 0, length);
+            n = sockets.peekPast(fd, area.skip(at), at, window, 0, length);
             if (n == -1) return END; // nothing queued and the stream ended
             if (n == 0) return 0;    // no byte after skip now (its end shows as EPOLLRDHUP)
         }
@@ -65,7 +68,7 @@ final class SocketStream implements HostStream {
 
     @Override
     public MemorySegment memory() {
-        return area.window;
+        return window;
     }
 
     @Override

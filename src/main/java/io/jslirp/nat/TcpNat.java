@@ -69,7 +69,7 @@ public final class TcpNat {
     static final long INTERACTIVE_NANOS = 2_000_000L;
     private final BufferPool buffers;
     /** Where every flow's peeks at its host socket go (a loop iteration uses them at once): the one copy of bytes toward the guest. */
-    private final PeekArea peekArea = new PeekArea();
+    private final PeekArea peekArea;
     /** Armed while the pool keeps free blocks: after a burst, what no connection reuses goes back within two rounds. */
     private final Timer trim = new Timer(this::trimBuffers);
     /** Forwarded host connections whose SYN toward the guest is not answered yet. */
@@ -79,8 +79,11 @@ public final class TcpNat {
     /**
      * @param dns          where TCP to the DNS address goes, or null with --disable-dns
      * @param bufferBudget what all connections' buffers together may grow by (see {@link BufferPool})
+     * @param writeOut     has the link write out the frames it gathered, whose payloads may wait where
+     *                     they were peeked (see {@link PeekArea}); null for a link that gathers none
      */
-    public TcpNat(Reactor loop, HostSockets sockets, Counters counters, Nameservers dns, Limits limits, long bufferBudget) {
+    public TcpNat(Reactor loop, HostSockets sockets, Counters counters, Nameservers dns, Limits limits, long bufferBudget,
+                  Runnable writeOut) {
         this.loop = loop;
         this.clock = loop.clock();
         this.sockets = sockets;
@@ -90,6 +93,7 @@ public final class TcpNat {
         this.halfOpenLimit = new LimitWarning(limits.halfOpen() + " TCP connections being opened (--max-half-open)");
         this.counters = counters;
         this.buffers = new BufferPool(bufferBudget);
+        this.peekArea = new PeekArea(writeOut);
     }
 
     public int size() {

@@ -11,12 +11,25 @@ public interface FrameSink {
     /**
      * Sends a complete frame (its checksums filled) of headersLength bytes of headers in frame,
      * followed by payloadLength bytes of payload from payloadOffset: a link that gathers writes
-     * the payload from where it is, once; by default it is copied into frame after the headers
-     * (frame has room for it) and the frame sent whole.
+     * the payload from where it is, once, so the payload must stay as it is until the next
+     * {@link #flush}; by default it is copied into frame after the headers (frame has room for it)
+     * and the frame sent whole.
      */
     default boolean send(MemorySegment frame, int headersLength, MemorySegment payload, long payloadOffset, int payloadLength) {
         MemorySegment.copy(payload, payloadOffset, frame, headersLength, payloadLength);
         return send(frame, headersLength + payloadLength);
+    }
+
+    /**
+     * Writes out what the sink gathered: at the end of each loop iteration, and before memory that
+     * payloads were sent from is used again.
+     */
+    default void flush() {
+    }
+
+    /** Whether the sink may still read a payload handed to it after send returned (until {@link #flush}). */
+    default boolean gathersPayloads() {
+        return false;
     }
 
     /**

@@ -52,13 +52,42 @@ public final class NatHarness {
     /** Frames of several datagrams the guest's side cut (a link that offloads UDP, see {@link Builder#offloadsUdp}). */
     public int cutFrames;
 
-    private NatHarness(EngineConfig config, boolean offloadsUdp, boolean offloadsTcp) {
+    /** With {@link Builder#gathersPayloads}: frames sent since the sink's last flush, each payload still where it was handed over. */
+    private final List<Runnable> gathered = new ArrayList<>();
+
+    private NatHarness(EngineConfig config, boolean offloadsUdp, boolean offloadsTcp, boolean gathersPayloads) {
         loop.readiness(sockets);
         FrameSink sink = new FrameSink() {
             @Override
             public boolean send(MemorySegment frame, int length) {
-                toGuest.add(frame.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE));
+                byte[] f = frame.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE);
+                if (gathersPayloads) gathered.add(() -> toGuest.add(f));
+                else toGuest.add(f);
                 return true;
+            }
+
+            /** As a link that gathers: the headers taken at once, the payload read only at the flush. */
+            @Override
+            public boolean send(MemorySegment frame, int headersLength, MemorySegment payload, long payloadOffset, int payloadLength) {
+                if (!gathersPayloads) return FrameSink.super.send(frame, headersLength, payload, payloadOffset, payloadLength);
+                byte[] headers = frame.asSlice(0, headersLength).toArray(ValueLayout.JAVA_BYTE);
+                gathered.add(() -> {
+                    byte[] f = java.util.Arrays.copyOf(headers, headersLength + payloadLength);
+                    MemorySegment.copy(payload, ValueLayout.JAVA_BYTE, payloadOffset, f, headersLength, payloadLength);
+                    toGuest.add(f);
+                });
+                return true;
+            }
+
+            @Override
+            public boolean gathersPayloads() {
+                return gathersPayloads;
+            }
+
+            @Override
+            public void flush() {
+                gathered.forEach(Runnable::run);
+                gathered.clear();
             }
 
             @Override
@@ -96,7 +125,10 @@ public final class NatHarness {
             }
         };
         network = new VirtualNetwork(config, sink, new AddressBook(), loop, sockets);
-        loop.atEndOfIteration(network.transport()::flush);
+        loop.atEndOfIteration(() -> {
+            network.transport().flush();
+            sink.flush();
+        });
     }
 
     /**
@@ -153,6 +185,13 @@ public final class NatHarness {
         private boolean preserveSource;
         private boolean offloadsUdp;
         private boolean offloadsTcp;
+        private boolean gathersPayloads;
+
+        /** The link reads each payload only when it writes its frames out, at its flush (as the stream link to QEMU does). */
+        public Builder gathersPayloads() {
+            gathersPayloads = true;
+            return this;
+        }
 
         /** The link takes large TCP frames with partial checksums (TSO); each reaches the guest whole here, its checksum completed. */
         public Builder offloadsTcp() {
@@ -205,7 +244,7 @@ public final class NatHarness {
             EngineConfig.Builder b = EngineConfig.builder(NetworkConfig.fromCidr("10.0.2.0/24", 1500, hostLoopback), nameservers)
                     .limits(limits).rules(rules).preserveSource(preserveSource).forwards(forwards).busyPollNanos(0);
             if (ipv6) b.ipv6();
-            return new NatHarness(b.build(), offloadsUdp, offloadsTcp);
+            return new NatHarness(b.build(), offloadsUdp, offloadsTcp, gathersPayloads);
         }
     }
 

@@ -148,6 +148,38 @@ class TcpNatTest {
     }
 
     /**
+     * With a link that reads payloads only when it writes its frames out (QEMU's stream), each
+     * flow's peek goes to a window of its own, and before a window is used again the link writes
+     * out: six flows sending in one iteration peek more often than there are windows, and every
+     * byte the guest gets is its flow's.
+     */
+    @ParameterizedTest
+    @MethodSource("versions")
+    void peekWindowsAreNotReusedBeforeALinkThatGathersWroteThemOut(Version v) {
+        NatHarness h = (v.ipv6() ? NatHarness.with().ipv6() : NatHarness.with()).gathersPayloads().build();
+        int flows = 6;
+        List<FakeSockets.Socket> sockets = new java.util.ArrayList<>();
+        for (int i = 0; i < flows; i++) {
+            established(h, v, GUEST_PORT + i);
+            sockets.add(h.sockets.last(Kind.TCP));
+        }
+        for (int i = 0; i < flows; i++) {
+            byte[] data = new byte[20_000];
+            java.util.Arrays.fill(data, (byte) (i + 1));
+            sockets.get(i).peerSends(data);
+        }
+        h.loop.iterate();
+        List<Packet> sent = h.received();
+        assertThat(sent.stream().map(p -> p.destinationPort).distinct().count()).as("every flow sent in the one iteration").isEqualTo(flows);
+        assertThat(sent).allSatisfy(p -> {
+            byte[] expected = new byte[p.payload.length];
+            java.util.Arrays.fill(expected, (byte) (p.destinationPort - GUEST_PORT + 1));
+            assertThat(p.payload).as("the bytes of the flow to port %d", p.destinationPort).isEqualTo(expected);
+        });
+        assertThat(sent.stream().mapToInt(p -> p.payload.length).sum()).isEqualTo(flows * 20_000);
+    }
+
+    /**
      * Lesson 3 with TSO: alone, a bulk flow sends 8 large segments a flush; while another
      * connection carries an interactive exchange (the guest's small request written to the host,
      * its answer awaited), 2, so the answer waits for less; 2 ms after the last request, 8 again.
