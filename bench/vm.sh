@@ -72,7 +72,8 @@
 #   JSLIRP_JAVA_OPTS=-XX:+DumpPerfMapAtExit for the JIT's code); VM_QEMU_EXTRA (more QEMU arguments,
 #   split at spaces, @NAME@ replaced by the boot's name such as jslirp-stream-65520-1a:
 #   `-object filter-dump,id=d0,netdev=n0,file=/tmp/@NAME@.pcap,maxlen=100` captures on QEMU's side, which,
-#   beside a stack's own capture, says whether a frame waited in QEMU or in the stack);
+#   beside a stack's own capture, says whether a frame waited in QEMU or in the stack; `-mem-prealloc`
+#   takes out of a download the host zeroing the guest's fresh pages, a quarter of QEMU's time otherwise);
 #   VM_GUEST_STATS=1 (the guest's TCP counters and virtio interrupts that moved during each transfer,
 #   on stderr: segments each way after GRO, ACKs, zero windows, interrupts). VM_SYSCALLS and VM_PERF_DIR need perf, and root or
 #   kernel.perf_event_paranoid <= 1; a transfer shorter than perf's start (~0.3 s) is undercounted. Output: the report (Markdown) on stdout, progress on stderr.
