@@ -39,8 +39,8 @@ final class PeekArea {
     }
 
     /**
-     * The window the next peek goes to, valid until {@link #SLOTS} more are taken: each in turn,
-     * the first again only after beforeReuse ran. Taken on first use.
+     * The window the next peek goes to, valid until as many more are taken as there are windows:
+     * each in turn, the first again only after beforeReuse ran. Taken on first use.
      */
     MemorySegment nextWindow() {
         if (next == windows.length) {

@@ -6,8 +6,8 @@ import java.lang.foreign.MemorySegment;
  * Where the bytes from the host toward the guest wait until the guest acknowledges them. For a
  * re-originated flow that is the host socket's own receive queue (read with MSG_PEEK, dropped once
  * acknowledged), so no copy of them is held in user space; a connection only ever looks at them
- * through a window of at most {@link #MAX_PEEK} bytes, which stays valid until its next peek (and,
- * the payloads of the frames cut from it being written from there, until the link wrote them).
+ * through a window of at most {@link #MAX_PEEK} bytes, valid until the next peek of any connection
+ * (toward a link that writes payloads from where they wait, until the link wrote them out).
  */
 public interface HostStream {
     /** {@link #peek} result: the host finished its stream, and no byte follows skip. */
