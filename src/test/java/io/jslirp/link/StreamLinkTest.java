@@ -35,6 +35,22 @@ class StreamLinkTest {
         return b.flip();
     }
 
+    /** A link on a unix socket and the VM it took the connection of. */
+    private record Served(StreamLink link, SocketChannel vm) implements AutoCloseable {
+        @Override
+        public void close() throws IOException {
+            try (link; vm) { }
+        }
+    }
+
+    private Served servedOverUnix() throws Exception {
+        Path path = dir.resolve("q.sock");
+        StreamLink link = StreamLink.listenUnix(path.toString());
+        Served served = new Served(link, SocketChannel.open(UnixDomainSocketAddress.of(path)));
+        connected(served.vm(), link);
+        return served;
+    }
+
     /** The VM sends a frame and the link takes it: the link has taken the connection. */
     private void connected(SocketChannel vm, StreamLink link) throws Exception {
         vm.write(framed(frame(42, 9)));
@@ -100,10 +116,9 @@ class StreamLinkTest {
 
     @Test
     void framesToThePeerAreLengthPrefixedAndWrittenAtTheFlush() throws Exception {
-        Path path = dir.resolve("q.sock");
-        try (StreamLink link = StreamLink.listenUnix(path.toString());
-             SocketChannel vm = SocketChannel.open(UnixDomainSocketAddress.of(path))) {
-            connected(vm, link);
+        try (Served served = servedOverUnix()) {
+            StreamLink link = served.link();
+            SocketChannel vm = served.vm();
             MemorySegment f = Arena.ofAuto().allocate(2000);
             for (int i = 0; i < 3; i++) {
                 MemorySegment.copy(frame(100 + i, i), 0, f, ValueLayout.JAVA_BYTE, 0, 100 + i);
@@ -122,10 +137,9 @@ class StreamLinkTest {
 
     @Test
     void aFrameWithItsPayloadElsewhereGoesOutWhole() throws Exception {
-        Path path = dir.resolve("q.sock");
-        try (StreamLink link = StreamLink.listenUnix(path.toString());
-             SocketChannel vm = SocketChannel.open(UnixDomainSocketAddress.of(path))) {
-            connected(vm, link);
+        try (Served served = servedOverUnix()) {
+            StreamLink link = served.link();
+            SocketChannel vm = served.vm();
             byte[] whole = frame(65534, 4);
             int headers = 66;
             // the headers in a frame buffer whose rest holds other bytes, the payload in a buffer of its own at an offset
@@ -149,10 +163,9 @@ class StreamLinkTest {
     /** Large payloads wait where they are until the flush, and then go in one write with the frames around them. */
     @Test
     void largePayloadsWaitForTheFlushAndGoInOneWrite() throws Exception {
-        Path path = dir.resolve("q.sock");
-        try (StreamLink link = StreamLink.listenUnix(path.toString());
-             SocketChannel vm = SocketChannel.open(UnixDomainSocketAddress.of(path))) {
-            connected(vm, link);
+        try (Served served = servedOverUnix()) {
+            StreamLink link = served.link();
+            SocketChannel vm = served.vm();
             int headers = 66, payloadLength = 60_000;
             MemorySegment f = Arena.ofAuto().allocate(70_000);
             MemorySegment payload = Arena.ofAuto().allocate(3L * payloadLength);
