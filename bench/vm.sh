@@ -75,7 +75,10 @@
 #   beside a stack's own capture, says whether a frame waited in QEMU or in the stack; `-mem-prealloc`
 #   takes out of a download the host zeroing the guest's fresh pages, a quarter of QEMU's time otherwise);
 #   VM_GUEST_STATS=1 (the guest's TCP counters and virtio interrupts that moved during each transfer,
-#   on stderr: segments each way after GRO, ACKs, zero windows, interrupts). VM_SYSCALLS and VM_PERF_DIR need perf, and root or
+#   on stderr: segments each way after GRO, ACKs, zero windows, interrupts); VM_TURNS=1 (a capture at
+#   QEMU's netdev, cut by bench/vm_turns.py into the stack's turn and the guest's turn of each
+#   transfer, on stderr: whether the stack or the guest was waited for; QEMU writes each frame's
+#   head to a file, so compare the turns of such a run, not its timings). VM_SYSCALLS and VM_PERF_DIR need perf, and root or
 #   kernel.perf_event_paranoid <= 1; a transfer shorter than perf's start (~0.3 s) is undercounted. Output: the report (Markdown) on stdout, progress on stderr.
 # Needs: qemu-system-x86 (apt), python3, busybox (cpio), and for the image apt-get + dpkg-deb;
 #   passt for its rows.
@@ -401,6 +404,7 @@ TRACE_QEMU=
 # window probes, queue collapses...) and virtio interrupts that moved during each transfer, read
 # right outside the timed span and logged on stderr.
 GUEST_STATS=${VM_GUEST_STATS:-}
+TURNS=${VM_TURNS:-}
 # VM_PERF_DIR=DIR instead: `perf record -g` of the stack process during each transfer, into
 # DIR/perf-CELLRUN-XFER.data (for a JVM's compiled code, JSLIRP_JAVA_OPTS=-XX:+DumpPerfMapAtExit).
 PERF_DIR=${VM_PERF_DIR:-}
@@ -436,6 +440,7 @@ run_vm() {
   shift 3
   limit=$(( BOOT_SECS + 3 * XFER_SECS + SIZE_MIB / 4 + 30 ))   # + the guest's hashing (~30 MiB/s)
   local extra=${VM_QEMU_EXTRA:-}
+  [[ -z $TURNS ]] || extra+=" -object filter-dump,id=turns,netdev=n0,file=$workdir/turns-$name.pcap,maxlen=80"
   rm -f "$fifo"; mkfifo "$fifo"
   "$QEMU" -accel tcg -m "$MEM_MIB" -smp 1 -nographic -no-reboot -no-user-config \
     -kernel "$kernel" -initrd "$initrd" -append "console=ttyS0 quiet panic=-1 ipv6.disable=1" \
@@ -586,6 +591,10 @@ bench_cell() {
     run_vm "$name" "$workdir/initrd-$boot" "$STACK_PID" -netdev "$NETDEV"
     [[ $STACK_PID == qemu ]] || stop_pid "$STACK_PID"
     record_run "$cell" "$workdir/console-$name" "${xfers[@]}"
+    if [[ -n $TURNS && -f $workdir/turns-$name.pcap ]]; then
+      python3 "$here/vm_turns.py" "$workdir/turns-$name.pcap" "${xfers[@]}" 2>&1 | sed "s/^/vm-bench:   turns: /" >&2 || true
+      rm -f "$workdir/turns-$name.pcap"
+    fi
     awk -v n="$uplines" 'NR > n { printf "vm-bench:   sink: %d bytes in %.3fs (first byte to EOF, host clock)\n", $1, $4 - $3 }' \
       "$workdir/sink.log" >&2 2>/dev/null || true
     # jslirp's exit line has its counters (send_dropped: frames the link would not take)

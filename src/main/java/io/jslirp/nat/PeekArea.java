@@ -35,22 +35,23 @@ final class PeekArea {
      */
     PeekArea(Runnable beforeReuse) {
         this.beforeReuse = beforeReuse;
+        // All at once, not on first use: a branch for that is taken only by a NAT's first peeks, so
+        // C2, compiling by the warm-up's profile (jslirp qemu), made it a trap, which the VM's first
+        // download then hit, sending TcpConnection.sendData back to C1's code for its first 20 MiB.
         this.windows = new MemorySegment[beforeReuse == null ? 1 : SLOTS];
+        for (int i = 0; i < windows.length; i++) windows[i] = Arena.ofAuto().allocate(HostStream.MAX_PEEK, 64);
     }
 
     /**
      * The window the next peek goes to, valid until as many more are taken as there are windows:
-     * each in turn, the first again only after beforeReuse ran. Taken on first use.
+     * each in turn, the first again only after beforeReuse ran.
      */
     MemorySegment nextWindow() {
         if (next == windows.length) {
             if (beforeReuse != null) beforeReuse.run();
             next = 0;
         }
-        MemorySegment w = windows[next];
-        if (w == null) w = windows[next] = Arena.ofAuto().allocate(HostStream.MAX_PEEK, 64);
-        next++;
-        return w;
+        return windows[next++];
     }
 
     /** An area of at least bytes (at most {@link #MAX_SKIP}), taken on first need and grown by doubling. */
