@@ -94,8 +94,8 @@ final class NetworkOptions {
     @Option(names = "--debug", description = "log each flow's life, one line per event")
     boolean debug;
 
-    @Option(names = "--busy-poll", paramLabel = "USEC", defaultValue = "50",
-            description = "while exchanges are interactive, poll this long for the answer before sleeping; 0: never (default: ${DEFAULT-VALUE})")
+    @Option(names = "--busy-poll", paramLabel = "USEC", defaultValue = "0",
+            description = "while exchanges are interactive, poll this long for the answer before sleeping (a core spent for a shorter round trip where cores are spare); 0: never (default: ${DEFAULT-VALUE})")
     int busyPollMicros;
 
     @Option(names = "--max-connections", paramLabel = "N", defaultValue = "65536",

@@ -228,7 +228,7 @@ public final class EventLoop implements Reactor, AutoCloseable {
      */
     private int waitForEvents() {
         int timeout = timeoutMillis();
-        if (timeout != 0 && shortIterations >= SHORT_RUN) {
+        if (spinNanos > 0 && timeout != 0 && shortIterations >= SHORT_RUN) {
             long until = now() + spinNanos;
             do {
                 int n = epoll.wait(0);
