@@ -145,7 +145,7 @@ public final class EventLoop implements Reactor, AutoCloseable {
         this(0);
     }
 
-    /** A loop that busy-polls for up to spinNanos before sleeping while exchanges are interactive. */
+    /** A loop that busy-polls for up to spinNanos (0: never) before sleeping while exchanges are interactive. */
     public EventLoop(long spinNanos) {
         this(spinNanos, Anticipation.WAIT_NANOS);
     }

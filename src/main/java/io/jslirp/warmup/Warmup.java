@@ -89,9 +89,9 @@ public final class Warmup implements Runnable {
      * closed to the end (the guest acknowledges the stack's FIN); and in each round one connection
      * that the host peer resets (the reset goes to the guest: the warm-up's end resets what is
      * left, and must not meet that path for the first time then) and one of CHAT_ROUNDS 1-byte
-     * exchanges, THINK_NANOS apart (an interactive session: short loop iterations, busy polling
-     * that finds nothing, a handshake whose window update goes out alone, REQUEST_DELAY_NANOS before
-     * the first request).
+     * exchanges, THINK_NANOS apart (an interactive session: short loop iterations, with --busy-poll
+     * busy polling that finds nothing, a handshake whose window update goes out alone,
+     * REQUEST_DELAY_NANOS before the first request).
      */
     static final int PAUSE_EVERY = 128;
     static final long PAUSE_NANOS = 2_000_000L;
