@@ -246,21 +246,19 @@ public final class StreamLink implements Link {
     public boolean send(MemorySegment frame, int headersLength, MemorySegment payload, long payloadOffset, int payloadLength) {
         int length = headersLength + payloadLength;
         if (payloadLength >= DIRECT_PAYLOAD && length <= MAX_FRAME && payload.isNative() && !watchingOut) {
-            if (gathered == MAX_GATHERED) flush();
-            if (!watchingOut) {
-                int at = reserve(length, headersLength, payloadLength);
-                if (at >= 0 && gathered < MAX_GATHERED && !watchingOut) { // (reserve may have flushed into a full socket)
-                    MemorySegment.copy(frame, 0, out, at, headersLength);
-                    gatheredPayload[gathered] = payload;
-                    gatheredOffset[gathered] = payloadOffset;
-                    gatheredLength[gathered] = payloadLength;
-                    gatheredAt[gathered] = outEnd;
-                    gathered++;
-                    gatheredBytes += payloadLength;
-                    return true;
-                }
-                if (at >= 0) outEnd = at - LENGTH_PREFIX; // not gathered after all: taken back, and copied below
+            if (gathered == MAX_GATHERED) flush(); // (a flush leaves nothing gathered, written or copied)
+            int at = reserve(length, headersLength, payloadLength);
+            if (at >= 0 && !watchingOut) { // (a flush may have found the socket full: then the payload is copied)
+                MemorySegment.copy(frame, 0, out, at, headersLength);
+                gatheredPayload[gathered] = payload;
+                gatheredOffset[gathered] = payloadOffset;
+                gatheredLength[gathered] = payloadLength;
+                gatheredAt[gathered] = outEnd;
+                gathered++;
+                gatheredBytes += payloadLength;
+                return true;
             }
+            if (at >= 0) outEnd = at - LENGTH_PREFIX; // not gathered after all: taken back, and copied below
         }
         int at = reserve(length, length, 0);
         if (at < 0) return false;
