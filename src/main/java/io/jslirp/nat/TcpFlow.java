@@ -69,8 +69,15 @@ final class TcpFlow implements Handler {
     private long fromGuest;
     /** The host socket's receive queue, where the bytes toward the guest wait. */
     private final SocketStream stream;
-    /** The socket wrote, or signalled space: its free space is measured at the flush. */
+    /** The socket wrote, or signalled space: its free space is measured at the flush, where that can narrow the window. */
     private boolean measureRoom;
+    /**
+     * What the host socket takes at least, without asking it: its room when last measured, less
+     * what was written since (its peer's ACKs only add room). While that alone fills the window the
+     * guest may be offered ({@link TcpConnection#windowNarrowedBy}), the flush measures nothing
+     * (two system calls): an exchange of small requests, or a download, then makes none for it.
+     */
+    private long roomAtLeast;
     /** Whether a small request whose answer the guest awaits went to the host (an interactive exchange) since {@link #takeRequested}. */
     private boolean requested;
     /** Once connected: new data, the peer's end and space after the socket was full, edge-triggered. */
@@ -204,8 +211,7 @@ final class TcpFlow implements Handler {
         }
         stream.socket(fd);
         setInterest(STREAM_EVENTS);
-        int room = sockets.sendSpace(fd);
-        if (room >= 0) conn.hostRoom(room); // the SYN-ACK offers it
+        measureRoom(); // the SYN-ACK offers it
         return conn.hostConnected(clock.now());
     }
 
@@ -259,9 +265,23 @@ final class TcpFlow implements Handler {
         if (connecting || socketClosed || shutDown) return 0;
         int n = sockets.write(fd, data, offset, length);
         if (n <= 0) return 0; // a failure is met by the next flush's write
-        fromGuest += n;
-        measureRoom = true;
+        wrote(n, length);
         return n;
+    }
+
+    /** n of attempted bytes went to the host socket: so much less room in it, or none where it took fewer (it is full). */
+    private void wrote(long n, long attempted) {
+        fromGuest += n;
+        roomAtLeast = n < attempted ? 0 : roomAtLeast - n;
+        measureRoom = true;
+    }
+
+    /** The host socket's free space, for the window offered to the guest. */
+    private void measureRoom() {
+        int room = sockets.sendSpace(fd);
+        if (room < 0) return;
+        roomAtLeast = room;
+        conn.hostRoom(room);
     }
 
     /** The loop's events for the host socket go to the owner, which settles what they lead to. */
@@ -304,10 +324,9 @@ final class TcpFlow implements Handler {
             if (!ring.isEmpty()) {
                 long n = sockets.writev2(fd, ring.memory(), ring.readOffset(), ring.readSpan(), ring.memory(), 0, ring.readSpan2());
                 if (n > 0) {
-                    fromGuest += n;
+                    wrote(n, ring.size());
                     loop.moved((int) n);
                     conn.deliveredToHost((int) n);
-                    measureRoom = true;
                     if (n <= REQUEST_BYTES) expectAnswer();
                 } else if (n != -Errno.EAGAIN) {
                     return conn.hostReset();
@@ -315,8 +334,8 @@ final class TcpFlow implements Handler {
             }
             if (measureRoom) {
                 measureRoom = false;
-                int room = sockets.sendSpace(fd);
-                if (room >= 0) conn.hostRoom(room);
+                if (conn.windowNarrowedBy(roomAtLeast)) measureRoom();
+                else conn.hostRoom((int) Math.min(roomAtLeast, Integer.MAX_VALUE));
             }
         }
         if (conn.guestFinished() && ring.isEmpty() && !shutDown && !connecting && !socketClosed) {

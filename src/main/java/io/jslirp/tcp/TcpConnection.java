@@ -115,7 +115,7 @@ public final class TcpConnection {
     private boolean guestFinished;
     /** In-order bytes went to the host socket directly in this loop iteration (until the flush). */
     private boolean wroteDirectly;
-    /** What the host socket can still take, as the host side last measured it ({@link #hostRoom}). */
+    /** What the host socket can still take, as the host side last measured it or knows at least ({@link #hostRoom}). */
     private long hostRoom = Integer.MAX_VALUE;
     /** The host socket took bytes or has more room: the flush sees whether the guest must hear of the window. */
     private boolean windowCheck;
@@ -407,6 +407,14 @@ public final class TcpConnection {
     public void hostRoom(int bytes) {
         hostRoom = Math.max(bytes, 0);
         windowCheck = true;
+    }
+
+    /**
+     * Whether a host socket that takes hostRoom more bytes offers the guest less than toHost's
+     * limit does: only then does its exact room matter to the window (see {@link #windowSpace}).
+     */
+    public boolean windowNarrowedBy(long hostRoom) {
+        return hostRoom + SLACK < toHostLimit;
     }
 
     /** The host peer reset the connection (or the host socket failed): reset the guest. */

@@ -351,6 +351,48 @@ class TcpNatTest {
         assertThat(h.receivedOne().ack).isEqualTo(GUEST_ISN + 1 + data.length);
     }
 
+    /**
+     * The host socket's free space (two system calls) is asked for only where it can narrow the
+     * window offered to the guest: an exchange of small requests on a socket with room to spare
+     * asks once, at the connect; a write the socket takes only part of (it is full) has it
+     * measured again, and the guest is offered less.
+     */
+    @ParameterizedTest
+    @MethodSource("versions")
+    void theHostSocketsRoomIsMeasuredOnlyWhereItCanNarrowTheWindow(Version v) {
+        NatHarness h = harness(v);
+        long iss = established(h, v);
+        FakeSockets.Socket s = h.sockets.last(Kind.TCP);
+        int asked = s.roomAsked;
+        assertThat(asked).as("measured for the SYN-ACK").isPositive();
+        long seq = GUEST_ISN + 1, ack = iss + 1;
+        java.util.Set<Integer> windows = new java.util.HashSet<>();
+        for (int i = 0; i < 3; i++) {
+            h.send(fromGuest(v).flags(ACK | PSH).seq(seq).ack(ack).data("ping".getBytes()).frame());
+            seq += 4;
+            Packet acked = h.receivedOne();
+            assertThat(acked.ack).isEqualTo(seq);
+            windows.add(acked.window);
+            Packet pong = hostSends(h, s, "pong");
+            windows.add(pong.window);
+            ack += 4;
+            h.send(fromGuest(v).flags(ACK).seq(seq).ack(ack).frame());
+            assertThat(h.received()).isEmpty();
+        }
+        assertThat(new String(s.written())).isEqualTo("pingpingping");
+        assertThat(s.roomAsked).as("nothing to learn: the socket takes more than the window offers").isEqualTo(asked);
+        assertThat(windows).as("the whole window, every time").hasSize(1);
+        int whole = windows.iterator().next();
+
+        s.room = 3;
+        h.send(fromGuest(v).flags(ACK | PSH).seq(seq).ack(ack).data("0123456789".getBytes()).frame());
+        assertThat(new String(s.written())).isEqualTo("pingpingping012");
+        assertThat(s.roomAsked).as("a full socket is measured").isGreaterThan(asked);
+        Packet narrowed = h.receivedOne();
+        assertThat(narrowed.ack).isEqualTo(seq + 10);
+        assertThat(narrowed.window).as("what the socket and the slack take, less the 7 bytes held").isLessThan(whole);
+    }
+
     @ParameterizedTest
     @MethodSource("versions")
     void aRefusedConnectResetsTheGuestAndOtherFailuresAnswerAsARouter(Version v) {

@@ -51,6 +51,8 @@ public final class FakeSockets implements HostSockets, VirtualLoop.Readiness {
         long generation;
         /** How many more bytes the socket takes before EAGAIN. */
         public int room = 1 << 30;
+        /** Times its free space was asked for ({@link #sendSpace}: two system calls on a real socket). */
+        public int roomAsked;
         // datagrams
         public final List<Datagram> sent = new ArrayList<>();
         private final ArrayDeque<Datagram> incoming = new ArrayDeque<>();
@@ -377,7 +379,9 @@ public final class FakeSockets implements HostSockets, VirtualLoop.Readiness {
 
     @Override
     public int sendSpace(int fd) {
-        return get(fd).room;
+        Socket s = get(fd);
+        s.roomAsked++;
+        return s.room;
     }
 
     @Override
