@@ -335,7 +335,7 @@ final class TcpFlow implements Handler {
             if (measureRoom) {
                 measureRoom = false;
                 if (conn.windowNarrowedBy(roomAtLeast)) measureRoom();
-                else conn.hostRoom((int) Math.min(roomAtLeast, Integer.MAX_VALUE));
+                else conn.hostRoom(roomAtLeast);
             }
         }
         if (conn.guestFinished() && ring.isEmpty() && !shutDown && !connecting && !socketClosed) {

@@ -401,10 +401,10 @@ public final class TcpConnection {
 
     /**
      * The host socket can take bytes more now (its free send space, measured after a write or
-     * when it drained): the window offered to the guest follows, and when that reopens it or grows
+     * when it drained, or a bound below it that already fills the window): the window offered to the guest follows, and when that reopens it or grows
      * it by a segment beyond what the guest was told, the next flush tells the guest (lesson 1).
      */
-    public void hostRoom(int bytes) {
+    public void hostRoom(long bytes) {
         hostRoom = Math.max(bytes, 0);
         windowCheck = true;
     }
