@@ -764,10 +764,12 @@ public final class TcpConnection {
     }
 
     /**
-     * Grows toHost toward bytes of capacity (within the window the guest was offered); when the
-     * pool's budget refuses, windows from now on stay within what toHost has.
+     * Grows toHost toward bytes of capacity (within the window the guest was offered), a buffer
+     * that gave its memory back first to the size it had; when the pool's budget refuses, windows
+     * from now on stay within what toHost has.
      */
     private void makeRoom(int bytes) {
+        toHost.resume(toHostLimit);
         while (toHost.capacity() < Math.min(bytes, toHostLimit)) {
             if (!toHost.grow()) {
                 toHostLimit = toHost.capacity();

@@ -99,7 +99,7 @@ public final class BufferPool {
         return peak;
     }
 
-    /** Bytes rings grew by beyond their first size, held against the budget until they close. */
+    /** Bytes rings grew by beyond their first size, held against the budget until they release their memory or close. */
     public long reserved() {
         return reserved;
     }

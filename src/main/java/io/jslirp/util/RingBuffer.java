@@ -5,7 +5,8 @@ import java.lang.foreign.MemorySegment;
 /**
  * A byte FIFO in native memory, so its bytes can go to and from syscalls without copying. It
  * starts small and {@link #grow}s on demand up to a fixed maximum (within its pool's budget), and
- * takes its memory from the pool only while in use ({@link #release}), so idle flows cost little.
+ * takes its memory from the pool only while in use ({@link #release}), so idle flows cost little:
+ * released, it holds none of the budget either, and {@link #resume} takes its size again.
  * Data occupies at most two contiguous spans (before and after the wrap):
  * {@link #readSpan}/{@link #readSpan2} for the bytes held, {@link #writeSpan}/{@link #writeSpan2}
  * for the free space. Single-threaded.
@@ -17,6 +18,8 @@ public final class RingBuffer implements AutoCloseable {
     /** The memory, or null while released. */
     private BufferPool.Block block;
     private int capacity;
+    /** The capacity it gave back at its last {@link #release}: what {@link #resume} grows it to again. */
+    private int releasedCapacity;
     private int head;
     private int size;
 
@@ -57,8 +60,12 @@ public final class RingBuffer implements AutoCloseable {
     }
 
     /**
-     * Gives the memory back to the pool; the next write takes it again. Only for a buffer that
-     * holds nothing and has nothing written ahead (the caller knows the latter).
+     * Gives the memory back to the pool, and what it grew by back to the budget: a buffer that grew
+     * once and drained must not keep others from growing (10,000 connections that each buffered 16
+     * KiB once held all of the 32 MiB budget while the buffers held 4 MiB, and a connection opened
+     * after them was refused what its window had offered: ManyConnectionsIT). The next write takes
+     * memory again. Only for a buffer that holds nothing and has nothing written ahead (the caller
+     * knows the latter).
      */
     public void release() {
         if (size != 0) throw new IllegalStateException("release with " + size + " bytes held");
@@ -67,6 +74,24 @@ public final class RingBuffer implements AutoCloseable {
             block = null;
         }
         head = 0;
+        if (capacity > firstCapacity) {
+            pool.unreserve(capacity - firstCapacity);
+            releasedCapacity = capacity;
+            capacity = firstCapacity;
+        }
+    }
+
+    /**
+     * A released buffer grows back toward the capacity it gave back (at most limit), as the
+     * budget allows, before it takes memory: a busy flow's buffer, released at the end of every
+     * iteration that drained it, takes its block at full size again, without growing (and copying)
+     * step by step. Does nothing to a buffer that holds memory.
+     */
+    public void resume(int limit) {
+        int target = Math.min(releasedCapacity, limit);
+        while (block == null && capacity < target && grow()) {
+            // grown without copying: there is no block yet
+        }
     }
 
     /** Whether the buffer holds memory from the pool now. */

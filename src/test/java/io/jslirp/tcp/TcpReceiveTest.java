@@ -269,6 +269,29 @@ class TcpReceiveTest {
         h.assertSent(h.flush(), sent(ACK).ack(h.g(40001)).window((h.config.receiveBuffer() - 30000) >>> 5).len(0));
     }
 
+    /**
+     * A buffer that drained gives its growth back to the budget all connections share, so a
+     * thousand connections that each buffered once do not hold it while they idle; its next bytes
+     * take a buffer of the size it had, in one step.
+     */
+    @Test
+    void aDrainedBufferGivesItsGrowthBackToTheBudgetAndTakesItsSizeAgain() {
+        TcpHarness h = TcpHarness.with().config(TcpConfig.forMtu(1500)).guestWscale(7).established(); // buffers start at 4 KiB
+        h.host.socketRoom = 10000;
+        h.guest(h.guestData(0, 40000, 1));
+        assertThat(h.buffers.reserved()).as("grown from its first size to hold 30,000 bytes").isPositive();
+        h.hostWrote(30000);
+        h.flush();
+        assertThat(h.buffers.inUse()).isZero();
+        assertThat(h.buffers.reserved()).as("drained: none of the budget held").isZero();
+
+        long peakBefore = h.buffers.peak();
+        h.host.socketRoom = 0;
+        guestSendsInSegments(h, 40000, 30000); // segment by segment: a 4 KiB buffer would grow (and copy) three times
+        assertThat(h.toHostBytes()).isEqualTo(guestStream(40000, 30000));
+        assertThat(h.buffers.peak()).as("one block of the old size, not a copy per doubling").isEqualTo(peakBefore);
+    }
+
     @Test
     void smallSegmentsAfterTheIterationsFirstAndWhatFollowsBufferedBytesWaitInTheBuffer() {
         TcpHarness h = withHostRoom(Integer.MAX_VALUE);

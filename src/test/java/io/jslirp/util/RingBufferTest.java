@@ -178,15 +178,44 @@ class RingBufferTest {
             a.discard(10);
             a.release();
             assertThat(a.holdsMemory()).isFalse();
-            assertThat(a.capacity()).isEqualTo(64);               // the window it allows stays
             assertThat(small.inUse()).isZero();
-            a.append(src, 0, 64);                                 // taken again, at full size
+            assertThat(small.reserved()).as("a drained buffer holds none of the budget").isZero();
+            assertThat(a.capacity()).isEqualTo(16);
+            a.resume(64);                                         // no other wants it: its size again
+            assertThat(a.capacity()).isEqualTo(64);
+            assertThat(small.inUse()).as("grown without memory: nothing to copy").isZero();
+            a.append(src, 0, 64);                                 // taken at full size
             assertThat(small.inUse()).isEqualTo(64);
             a.close();
             b.close();
             assertThat(small.inUse()).isZero();
             assertThat(small.reserved()).isZero();
             assertThat(small.peak()).isEqualTo(32 + 64);           // growing copies from the old block to the new
+        }
+    }
+
+    /** A buffer that grew once and drained leaves the budget to the others; it takes back what they leave. */
+    @Test
+    void aReleasedBufferLeavesItsGrowthToTheOthers() {
+        BufferPool small = new BufferPool(48);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment src = arena.allocate(64);
+            RingBuffer a = new RingBuffer(small, 16, 64), b = new RingBuffer(small, 16, 64);
+            a.append(src, 0, 1);
+            assertThat(a.grow() && a.grow()).isTrue();            // 16 -> 64: the whole budget
+            assertThat(b.grow()).isFalse();
+            a.discard(1);
+            a.release();
+            assertThat(b.grow()).as("the budget a gave back").isTrue(); // 16 -> 32: 16 of 48
+            a.resume(64);
+            assertThat(a.capacity()).as("16 -> 32 fits the 32 left, 32 -> 64 does not").isEqualTo(32);
+            assertThat(small.reserved()).isEqualTo(32);                  // 16 for each: 32 -> 64 would need 32 more
+            assertThat(a.append(src, 0, 64)).isEqualTo(32);
+            a.resume(64);
+            assertThat(a.capacity()).as("not while it holds memory").isEqualTo(32);
+            a.close();
+            b.close();
+            assertThat(small.reserved()).isZero();
         }
     }
 
