@@ -778,9 +778,15 @@ public final class TcpConnection {
         }
     }
 
-    /** Bytes the guest may send beyond rcvNxt: the host socket's room and the slack, within toHost's limit. */
+    /**
+     * Bytes the guest may send beyond rcvNxt: the host socket's room and the slack, within what
+     * toHost may hold: its limit, and its size now with what the budget all buffers share can still
+     * give it (lesson 3: a window the buffer cannot grow to would have the guest's bytes refused and
+     * sent again).
+     */
     private int windowSpace() {
-        long space = Math.min(hostRoom + SLACK, toHostLimit) - toHost.size();
+        long holdable = Math.min(toHostLimit, toHost.capacity() + buffers.unreserved());
+        long space = Math.min(hostRoom + SLACK, holdable) - toHost.size();
         return (int) Math.max(space, 0);
     }
 

@@ -104,6 +104,11 @@ public final class BufferPool {
         return reserved;
     }
 
+    /** Bytes of the budget no ring has reserved: what rings may still grow by, together. */
+    public long unreserved() {
+        return budget - reserved;
+    }
+
     /** Reserves bytes of growth within the budget; false (nothing reserved) when they do not fit. */
     boolean reserve(long bytes) {
         if (reserved + bytes > budget) return false;

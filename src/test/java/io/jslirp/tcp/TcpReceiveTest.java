@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jslirp.tcp.TcpConnection.State;
 import io.jslirp.util.RingBuffer;
+import io.jslirp.wire.Tcp;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.Test;
@@ -290,6 +291,32 @@ class TcpReceiveTest {
         guestSendsInSegments(h, 40000, 30000); // segment by segment: a 4 KiB buffer would grow (and copy) three times
         assertThat(h.toHostBytes()).isEqualTo(guestStream(40000, 30000));
         assertThat(h.buffers.peak()).as("one block of the old size, not a copy per doubling").isEqualTo(peakBefore);
+    }
+
+    /**
+     * The window offers only what the buffer can hold: its size, and what the budget all buffers
+     * share can still give it. With the budget taken by other connections' buffers, the guest is
+     * offered the first 4 KiB, and all it sends within that is taken, none refused to be sent again.
+     */
+    @Test
+    void withTheBudgetTakenTheWindowOffersWhatTheBufferHolds() {
+        TcpHarness h = TcpHarness.with().config(TcpConfig.forMtu(1500).withBuffers(1 << 20, 60 << 10)).connecting();
+        h.host.socketRoom = 0;
+        RingBuffer others = new RingBuffer(h.buffers, 4 << 10, 64 << 10);
+        while (others.grow()) {
+            // to 64 KiB: 60 KiB, the whole budget
+        }
+        assertThat(h.buffers.unreserved()).isZero();
+        h.hostConnected();
+        h.assertSent(h.drain(), sent(Tcp.SYN | ACK).window(4 << 10));
+        h.guest(seg(ACK).seq(h.g(1)).ack(h.r(1)).window(0xffff));
+        guestSendsInSegments(h, 0, 4 << 10);
+        h.assertSent(h.flush(), sent(ACK).ack(h.g((4 << 10) + 1)).window(0).len(0));
+        assertThat(h.toHostBytes()).isEqualTo(guestStream(0, 4 << 10));
+
+        others.close(); // their budget back: the next window may offer it
+        h.hostWrote(4 << 10);
+        h.assertSent(h.flush(), sent(ACK).ack(h.g((4 << 10) + 1)).window(0xffff).len(0)); // (no window scaling here)
     }
 
     @Test
