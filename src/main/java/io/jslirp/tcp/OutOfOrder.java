@@ -12,14 +12,19 @@ final class OutOfOrder {
     /** The bound on the guest's out-of-order data kept per connection. */
     static final int MAX_RANGES = 8;
 
-    private static final int[] NONE = {};
+    private static final int[] NO_RANGES = {};
+    /**
+     * No ranges, for a connection that has had none: most never do, and 10,000 connections held
+     * two of these each (640 KB). Nothing is ever added to it; its owner replaces it first.
+     */
+    static final OutOfOrder NONE = new OutOfOrder(0);
 
     private final int maxRanges;
     /**
      * The ranges, allocated by the first {@link #add}: two of these per connection, and most
      * connections never see a gap (10,000 of them held 4.5 MB of empty arrays).
      */
-    private int[] starts = NONE, ends = NONE;
+    private int[] starts = NO_RANGES, ends = NO_RANGES;
     private int count;
     /** Sequence number of the segment that arrived last; its range goes first in SACK (RFC 2018). */
     private int latest;
@@ -38,7 +43,8 @@ final class OutOfOrder {
 
     /** Records [start, end); false when it would need more ranges than this holds. */
     boolean add(int start, int end) {
-        if (starts == NONE) {
+        if (this == NONE) throw new IllegalStateException("ranges added to OutOfOrder.NONE");
+        if (starts == NO_RANGES) {
             starts = new int[maxRanges];
             ends = new int[maxRanges];
         }
@@ -101,7 +107,7 @@ final class OutOfOrder {
     }
 
     void clear() {
-        count = 0;
+        if (count != 0) count = 0; // NONE, shared, is never written
     }
 
     /** Fills edges with up to max SACK blocks, the latest segment's range first; returns how many. */

@@ -121,8 +121,10 @@ public final class TcpConnection {
     private boolean windowCheck;
     /** Most bytes toHost may hold: its maximum, or less once the pool's budget refused it more. */
     private int toHostLimit;
-    private final OutOfOrder outOfOrder = new OutOfOrder(OutOfOrder.MAX_RANGES);
-    private final int[] sackEdges = new int[2 * Tcp.MAX_SACK_BLOCKS_WITH_TIMESTAMPS];
+    /** The guest's data received beyond a gap (none until the first gap: most connections never see one). */
+    private OutOfOrder outOfOrder = OutOfOrder.NONE;
+    /** The SACK blocks of our next ACK, allocated with the first. */
+    private int[] sackEdges;
 
     // Options the guest's SYN offered.
     /** RFC 7323 timestamps: every segment but a RST carries them, echoing the guest's TSval. */
@@ -176,7 +178,8 @@ public final class TcpConnection {
     private boolean inRecovery;
     private int recover;
     /** Ranges above sndUna the guest reported in SACK blocks; recovery resends only what lies between them. */
-    private final OutOfOrder sacked = new OutOfOrder(32);
+    private OutOfOrder sacked = OutOfOrder.NONE;
+    private static final int SACKED_RANGES = 32;
     /** Where this recovery's next retransmission starts (past what it already resent). */
     private int retransmitNext;
     /** When the segment at sndUna was last sent in this recovery. */
@@ -584,7 +587,10 @@ public final class TcpConnection {
         for (int i = 0; i < opts.sackBlocks; i++) {
             int left = opts.sackEdges[2 * i], right = opts.sackEdges[2 * i + 1];
             // Only blocks above the cumulative ACK and within what was sent (not D-SACK, not bogus).
-            if (Seq.gt(left, ack) && Seq.lt(left, right) && Seq.le(right, sndMax)) sacked.add(left, right);
+            if (Seq.gt(left, ack) && Seq.lt(left, right) && Seq.le(right, sndMax)) {
+                if (sacked == OutOfOrder.NONE) sacked = new OutOfOrder(SACKED_RANGES);
+                sacked.add(left, right);
+            }
         }
         long newWnd = (long) window << sndShift;
         if (Seq.lt(ack, sndUna)) return true;
@@ -725,7 +731,10 @@ public final class TcpConnection {
             if (toHost.holdsMemory() || buffers.takesGaps()) {
                 makeRoom(toHost.size() - skip + len); // past what it holds, as writeAhead counts
                 int stored = toHost.writeAhead(-skip, s, payloadOff, len);
-                if (stored > 0) outOfOrder.add(seq, seq + stored);
+                if (stored > 0) {
+                    if (outOfOrder == OutOfOrder.NONE) outOfOrder = new OutOfOrder(OutOfOrder.MAX_RANGES);
+                    outOfOrder.add(seq, seq + stored);
+                }
             }
             acksDue++;
             due();
@@ -1054,6 +1063,7 @@ public final class TcpConnection {
         if (!reset) {
             if (timestamps) hdr = Tcp.appendTimestamps(f, off, hdr, tsVal(), tsRecent);
             if (sackPermitted && !outOfOrder.isEmpty()) {
+                if (sackEdges == null) sackEdges = new int[2 * Tcp.MAX_SACK_BLOCKS_WITH_TIMESTAMPS];
                 int blocks = outOfOrder.sackBlocks(sackEdges, Tcp.MAX_SACK_BLOCKS_WITH_TIMESTAMPS);
                 hdr = Tcp.appendSack(f, off, hdr, sackEdges, blocks);
             }
