@@ -134,32 +134,44 @@ def throughput_table(R):
     return table(head, rows, ["---:", "---:", "---"] + ["---:"] * 6)
 
 
+def cpu_per(R, r, part, units):
+    """CPU µs per unit (round trip, connection) of the run r: the stack process's or the whole machine's."""
+    ticks = r and r.get("cpu", {}).get(part)
+    return ticks / float(R.meta.get("clk_tck", 100)) * 1e6 / units if ticks is not None and units else None
+
+
 def rr_table(R):
+    """Rate and latency, and the CPU each round trip cost: steadier than the rate on a shared 2-core machine,
+    where the rate follows which cores the scheduler gives the three parties."""
     res = {s: R.best("tps", {"family": "rr", "stack": s}) for s in R.stacks}
     cols = (("tps", "transactions/s", "%.0f", True), ("p50_us", "p50 µs ↓", "%.0f", False),
             ("p99_us", "p99 µs ↓", "%.0f", False))
+
+    def round_trips(r):
+        return r and r.get("transactions", 0) + r.get("warmup", 0)
+
     rows = []
     for s in R.stacks:
         row = [s]
         for key, _, spec, higher in cols:
             values = {k: (r[key] if r else None) for k, r in res.items()}
             row += [fmt(values[s], spec)] + ratio_cells(values, s, higher)
+        row += ["n/a (kernel)" if s == "veth" else fmt(cpu_per(R, res[s], "stack", round_trips(res[s])), "%.1f"),
+                fmt(cpu_per(R, res[s], "machine", round_trips(res[s])), "%.1f")]
         rows.append(row)
     head = ["stack"]
     for _, label, _, _ in cols:
         head += [label, "vs veth", "vs best peer"]
-    return table(head, rows, ["---"] + ["---:"] * 9)
+    head += ["stack process CPU µs/round trip ↓", "whole machine CPU µs/round trip ↓"]
+    return table(head, rows, ["---"] + ["---:"] * 11)
 
 
 def crr_table(R):
     res = {s: R.best("cps", {"family": "crr", "stack": s}) for s in R.stacks}
     values = {k: (r["cps"] if r else None) for k, r in res.items()}
-    tck = float(R.meta.get("clk_tck", 100))
 
     def per_connection(r, part):
-        """CPU µs per connection of the run r: the stack process's or the whole machine's."""
-        ticks = r and r.get("cpu", {}).get(part)
-        return ticks / tck * 1e6 / r["connections"] if ticks is not None and r["connections"] else None
+        return cpu_per(R, r, part, r and r["connections"])
 
     machine = {s: per_connection(r, "machine") for s, r in res.items()}
     rows = [[s, fmt(values[s], "%.0f")] + ratio_cells(values, s) + [res[s]["errors"] if res[s] else "n/a"]
@@ -406,7 +418,10 @@ def report(R, png_note):
         ("throughput", "## Throughput (iperf3 TCP)", throughput_table,
          "Gbit/s received over the whole run. (stalled): some second after the first moved < 1 % of the best one."),
         ("rr", "## Round trips (1-byte ping-pong, one connection, TCP_NODELAY)", rr_table,
-         "One transaction at a time for %s s; p50/p99 of the round trip as the client sees it." % m["SECS"]),
+         "One transaction at a time for %s s; p50/p99 of the round trip as the client sees it. CPU per round "
+         "trip: the stack process's and the whole machine's over the run (its warm-up included) ÷ its round "
+         "trips; on this shared 2-core machine the rate follows where the scheduler puts the three parties, "
+         "the CPU per round trip much less." % m["SECS"]),
         ("crr", "## Connection rate (connect, 1-byte exchange, close)", crr_table,
          "%s client processes in parallel for %s s; the server closes first. Failed attempts: connects "
          "or exchanges that failed or took over 2 s. CPU per connection: as in the CPU table, over the "

@@ -45,7 +45,8 @@ def rr(host, port, secs, count=None):
     s = socket.create_connection((host, port), timeout=5)
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     one = b"x"
-    for _ in range(max(200, count or 0)):  # warm-up: first-use costs on both ends are not round trips
+    warmup = max(200, count or 0)
+    for _ in range(warmup):  # warm-up: first-use costs on both ends are not round trips
         s.send(one)
         if s.recv(1) != one:
             raise ConnectionError("echo server closed")
@@ -63,7 +64,8 @@ def rr(host, port, secs, count=None):
     s.close()
     lat.sort()
     pct = lambda p: lat[min(len(lat) - 1, int(p * len(lat)))] * 1e6
-    res = {"tps": len(lat) / (t - start), "p50_us": pct(0.50), "p99_us": pct(0.99), "transactions": len(lat)}
+    res = {"tps": len(lat) / (t - start), "p50_us": pct(0.50), "p99_us": pct(0.99), "transactions": len(lat),
+           "warmup": warmup}
     emit(res, "%(tps).0f transactions/s, p50 %(p50_us).0f µs, p99 %(p99_us).0f µs" % res)
 
 
