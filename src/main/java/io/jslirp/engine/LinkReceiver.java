@@ -81,6 +81,7 @@ final class LinkReceiver {
         int maxFrames = small ? SMALL_FRAMES : LARGE_FRAMES;
         int maxBytes = small ? SMALL_BYTES : LARGE_BYTES;
         int bytes = 0;
+        long requests = loop.requestsSent();
         for (int frames = 0; frames < maxFrames && bytes < maxBytes; frames++) {
             int n = link.receive(queue, rx);
             if (n == 0) {
@@ -102,6 +103,17 @@ final class LinkReceiver {
                 if (Log.debugEnabled()) e.printStackTrace();
             }
             bytes += n;
+            if (frames == 0 && !busy && link.pollSeesEveryFrame() && loop.requestsSent() != requests) {
+                // An interactive request, on a queue without a backlog: it goes to be answered now,
+                // without first a read that finds the queue empty (a frame behind it keeps the tap
+                // readable: the registration is level-triggered). A 1-byte ping-pong: 9 system calls
+                // a round trip -> 8 (strace -c), the stack's CPU a round trip lower in 4 of 5
+                // alternating 10-s pairs of bench/run.sh's rr cell (medians 77.9 -> 70.3 µs). Not
+                // for every small frame: a download's ACKs, one an iteration, cost it a quarter.
+                backlogged[queue] = false;
+                loop.moved(bytes);
+                return;
+            }
         }
         loop.moved(bytes);
         // More may be waiting, on the tap or held by the link where epoll cannot see it.

@@ -33,6 +33,15 @@ public interface Link extends FrameSink, AutoCloseable {
         return false;
     }
 
+    /**
+     * Whether a frame waiting on a queue always leaves its descriptor readable to epoll (a tap:
+     * the kernel holds the frames). A link that reads ahead and holds frames where epoll cannot
+     * see them (a stream socket's partial reads) says no, and is read until it has none.
+     */
+    default boolean pollSeesEveryFrame() {
+        return false;
+    }
+
     @Override
     void close();
 }

@@ -84,6 +84,11 @@ public final class TapLink implements Link {
     }
 
     @Override
+    public boolean pollSeesEveryFrame() {
+        return true;
+    }
+
+    @Override
     public boolean checksumTrusted() {
         return vnetHeader && (rxHeader.get(ValueLayout.JAVA_BYTE, 0) & (NEEDS_CSUM | DATA_VALID)) != 0;
     }

@@ -33,6 +33,8 @@ public final class EventLoop implements Reactor, AutoCloseable {
     /** Iterations in a row that moved little data; bytes moved in this iteration. */
     private int shortIterations;
     private long movedThisIteration;
+    /** Requests the handlers said they sent ({@link #expectAnswer}), ever: a reader sees whether a frame made one. */
+    private long requestsSent;
     private boolean running;
     private boolean again;
     private final Anticipation anticipation;
@@ -106,12 +108,18 @@ public final class EventLoop implements Reactor, AutoCloseable {
         again = true;
     }
 
+    /** How many requests handlers have said they sent ({@link #expectAnswer}). */
+    public long requestsSent() {
+        return requestsSent;
+    }
+
     /**
      * Says that fd, a registered descriptor, was just sent a request whose answer is due within
      * microseconds: ahead of bulk work, the loop polls a little for it ({@link Anticipation}).
      */
     @Override
     public boolean expectAnswer(int fd) {
+        requestsSent++;
         return fd < handlers.length && handlers[fd] != null && anticipation.expectAnswer(fd, registrations[fd], now());
     }
 
