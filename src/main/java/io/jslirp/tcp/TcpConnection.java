@@ -64,6 +64,8 @@ public final class TcpConnection {
      * it in the same iteration are buffered and written together at the flush (lesson 2).
      */
     private static final int DIRECT_WRITE_MIN = 16 << 10;
+    /** The most ranges of ours the guest's SACK blocks are remembered as. */
+    private static final int SACKED_RANGES = 32;
     /**
      * What the window offered to the guest may exceed the host socket's free space by (lesson 3's
      * "small bounded stack buffer"): enough for a TSO segment, so that a sender the host socket
@@ -179,7 +181,6 @@ public final class TcpConnection {
     private int recover;
     /** Ranges above sndUna the guest reported in SACK blocks; recovery resends only what lies between them. */
     private OutOfOrder sacked = OutOfOrder.NONE;
-    private static final int SACKED_RANGES = 32;
     /** Where this recovery's next retransmission starts (past what it already resent). */
     private int retransmitNext;
     /** When the segment at sndUna was last sent in this recovery. */
@@ -413,11 +414,11 @@ public final class TcpConnection {
     }
 
     /**
-     * Whether a host socket that takes hostRoom more bytes offers the guest less than toHost's
-     * limit does: only then does its exact room matter to the window (see {@link #windowSpace}).
+     * Whether a host socket that takes hostRoom more bytes offers the guest less than toHost can
+     * hold: only then does its exact room matter to the window (see {@link #windowSpace}).
      */
     public boolean windowNarrowedBy(long hostRoom) {
-        return hostRoom + SLACK < toHostLimit;
+        return hostRoom + SLACK < holdable();
     }
 
     /** The host peer reset the connection (or the host socket failed): reset the guest. */
@@ -794,9 +795,13 @@ public final class TcpConnection {
      * sent again).
      */
     private int windowSpace() {
-        long holdable = Math.min(toHostLimit, toHost.capacity() + buffers.unreserved());
-        long space = Math.min(hostRoom + SLACK, holdable) - toHost.size();
+        long space = Math.min(hostRoom + SLACK, holdable()) - toHost.size();
         return (int) Math.max(space, 0);
+    }
+
+    /** The most toHost may hold: its limit, and its size now with what the budget can still give it. */
+    private long holdable() {
+        return Math.min(toHostLimit, toHost.capacity() + buffers.unreserved());
     }
 
     private void receiveFin(long now) {
