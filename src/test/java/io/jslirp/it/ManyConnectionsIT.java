@@ -36,10 +36,7 @@ class ManyConnectionsIT {
         ItEnv.assumeStack();
         ItEnv.assumeJslirp("slirp4netns 1.2 did not finish this within 300 s here");
         ItEnv.assumeTools("bash");
-        Path script = tmp.resolve("many_connections.py");
-        try (InputStream in = getClass().getResourceAsStream("/it/many_connections.py")) {
-            Files.copy(in, script);
-        }
+        Path script = guestScript("many_connections.py");
         try (EchoServer echo = new EchoServer();
              Namespace ns = Namespace.create();
              Stack.Running stack = Stack.attach(ns, Stack.Options.configured())) {
@@ -68,10 +65,7 @@ class ManyConnectionsIT {
         ItEnv.assumeStack();
         ItEnv.assumeJslirp("--buffer-budget is jslirp's");
         ItEnv.assumeTools("bash");
-        Path script = tmp.resolve("buffered_then_upload.py");
-        try (InputStream in = getClass().getResourceAsStream("/it/buffered_then_upload.py")) {
-            Files.copy(in, script);
-        }
+        Path script = guestScript("buffered_then_upload.py");
         try (EchoServer echo = new EchoServer();
              Namespace ns = Namespace.create();
              Stack.Running stack = Stack.attach(ns, Stack.Options.configured().extra("--buffer-budget", "2M"))) {
@@ -86,6 +80,15 @@ class ManyConnectionsIT {
             // bound is a tenth of what refusals made.
             assertThat(resent).as("segments the last connection's guest resent (16 MiB: 11,600 segments)").isLessThanOrEqualTo(100);
         }
+    }
+
+    /** The guest-side script of that name (from /it/), copied where the namespace's shell can run it. */
+    private Path guestScript(String name) throws IOException {
+        Path script = tmp.resolve(name);
+        try (InputStream in = getClass().getResourceAsStream("/it/" + name)) {
+            Files.copy(in, script);
+        }
+        return script;
     }
 
     /** A non-blocking echo server on 127.0.0.1: echoes each connection's bytes, closes after its EOF. */
