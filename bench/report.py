@@ -222,16 +222,18 @@ def conns_table(R):
         mem = {s: o[1] for s, o in outcome.items()}
         anon = {s: (runs[s]["anon_kb"] / 1024 if runs[s] and runs[s].get("anon_kb") is not None and mem[s] is not None
                     else None) for s in R.stacks}
+        start = {s: (runs[s]["start_hwm_kb"] / 1024 if runs[s] and runs[s].get("start_hwm_kb") is not None
+                     else None) for s in R.stacks}
         for s in R.stacks:
             res = runs[s]["res"] if runs[s] else {}
             kernel = s == "veth"
             rows.append(["{:,}".format(n), s, outcome[s][0], fmt(res.get("open_seconds"), "%.1f"),
                          fmt(res.get("seconds"), "%.1f"), "n/a (kernel)" if kernel else fmt(mem[s], "%.0f"),
                          ratio(mem[s], peer_best(mem, s, False)), "n/a (kernel)" if kernel else fmt(anon[s], "%.0f"),
-                         ratio(anon[s], peer_best(anon, s, False))])
+                         ratio(anon[s], peer_best(anon, s, False)), "n/a (kernel)" if kernel else fmt(start[s], "%.0f")])
     return table(["connections", "stack", "succeeded", "all open after s", "done after s", "peak RSS MB ↓",
-                  "vs best peer", "peak anonymous MB ↓", "vs best peer"], rows,
-                 ["---:", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:"])
+                  "vs best peer", "peak anonymous MB ↓", "vs best peer", "peak RSS before the first connection MB"], rows,
+                 ["---:", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"])
 
 
 def idle_table(R):
@@ -433,7 +435,9 @@ def report(R, png_note):
          "All N connections opened (at most 500 handshakes at a time) and held open, then %s bytes echoed on "
          "each and checked, all within %s s. Peak RSS: VmHWM of the stack process, started fresh for each N; "
          "peak anonymous: its RssAnon, sampled every 20 ms (what the instance holds privately: VmHWM also counts "
-         "the file pages of its libraries and of a JVM's AOT cache, which every instance shares)."
+         "the file pages of its libraries and of a JVM's AOT cache, which every instance shares); peak RSS before the "
+         "first connection: the VmHWM the stack had reached by then, its own start (a JVM's start-up and warm-up) "
+         "included, which no connection's memory is."
          % (m["CONN_BYTES"], m["CONN_TIMEOUT"])),
         ("idle", "## An idle instance", idle_table,
          "%s s after it came up and configured its namespace: the stack process's private dirty memory "

@@ -452,13 +452,16 @@ anon_peak() {
 }
 
 # cell_conns STACK N: N concurrent connections, then the stack's peak memory (VmHWM, kB), its
-# sampled peak of anonymous memory (kB: what it holds privately, file pages aside) and whether it
-# is still running
+# sampled peak of anonymous memory (kB: what it holds privately, file pages aside), the peak it had
+# reached before the first connection (its own start: a JVM's, its warm-up's) and whether it is
+# still running
 cell_conns() {
-  local stack=$1 n=$2 res hwm=null anon=null alive=true sp=""
+  local stack=$1 n=$2 res hwm=null anon=null start=null alive=true sp=""
   serve echo || { SESSION_FAILED=1; return; }
   log "  $n concurrent connections"
   if [[ -n $STACK_PID ]]; then
+    start=$(awk '/^VmHWM:/ { print $2 }' "/proc/$STACK_PID/status" 2>/dev/null) || true
+    [[ -n $start ]] || start=null
     rm -f "$workdir/anon-peak"; anon_peak "$STACK_PID" "$workdir/anon-peak" & sp=$!; track "$sp"
   fi
   res=$(in_ns timeout $((CONN_TIMEOUT + 30)) "$PY" "$here/tcp_client.py" conns "$TARGET" "$SERVER_PORT" \
@@ -473,9 +476,10 @@ cell_conns() {
     if [[ -n $hwm ]]; then
       if [[ $anon == null ]]; then log "    peak memory of $stack: $((hwm / 1024)) MB"
       else log "    peak memory of $stack: $((hwm / 1024)) MB, anonymous $((anon / 1024)) MB"; fi
+      [[ $start == null ]] || log "    its peak before the first connection: $((start / 1024)) MB"
     else hwm=null alive=false; fi
   fi
-  record "{\"family\": \"conns\", \"stack\": \"$stack\", \"mtu\": $BASE_MTU, \"n\": $n, \"res\": $res, \"hwm_kb\": $hwm, \"anon_kb\": $anon, \"alive\": $alive}"
+  record "{\"family\": \"conns\", \"stack\": \"$stack\", \"mtu\": $BASE_MTU, \"n\": $n, \"res\": $res, \"hwm_kb\": $hwm, \"anon_kb\": $anon, \"start_hwm_kb\": $start, \"alive\": $alive}"
 }
 
 # memory_of PID: "private_dirty_kb rss_kb threads" of a running process
