@@ -7,8 +7,8 @@ import io.jslirp.stack.Counters;
 
 /**
  * Gives the Java heap back after load (issue 19): a process of its own, mostly waiting, should
- * not keep what a burst of connections once made it grow. Every {@link #CHECK_NANOS}, when frames
- * moved in the interval before but none in this one and the heap grew since it was last collected
+ * not keep what a burst of connections once made it grow. Every {@link #CHECK_NANOS}, when at most
+ * {@link #QUIET_FRAMES} frames moved in the interval and the heap grew since it was last collected
  * down, one full collection: SerialGC compacts and shrinks the heap to what lives (the launcher's
  * MaxHeapFreeRatio, and no shrinking in steps), and the JVM returns freed native memory itself
  * (TrimNativeHeapInterval). Nothing while traffic goes on, nor for a heap that has nothing to give
@@ -16,6 +16,14 @@ import io.jslirp.stack.Counters;
  */
 final class IdleCollector {
     static final long CHECK_NANOS = 10_000_000_000L;
+    /**
+     * The most frames an interval may move and still count as quiet: a container's keep-alives,
+     * health checks and DNS lookups go on after its bursts, and a heap given back only after
+     * ten seconds without a single frame stayed as large as the burst left it (a ping every
+     * half second after 10,000 connections: RSS 59 MB after 40 s, against 55 without it). A
+     * collection of what such an instance holds pauses its loop for a few milliseconds, once.
+     */
+    static final long QUIET_FRAMES = 1_000;
 
     private final EventLoop loop;
     private final Counters counters;
@@ -55,10 +63,11 @@ final class IdleCollector {
     }
 
     /**
-     * Whether to collect now: no frame moved since the last check (framesBefore → framesNow) and
-     * the committed heap (heapNow) grew beyond what the last collection left (heapAfter).
+     * Whether to collect now: at most {@link #QUIET_FRAMES} frames moved since the last check
+     * (framesBefore → framesNow) and the committed heap (heapNow) grew beyond what the last
+     * collection left (heapAfter).
      */
     static boolean due(long framesBefore, long framesNow, long heapAfter, long heapNow) {
-        return framesNow == framesBefore && heapNow > heapAfter;
+        return framesNow - framesBefore <= QUIET_FRAMES && heapNow > heapAfter;
     }
 }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** When the commands give the heap back: only in a quiet interval, and only a heap that grew since it was last collected. */
+/** When the commands give the heap back: only in a quiet interval (a trickle of frames is quiet), and only a heap that grew since it was last collected. */
 class IdleCollectorTest {
     private static final long MB = 1 << 20;
 
@@ -14,8 +14,16 @@ class IdleCollectorTest {
     }
 
     @Test
-    void noCollectionWhileFramesMove() {
-        assertThat(IdleCollector.due(500, 501, 4 * MB, 20 * MB)).as("traffic: the heap it uses is in use").isFalse();
+    void aTrickleOfFramesIsStillQuiet() {
+        assertThat(IdleCollector.due(500, 520, 4 * MB, 20 * MB)).as("keep-alives after a burst").isTrue();
+        assertThat(IdleCollector.due(500, 500 + IdleCollector.QUIET_FRAMES, 4 * MB, 20 * MB)).isTrue();
+    }
+
+    @Test
+    void noCollectionWhileTrafficGoesOn() {
+        assertThat(IdleCollector.due(500, 501 + IdleCollector.QUIET_FRAMES, 4 * MB, 20 * MB))
+                .as("traffic: the heap it uses is in use").isFalse();
+        assertThat(IdleCollector.due(500, 500_000, 4 * MB, 20 * MB)).isFalse();
     }
 
     @Test
