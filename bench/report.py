@@ -436,8 +436,8 @@ def report(R, png_note):
          "each and checked, all within %s s. Peak RSS: VmHWM of the stack process, started fresh for each N; "
          "peak anonymous: its RssAnon, sampled every 20 ms (what the instance holds privately: VmHWM also counts "
          "the file pages of its libraries and of a JVM's AOT cache, which every instance shares); peak RSS before the "
-         "first connection: the VmHWM the stack had reached by then, its own start (a JVM's start-up and warm-up) "
-         "included, which no connection's memory is."
+         "first connection: the VmHWM the stack had reached by then, its own start (a JVM's start-up, a warm-up "
+         "where it has one), which no connection's memory is."
          % (m["CONN_BYTES"], m["CONN_TIMEOUT"])),
         ("idle", "## An idle instance", idle_table,
          "%s s after it came up and configured its namespace: the stack process's private dirty memory "
