@@ -23,7 +23,7 @@ final class ApiClient {
             try {
                 ch.connect(UnixDomainSocketAddress.of(path));
             } catch (IOException e) {
-                throw new IllegalArgumentException("cannot connect to the API socket " + path + ": " + Main.oneLine(e));
+                throw new IllegalArgumentException("cannot connect to the API socket " + path + ": " + whyNot(path, e));
             }
             ch.write(ByteBuffer.wrap(request.getBytes(StandardCharsets.UTF_8)));
             ch.shutdownOutput();
@@ -32,5 +32,19 @@ final class ApiClient {
             while (ch.read(buf.clear()) > 0) reply.write(buf.array(), 0, buf.position());
             return reply.toString(StandardCharsets.UTF_8);
         }
+    }
+
+    /** Why a connect failed, in the user's terms: not a socket, or a socket nothing serves any more. */
+    private static String whyNot(Path path, IOException e) {
+        String m = Main.oneLine(e);
+        if (!m.contains("Connection refused")) return m;
+        try {
+            var attrs = java.nio.file.Files.readAttributes(path, java.nio.file.attribute.PosixFileAttributes.class,
+                    java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            if (!attrs.isOther()) return "it is not a socket";
+        } catch (IOException | UnsupportedOperationException ignored) {
+            return m;
+        }
+        return m + " (nothing serves it: the instance that made it has ended)";
     }
 }

@@ -15,7 +15,7 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 /** {@code jslirp attach}: slirp4netns's command line, serving an existing network namespace. */
-@Command(name = "attach", versionProvider = AttachCommand.Version.class,
+@Command(name = "attach", versionProvider = AttachCommand.Version.class, abbreviateSynopsis = true,
         description = {"Create tap device TAPNAME in the network namespace of PID (or at PATH) and serve it.",
                 "Flags, arguments and defaults as slirp4netns 1.2."},
         footer = {"", "Examples:", "  unshare --user --map-root-user --net sleep infinity &",
@@ -65,7 +65,7 @@ final class AttachCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "PID|PATH", description = "process whose network namespace to serve, or the namespace's path")
     String target;
 
-    @Parameters(index = "1", paramLabel = "TAPNAME", defaultValue = "tap0", description = "name of the tap device (default: ${DEFAULT-VALUE})")
+    @Parameters(index = "1", arity = "0..1", paramLabel = "TAPNAME", defaultValue = "tap0", description = "name of the tap device (default: ${DEFAULT-VALUE})")
     String tapName;
 
     @Override
@@ -141,13 +141,10 @@ final class AttachCommand implements Callable<Integer> {
                 if (!target.chars().allMatch(Character::isDigit) || target.isEmpty()) {
                     throw new IllegalArgumentException("PID must be a number: " + target + " (use --netns-type=path for a path)");
                 }
-                String path = "/proc/" + target + "/ns/net";
-                if (!Files.exists(Path.of(path))) throw new IllegalArgumentException("no process with PID " + target);
-                return path;
+                return Targets.netnsOfPid(target);
             }
             case "path" -> {
-                if (!Files.exists(Path.of(target))) throw new IllegalArgumentException("no network namespace at " + target);
-                return target;
+                return Targets.netnsAt(target);
             }
             default -> throw new IllegalArgumentException("--netns-type must be pid or path, not " + netnsType);
         }

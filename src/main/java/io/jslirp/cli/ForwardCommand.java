@@ -55,7 +55,7 @@ final class ForwardCommand implements Runnable {
         @Option(names = "--guest-addr", paramLabel = "IPv4", description = "the guest address (default: the guest's own)")
         String guestAddress;
 
-        @Parameters(paramLabel = "[ADDR/]PORT[-PORT][:GUESTPORT[-PORT]]", description = "as -t/-u; ADDR defaults to 127.0.0.1")
+        @Parameters(paramLabel = "FORWARD", description = "[ADDR/]PORT[-PORT][:GUESTPORT[-PORT]], as -t/-u; ADDR defaults to 127.0.0.1")
         String spec;
 
         @Override

@@ -17,7 +17,7 @@ import java.util.function.Supplier;
                 "  jslirp attach --configure $PID tap0   # a namespace, as slirp4netns does",
                 "  jslirp qemu --socket /tmp/jslirp.sock  # a QEMU VM with -netdev stream",
                 "  jslirp status --api-socket /tmp/api.sock   # flows and counters",
-                "  bin/pasta --config-net --netns NS   # pasta's command line (Podman, RootlessKit)",
+                "  bin/pasta --config-net --netns NS   # as pasta (Podman, RootlessKit)",
                 "",
                 "'jslirp COMMAND --help' shows a command's options and examples.",
                 "docs/compatibility.md compares them with slirp4netns, pasta and QEMU."})
@@ -29,7 +29,7 @@ public final class Main implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "missing command (attach, run, qemu, forward or status)");
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing command (" + String.join(", ", commandNames()) + ")");
     }
 
     /** The subcommands in the order --help lists them. */
@@ -38,8 +38,14 @@ public final class Main implements Runnable {
         COMMANDS.put("attach", AttachCommand::new);
         COMMANDS.put("run", RunCommand::new);
         COMMANDS.put("qemu", QemuCommand::new);
+        COMMANDS.put("pasta", PastaEntry::new);
         COMMANDS.put("forward", ForwardCommand::new);
         COMMANDS.put("status", StatusCommand::new);
+    }
+
+    /** The subcommands' names, in the order --help lists them. */
+    static java.util.List<String> commandNames() {
+        return java.util.List.copyOf(COMMANDS.keySet());
     }
 
     public static void main(String[] args) {
@@ -65,14 +71,17 @@ public final class Main implements Runnable {
         } else {
             COMMANDS.forEach((name, command) -> cl.addSubcommand(name, command.get()));
         }
+        // run takes its command from its first operand on, as unshare, env and sudo do: the
+        // command's own options (curl -s) are the command's, with or without --.
+        if (cl.getSubcommands().containsKey("run")) cl.getSubcommands().get("run").setStopAtPositional(true);
         cl.setParameterExceptionHandler((e, args) -> {
             CommandLine c = e.getCommandLine();
-            System.err.println("jslirp: " + e.getMessage() + " (see '" + c.getCommandSpec().qualifiedName() + " --help')");
+            System.err.println("jslirp: " + UsageErrors.describe(e) + " (see '" + c.getCommandSpec().qualifiedName() + " --help')");
             return EXIT_USAGE;
         });
         cl.setExecutionExceptionHandler((e, c, parseResult) -> {
             System.err.println("jslirp: " + oneLine(e));
-            return EXIT_USAGE;
+            return e instanceof ExitStatus x ? x.status() : EXIT_USAGE;
         });
         return cl;
     }
@@ -80,7 +89,7 @@ public final class Main implements Runnable {
     /** An error as one line: the message, or the exception's name when it has none. */
     static String oneLine(Throwable e) {
         String m = e.getMessage();
-        return (m == null || m.isBlank() ? e.getClass().getSimpleName() : m).replace('\n', ' ');
+        return (m == null || m.isBlank() ? e.getClass().getSimpleName() : m).replace('\n', ' ').strip();
     }
 
     static final class Version implements CommandLine.IVersionProvider {

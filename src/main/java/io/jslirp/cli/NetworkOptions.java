@@ -25,7 +25,7 @@ final class NetworkOptions {
     @Option(names = {"-m", "--mtu"}, paramLabel = "MTU", description = "MTU of the interface (default: ${DEFAULT-VALUE}, max 65520)", defaultValue = "1500")
     int mtu;
 
-    @Option(names = "--cidr", paramLabel = "CIDR", description = "virtual network (default: ${DEFAULT-VALUE}); gateway .2, DNS .3, DHCP from .15, guest .100", defaultValue = "10.0.2.0/24")
+    @Option(names = "--cidr", paramLabel = "CIDR", description = "virtual network (default: ${DEFAULT-VALUE}); its hosts: gateway 2, DNS 3, DHCP from 15, guest 100", defaultValue = "10.0.2.0/24")
     String cidr;
 
     @Option(names = "--disable-host-loopback", description = "do not map the gateway address to the host's 127.0.0.1 (nor fd00::2 to ::1): the guest gets network unreachable")

@@ -108,7 +108,7 @@ final class PastaCommand {
         watchTarget(o, engine, netns, target);
         if (o.pidFile() != null) writePidFile(Path.of(o.pidFile()));
         detach(o.logFile());
-        return Serving.untilStopped(engine, !o.quiet());
+        return Serving.untilStopped(engine, o.debug()); // pasta prints no counters; -d shows ours
     }
 
     /**
@@ -161,7 +161,7 @@ final class PastaCommand {
         // Ctrl-C belongs to the command (a shell ignores it); the network lives as long as the command.
         sun.misc.Signal.handle(new sun.misc.Signal("INT"), sun.misc.SignalHandler.SIG_IGN);
         p.onExit().thenRun(engine::stop);
-        Serving.untilStopped(engine, !o.quiet());
+        Serving.untilStopped(engine, o.debug()); // pasta prints no counters; -d shows ours
         return p.waitFor();
     }
 

@@ -29,7 +29,7 @@ import java.util.concurrent.CompletableFuture;
  * sets up the tap in it and starts the command from there, so the command inherits the namespace
  * while every other thread (and every host socket) stays in the host's network.
  */
-@Command(name = "run", mixinStandardHelpOptions = true,
+@Command(name = "run", mixinStandardHelpOptions = true, abbreviateSynopsis = true,
         description = "Run COMMAND (default: $SHELL) in a new network namespace served by jslirp; exit with its status.",
         footer = {"", "Examples:", "  jslirp run -- curl http://10.0.2.2:8080/   # 10.0.2.2 is the host's 127.0.0.1",
                 "  jslirp run --mtu 65520 -- sh",
@@ -44,17 +44,18 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--ifname", paramLabel = "NAME", defaultValue = "tap0", description = "name of the interface inside (default: ${DEFAULT-VALUE})")
     String ifname;
 
-    @Parameters(paramLabel = "COMMAND", arity = "0..*", description = "command and arguments (after --)")
+    @Parameters(paramLabel = "COMMAND", arity = "0..*", description = "the command and its arguments: everything from the first operand on (or after --)")
     List<String> command = new ArrayList<>();
 
     private record Guest(TapLink link, Process process) {}
 
     @Override
     public Integer call() throws Exception {
+        List<String> argv = command.isEmpty() ? List.of(System.getenv().getOrDefault("SHELL", "/bin/sh")) : command;
+        Executable.check(argv.getFirst(), System.getenv("PATH")); // 127 or 126 before anything is made
         EngineConfig config = network.engineConfig();
         long mac = network.guestMac();
         if (config.nameservers() != null) giveTheCommandOurResolver(config);
-        List<String> argv = command.isEmpty() ? List.of(System.getenv().getOrDefault("SHELL", "/bin/sh")) : command;
 
         CompletableFuture<Guest> started = new CompletableFuture<>();
         Thread.ofPlatform().name("netns-setup").start(() -> {
@@ -68,7 +69,8 @@ final class RunCommand implements Callable<Integer> {
                 try {
                     p = new ProcessBuilder(argv).inheritIO().start();
                 } catch (IOException e) {
-                    throw new IllegalArgumentException("cannot run " + argv.getFirst() + ": " + Main.oneLine(e));
+                    // checked before, so only a race or an exec the kernel refuses (a bad interpreter, ENOEXEC)
+                    throw new ExitStatus("cannot run " + argv.getFirst() + ": " + Main.oneLine(e), Executable.NOT_EXECUTABLE);
                 }
                 started.complete(new Guest(link, p));
             } catch (Throwable t) {

@@ -152,6 +152,24 @@ class RootlessIT {
         assertThat(holder.isAlive()).as("the namespace stays the user's").isTrue();
     }
 
+    /**
+     * A PID the user may not open (root's process) is not called absent: the one line says the
+     * namespace cannot be opened, that permission is why and whose process it is; a PID that does
+     * not exist still says so.
+     */
+    @Test
+    @Timeout(120)
+    void anotherUsersPidIsRefusedForPermissionNotAsAbsent() {
+        long rootsPid = ProcessHandle.current().pid();
+        Cmd.Result attach = user.run(T, List.of(user.jslirp(), "attach", Long.toString(rootsPid), "tap0"));
+        assertThat(attach.exit()).as("%s", attach).isEqualTo(1);
+        assertThat(attach.err().lines().toList()).as("%s", attach).containsExactly("jslirp: cannot open the network namespace of PID "
+                + rootsPid + ": Permission denied (the process belongs to user root; serve a process of your own user, or run jslirp"
+                + " as its user or as root)");
+        Cmd.Result absent = user.run(T, List.of(user.jslirp(), "attach", "999999999", "tap0"));
+        assertThat(absent.err().lines().toList()).as("%s", absent).containsExactly("jslirp: no process with PID 999999999");
+    }
+
     private static void assertOneLineAboutTun(Cmd.Result r) {
         assertThat(r.timedOut()).as("%s", r).isFalse();
         assertThat(r.exit()).as("%s", r).isNotZero();
