@@ -83,11 +83,11 @@ public final class Main implements Runnable {
         return (m == null || m.isBlank() ? e.getClass().getSimpleName() : m).replace('\n', ' ');
     }
 
+    /** {@code jslirp 0.1.0 (commit 1a2b3c4)}: the version and the commit this jar was built from. */
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
-            String v = Main.class.getPackage().getImplementationVersion();
-            return new String[] {"jslirp " + (v == null ? "dev" : v)};
+            return new String[] {"jslirp " + BuildInfo.CURRENT.describe()};
         }
     }
 }
