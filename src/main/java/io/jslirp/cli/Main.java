@@ -40,6 +40,8 @@ public final class Main implements Runnable {
         COMMANDS.put("qemu", QemuCommand::new);
         COMMANDS.put("forward", ForwardCommand::new);
         COMMANDS.put("status", StatusCommand::new);
+        COMMANDS.put("install", InstallCommand::new);
+        COMMANDS.put("uninstall", UninstallCommand::new);
     }
 
     public static void main(String[] args) {
