@@ -136,7 +136,7 @@ final class InstallCommand implements Callable<Integer> {
                 "      pasta's and slirp4netns's command lines served by jslirp",
                 "  " + layout.lib() + "/jslirp-JDKVERSION.aot",
                 "  ~/.cache/jslirp/*.aot",
-                "      the start-up cache: a JDK AOT cache (tens of MB) of the classes a run",
+                "      the start-up cache: a JDK AOT cache (about 20 MB) of the classes a run",
                 "      loads, made in the background by the first run of each jar and JDK;",
                 "      beside the jar where the user may write there, else in the user's",
                 "      cache directory. It may be removed at any time: the next run makes it",
