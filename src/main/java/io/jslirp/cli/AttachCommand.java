@@ -126,12 +126,13 @@ final class AttachCommand implements Callable<Integer> {
     static final class Version implements picocli.CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
-            String v = Main.class.getPackage().getImplementationVersion();
+            BuildInfo b = BuildInfo.CURRENT;
             // SLIRP_CONFIG_VERSION_MAX is what feature probes read (slirp4netns's own tests among
             // them): 2 brings --outbound-addr and --outbound-addr6, 3 --disable-dns, all of which
-            // jslirp has.
-            return new String[] {"slirp4netns version 1.2.0 (compatible: jslirp " + (v == null ? "dev" : v) + ")",
-                    "commit: none", "libslirp: none (jslirp is user-mode networking in Java)", "SLIRP_CONFIG_VERSION_MAX: 3"};
+            // jslirp has. The commit line names jslirp's commit, as slirp4netns's names its own.
+            return new String[] {"slirp4netns version 1.2.0 (compatible: jslirp " + b.version() + ", commit " + b.commit()
+                    + (b.dirty() ? ", dirty" : "") + ")",
+                    "commit: " + b.commit(), "libslirp: none (jslirp is user-mode networking in Java)", "SLIRP_CONFIG_VERSION_MAX: 3"};
         }
     }
 

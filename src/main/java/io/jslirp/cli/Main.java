@@ -41,6 +41,8 @@ public final class Main implements Runnable {
         COMMANDS.put("pasta", PastaEntry::new);
         COMMANDS.put("forward", ForwardCommand::new);
         COMMANDS.put("status", StatusCommand::new);
+        COMMANDS.put("install", InstallCommand::new);
+        COMMANDS.put("uninstall", UninstallCommand::new);
     }
 
     /** The subcommands' names, in the order --help lists them. */
@@ -92,11 +94,11 @@ public final class Main implements Runnable {
         return (m == null || m.isBlank() ? e.getClass().getSimpleName() : m).replace('\n', ' ').strip();
     }
 
+    /** {@code jslirp 0.1.0 (commit 1a2b3c4)}: the version and the commit this jar was built from. */
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
-            String v = Main.class.getPackage().getImplementationVersion();
-            return new String[] {"jslirp " + (v == null ? "dev" : v)};
+            return new String[] {"jslirp " + BuildInfo.CURRENT.describe()};
         }
     }
 }

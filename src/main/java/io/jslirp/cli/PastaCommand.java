@@ -77,8 +77,7 @@ final class PastaCommand {
     }
 
     private static String version() {
-        String v = Main.class.getPackage().getImplementationVersion();
-        return v == null ? "dev" : v;
+        return BuildInfo.CURRENT.describe();
     }
 
     private static int serve(PastaOptions o) throws Exception {
