@@ -23,7 +23,7 @@ import java.util.concurrent.Callable;
  * wrote, and how Podman is pointed at the pasta and slirp4netns it installed.
  */
 @Command(name = "install", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-        description = {"Install jslirp as a system tool, under /usr/local as root, else under ~/.local.",
+        description = {"Install jslirp as a system tool: under /usr/local as root, else under .local in your home.",
                 "It installs PREFIX/bin/jslirp; PREFIX/lib/jslirp with the launcher, the jar, and bin/pasta and"
                         + " bin/slirp4netns for Podman and RootlessKit; manual pages (PREFIX/share/man/man1) and bash"
                         + " completion (PREFIX/share/bash-completion/completions). Installing again replaces an"
@@ -33,7 +33,7 @@ import java.util.concurrent.Callable;
                 "  sudo ./jslirp install                # once ./jslirp has built the jar",
                 "  ./jslirp install --prefix /opt/jslirp"})
 final class InstallCommand implements Callable<Integer> {
-    @Option(names = "--prefix", paramLabel = "DIR", description = "where to install (default: /usr/local as root, else ~/.local)")
+    @Option(names = "--prefix", paramLabel = "DIR", description = "where to install (default: /usr/local as root, else .local in your home)")
     Path prefix;
 
     @Override
@@ -66,8 +66,11 @@ final class InstallCommand implements Callable<Integer> {
         List<ManPage.Page> pages = new ArrayList<>(ManPage.pages(Main.commandLine(null).getCommandSpec(), source,
                 List.of(new ManPage.Section("PODMAN AND ROOTLESSKIT", podmanLines(layout)),
                         new ManPage.Section("FILES", filesLines(layout))),
-                List.of("jslirp-pasta(1)")));
-        pages.add(pastaPage(layout, source));
+                List.of()));
+        // pasta is in the command list (PastaEntry), but its page is pasta's own help, not picocli's summary
+        ManPage.Page pasta = pastaPage(layout, source);
+        pages.removeIf(p -> p.fileName().equals(pasta.fileName()));
+        pages.add(pasta);
         return pages;
     }
 
