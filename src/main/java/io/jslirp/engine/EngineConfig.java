@@ -46,7 +46,7 @@ public record EngineConfig(NetworkConfig network, List<Nameserver> nameservers, 
      * No busy polling by default: a loop that spins for the answer takes a core that the
      * exchange's own ends and the machine's other work need, once per container. bench/run.sh's
      * rr on 2 cores, four alternating pairs: 5,571–7,135 round trips/s without it, 4,000–5,703
-     * with 50 µs of it, and 48 µs of the stack's CPU per round trip instead of 125 (README).
+     * with 50 µs of it, and 48 µs of the stack's CPU per round trip instead of 125 (docs/benchmarks.md).
      */
     public static final long DEFAULT_BUSY_POLL_NANOS = 0L;
 

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code bin/pasta} started with the argument lists of Podman 5.3–6.0 (default, {@code -p}, the
- * rootless bridge's {@code --pid}) and RootlessKit 3, exactly as ../shared/pasta-callers.md gives
+ * rootless bridge's {@code --pid}) and RootlessKit 3, exactly as the callers' source passes
  * them, on a namespace of {@code ip netns add} (root) and on one an ordinary user made in a user
  * namespace of its own, bind-mounted to a file as rootless Podman does; checked as Podman's pasta
  * tests check: the host's addresses (192.0.2.2/24, fd00::2/64) and routes (via 192.0.2.1, fd00::1)
