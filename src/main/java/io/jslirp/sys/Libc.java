@@ -31,7 +31,7 @@ public final class Libc {
     // per call would allocate.
     private static final long READ = nr(0, 63), WRITE = nr(1, 64), READV = nr(19, 65), WRITEV = nr(20, 66),
             CLOSE = nr(3, 57), OPENAT = nr(257, 56), FCNTL = nr(72, 25), GETTID = nr(186, 178), GETPID = nr(39, 172),
-            DUP3 = nr(292, 24), SETSID = nr(112, 157), MMAP = nr(9, 222), FLOCK = nr(73, 32);
+            DUP3 = nr(292, 24), SETSID = nr(112, 157), MMAP = nr(9, 222), FLOCK = nr(73, 32), KILL = nr(62, 129);
     private static final int PROT_READ_WRITE = 0x3, MAP_PRIVATE_ANONYMOUS = 0x22;
     private static final int AT_FDCWD = -100;
 
@@ -140,6 +140,13 @@ public final class Libc {
     public static int flock(int fd, int operation) {
         MemorySegment err = scratch().errno;
         int r = (int) syscall(FLOCK, err, fd, operation);
+        return r < 0 ? -errno(err) : r;
+    }
+
+    /** kill(2): sends signal to process pid; 0 or -errno. */
+    public static int kill(long pid, int signal) {
+        MemorySegment err = scratch().errno;
+        int r = (int) syscall(KILL, err, pid, signal);
         return r < 0 ? -errno(err) : r;
     }
 
