@@ -8,14 +8,12 @@ import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
 import io.jslirp.sys.Sockets;
+import io.jslirp.sys.UnixSocketFile;
 import io.jslirp.util.Log;
 
-import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 
 /**
  * slirp4netns's API socket on the event loop: a unix stream socket where each connection carries
@@ -31,34 +29,27 @@ public final class ApiSocket {
 
     private final Reactor loop;
     private final Clock clock;
-    private final Path path;
+    private final UnixSocketFile file;
     private final ApiRequests requests;
     private final int fd;
     private int clients;
 
     /**
-     * Listens at path (replacing a stale socket there), readable and writable by the owner only.
-     * Throws IllegalArgumentException saying what failed.
+     * Listens at path, readable and writable by the owner only (set before it listens): taken as {@link UnixSocketFile}
+     * takes a path (a stale socket replaced; anything else there, or a live instance's socket,
+     * refused and left as it is). Throws IllegalArgumentException saying what failed.
      */
     public ApiSocket(Reactor loop, Path path, ApiRequests requests) {
         this.loop = loop;
         this.clock = loop.clock();
-        this.path = path;
         this.requests = requests;
         int s = Sockets.unixStream();
-        if (s < 0) throw new IllegalArgumentException("cannot create the API socket: " + Errno.describe(-s));
-        try {
-            Files.deleteIfExists(path);
-            int r = Sockets.bindUnix(s, path.toString());
-            if (r < 0) throw new IllegalArgumentException("cannot bind the API socket " + path + ": " + Errno.describe(-r));
-            // Before listen nobody can connect, so the mode is set before anyone can use it.
-            Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rw-------"));
-            r = Sockets.listen(s, MAX_CLIENTS);
-            if (r < 0) throw new IllegalArgumentException("cannot listen on the API socket " + path + ": " + Errno.describe(-r));
-        } catch (IOException | RuntimeException e) {
+        this.file = UnixSocketFile.bind(s, path.toString(), "the API socket", true);
+        int r = Sockets.listen(s, MAX_CLIENTS);
+        if (r < 0) {
             Libc.close(s);
-            if (e instanceof IllegalArgumentException iae) throw iae;
-            throw new IllegalArgumentException("cannot set up the API socket " + path + ": " + e.getMessage());
+            file.release();
+            throw new IllegalArgumentException("cannot set up the API socket " + path + ": " + Errno.describe(-r));
         }
         this.fd = s;
         loop.register(fd, Epoll.IN, events -> accept());
@@ -82,11 +73,7 @@ public final class ApiSocket {
     public void close() {
         loop.unregister(fd);
         Libc.close(fd);
-        try {
-            Files.deleteIfExists(path);
-        } catch (IOException e) {
-            Log.debug(() -> "cannot remove " + path + ": " + e.getMessage());
-        }
+        file.release();
     }
 
     /** One connection: its request as it arrives, then its reply as the socket takes it. */

@@ -84,8 +84,8 @@ final class QemuCommand implements Callable<Integer> {
     }
 
     private Link open() {
-        if (transport.socket != null) return StreamLink.listenUnix(transport.socket.toString());
-        if (transport.dgram != null) return DgramLink.bindUnix(transport.dgram.toString());
+        if (transport.socket != null) return StreamLink.listenUnix(transport.socket.toString(), "the --socket path");
+        if (transport.dgram != null) return DgramLink.bindUnix(transport.dgram.toString(), "the --dgram path");
         if (transport.fd != null) {
             if (transport.fd < 0) throw new IllegalArgumentException("--fd must be a descriptor number, not " + transport.fd);
             return StreamLink.connected(transport.fd);

@@ -47,8 +47,6 @@ final class RunCommand implements Callable<Integer> {
     @Parameters(paramLabel = "COMMAND", arity = "0..*", description = "the command and its arguments: everything from the first operand on (or after --)")
     List<String> command = new ArrayList<>();
 
-    private record Guest(TapLink link, Process process) {}
-
     @Override
     public Integer call() throws Exception {
         List<String> argv = command.isEmpty() ? List.of(System.getenv().getOrDefault("SHELL", "/bin/sh")) : command;
@@ -57,7 +55,12 @@ final class RunCommand implements Callable<Integer> {
         long mac = network.guestMac();
         if (config.nameservers() != null) giveTheCommandOurResolver(config);
 
-        CompletableFuture<Guest> started = new CompletableFuture<>();
+        // The command starts once everything is set up (forwards, API socket), so a failed set-up
+        // leaves nothing running; it is started from the thread that made its namespace, which then
+        // waits for it: that thread is its parent for GuestCommand's PR_SET_PDEATHSIG.
+        CompletableFuture<TapLink> ready = new CompletableFuture<>();
+        CompletableFuture<Boolean> go = new CompletableFuture<>();
+        CompletableFuture<Process> started = new CompletableFuture<>();
         Thread.ofPlatform().name("netns-setup").start(() -> {
             try {
                 unshareNetwork();
@@ -65,27 +68,43 @@ final class RunCommand implements Callable<Integer> {
                 // the namespace, in the background, and jslirp's exit need not wait for it.
                 TapLink link = GuestInterface.open(ifname, true);
                 GuestInterface.configure(ifname, config.network(), mac);
-                Process p;
+                ready.complete(link);
+            } catch (Throwable t) {
+                ready.completeExceptionally(t);
+                return;
+            }
+            if (!go.join()) return;
+            Process p;
+            try {
                 try {
-                    p = new ProcessBuilder(argv).inheritIO().start();
+                    p = GuestCommand.start(argv);
                 } catch (IOException e) {
                     // checked before, so only a race or an exec the kernel refuses (a bad interpreter, ENOEXEC)
                     throw new ExitStatus("cannot run " + argv.getFirst() + ": " + Main.oneLine(e), Executable.NOT_EXECUTABLE);
                 }
-                started.complete(new Guest(link, p));
             } catch (Throwable t) {
                 started.completeExceptionally(t);
+                return;
             }
+            started.complete(p);
+            GuestCommand.awaitEnd(p);
         });
-        Guest guest = Serving.joined(started);
-        Engine engine = new Engine(guest.link(), config);
-        network.serve(engine);
-        // Ctrl-C belongs to the command (a shell ignores it); the network lives as long as the command.
-        sun.misc.Signal.handle(new sun.misc.Signal("INT"), sun.misc.SignalHandler.SIG_IGN);
-        guest.process().onExit().thenRun(engine::stop);
+        TapLink link = Serving.joined(ready);
+        Engine engine;
+        try {
+            engine = new Engine(link, config);
+            network.serve(engine);
+        } catch (Exception | Error e) {
+            go.complete(false);
+            throw e;
+        }
+        go.complete(true);
+        Process process = Serving.joined(started);
+        GuestCommand.endWithJslirp(process);
+        process.onExit().thenRun(engine::stop);
         engine.run();
         if (network.debug) io.jslirp.util.Log.warn("counters: " + engine.counters());
-        return guest.process().waitFor();
+        return process.waitFor();
     }
 
     /** Gives this thread a new network namespace; an EPERM says what restricts the user namespace, where it can tell. */

@@ -4,6 +4,7 @@ import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
 import io.jslirp.sys.Sockets;
+import io.jslirp.sys.UnixSocketFile;
 import io.jslirp.util.Log;
 
 import java.lang.foreign.Arena;
@@ -34,7 +35,7 @@ public final class DgramLink implements Link {
 
     private final Epoll poller = new Epoll(4);
     private final int fd;
-    private final String path;
+    private final UnixSocketFile file;
     private final MemorySegment from = Arena.ofAuto().allocate(Sockets.SOCKADDR_UN_MAX, 8);
     private final MemorySegment peer = Arena.ofAuto().allocate(Sockets.SOCKADDR_UN_MAX, 8);
     private final MemorySegment out = Arena.ofAuto().allocate(OUT_CAPACITY, 64);
@@ -46,15 +47,24 @@ public final class DgramLink implements Link {
     /** Whether the poller holds the sender, watching it for room (while frames wait, only then: it would report an error at any time). */
     private boolean watchingOut;
 
-    private DgramLink(int fd, String path) {
+    private DgramLink(int fd, UnixSocketFile file) {
         this.fd = fd;
-        this.path = path;
+        this.file = file;
         poller.add(fd, Epoll.IN);
     }
 
-    /** Binds a unix datagram socket at path (replacing a stale socket file there). */
+    /**
+     * Binds a unix datagram socket at path (replacing only a stale socket file there: see
+     * {@link UnixSocketFile}); IllegalArgumentException naming the path as role when it cannot.
+     */
+    public static DgramLink bindUnix(String path, String role) {
+        int fd = Sockets.unixDgram();
+        return new DgramLink(fd, UnixSocketFile.bind(fd, path, role, false));
+    }
+
+    /** As {@link #bindUnix(String, String)}, the path named "the VM's socket" in messages. */
     public static DgramLink bindUnix(String path) {
-        return new DgramLink(SocketFiles.bind(Sockets.unixDgram(), path), path);
+        return bindUnix(path, "the VM's socket");
     }
 
     @Override
@@ -204,6 +214,6 @@ public final class DgramLink implements Link {
         if (sender >= 0 && sender != fd) Libc.close(sender);
         Libc.close(fd);
         poller.close();
-        SocketFiles.remove(path);
+        file.release();
     }
 }

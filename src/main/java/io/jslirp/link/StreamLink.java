@@ -4,6 +4,7 @@ import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
 import io.jslirp.sys.Sockets;
+import io.jslirp.sys.UnixSocketFile;
 import io.jslirp.util.Log;
 import io.jslirp.wire.QemuStream;
 
@@ -48,7 +49,8 @@ public final class StreamLink implements Link {
     private final Epoll poller = new Epoll(4);
     private final int listener;
     /** The unix socket file to remove at close, or null. */
-    private final String path;
+    /** The socket file of a unix listener, else null. */
+    private final UnixSocketFile file;
     private final boolean endsWithPeer;
     private int peer = -1;
     private boolean gone;
@@ -78,9 +80,9 @@ public final class StreamLink implements Link {
      */
     private boolean drained;
 
-    private StreamLink(int listener, String path, int peer) {
+    private StreamLink(int listener, UnixSocketFile file, int peer) {
         this.listener = listener;
-        this.path = path;
+        this.file = file;
         this.endsWithPeer = listener < 0;
         Arena arena = Arena.ofAuto();
         this.in = arena.allocate(IN_CAPACITY, 64);
@@ -91,17 +93,25 @@ public final class StreamLink implements Link {
     }
 
     /**
-     * Listens on a unix stream socket at path (replacing a stale socket file there) and serves
-     * the peers that connect, one at a time. Throws IllegalArgumentException when that fails.
+     * Listens on a unix stream socket at path (replacing only a stale socket file there: see
+     * {@link UnixSocketFile}) and serves the peers that connect, one at a time. Throws
+     * IllegalArgumentException when that fails, naming the path as role ("the QEMU socket").
      */
-    public static StreamLink listenUnix(String path) {
-        int fd = SocketFiles.bind(Sockets.unixStream(), path);
+    public static StreamLink listenUnix(String path, String role) {
+        int fd = Sockets.unixStream();
+        UnixSocketFile file = UnixSocketFile.bind(fd, path, role, false);
         int r = Sockets.listen(fd, 4);
         if (r < 0) {
             Libc.close(fd);
-            throw new IllegalArgumentException("cannot listen on " + path + ": " + Errno.describe(-r));
+            file.release();
+            throw new IllegalArgumentException("cannot set up " + role + " " + path + ": " + Errno.describe(-r));
         }
-        return new StreamLink(fd, path, -1);
+        return new StreamLink(fd, file, -1);
+    }
+
+    /** As {@link #listenUnix(String, String)}, the path named "the VM's socket" in messages. */
+    public static StreamLink listenUnix(String path) {
+        return listenUnix(path, "the VM's socket");
     }
 
     /** Listens on a TCP socket (QEMU's -netdev socket,connect=ADDR:PORT) at addr:port (IPv4, host order). */
@@ -394,6 +404,6 @@ public final class StreamLink implements Link {
         if (peer >= 0) Libc.close(peer);
         if (listener >= 0) Libc.close(listener);
         poller.close();
-        if (path != null) SocketFiles.remove(path);
+        if (file != null) file.release();
     }
 }

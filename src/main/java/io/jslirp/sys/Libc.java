@@ -20,14 +20,18 @@ import java.lang.foreign.MemorySegment;
 public final class Libc {
     private Libc() {}
 
-    public static final int O_RDONLY = 0, O_WRONLY = 1, O_RDWR = 2, O_APPEND = 0x400, O_NONBLOCK = 0x800, O_CLOEXEC = 0x80000;
+    public static final int O_RDONLY = 0, O_WRONLY = 1, O_RDWR = 2, O_CREAT = 0x40, O_APPEND = 0x400, O_NONBLOCK = 0x800, O_CLOEXEC = 0x80000;
+    /** O_NOFOLLOW, whose value differs between the architectures. */
+    public static final int O_NOFOLLOW = Native.X86_64 ? 0x20000 : 0x8000;
+    /** flock(2) operations. */
+    public static final int LOCK_EX = 2, LOCK_NB = 4;
     private static final int F_GETFL = 3, F_SETFL = 4;
 
     // System call numbers (x86-64, aarch64). Buffers are passed as raw addresses: slicing a segment
     // per call would allocate.
     private static final long READ = nr(0, 63), WRITE = nr(1, 64), READV = nr(19, 65), WRITEV = nr(20, 66),
             CLOSE = nr(3, 57), OPENAT = nr(257, 56), FCNTL = nr(72, 25), GETTID = nr(186, 178), GETPID = nr(39, 172),
-            DUP3 = nr(292, 24), SETSID = nr(112, 157), MMAP = nr(9, 222);
+            DUP3 = nr(292, 24), SETSID = nr(112, 157), MMAP = nr(9, 222), FLOCK = nr(73, 32), KILL = nr(62, 129);
     private static final int PROT_READ_WRITE = 0x3, MAP_PRIVATE_ANONYMOUS = 0x22;
     private static final int AT_FDCWD = -100;
 
@@ -121,6 +125,29 @@ public final class Libc {
             throw new SysException("open " + path, errno(err));
         }
         return r;
+    }
+
+    /** Opens path, creating it with mode (less the umask) when flags has O_CREAT: fd or -errno. */
+    public static int openCreate(String path, int flags, int mode) {
+        MemorySegment err = scratch().errno;
+        try (Arena arena = Arena.ofConfined()) {
+            int r = (int) syscall(OPENAT, err, AT_FDCWD, arena.allocateFrom(path).address(), flags, mode);
+            return r < 0 ? -errno(err) : r;
+        }
+    }
+
+    /** flock(2): 0 or -errno (-EAGAIN when LOCK_NB finds the lock taken). */
+    public static int flock(int fd, int operation) {
+        MemorySegment err = scratch().errno;
+        int r = (int) syscall(FLOCK, err, fd, operation);
+        return r < 0 ? -errno(err) : r;
+    }
+
+    /** kill(2): sends signal to process pid; 0 or -errno. */
+    public static int kill(long pid, int signal) {
+        MemorySegment err = scratch().errno;
+        int r = (int) syscall(KILL, err, pid, signal);
+        return r < 0 ? -errno(err) : r;
     }
 
     /** Sets O_NONBLOCK; throws {@link SysException} on failure. */
