@@ -3,6 +3,8 @@ package io.jslirp.cli;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
 
 /**
  * Whether a command can be run, checked as a shell looks it up, before jslirp makes a namespace for
@@ -28,16 +30,26 @@ final class Executable {
             refuseUnexecutable(name, file);
             return;
         }
-        String dirs = pathVariable == null || pathVariable.isEmpty() ? "/usr/local/bin:/usr/bin:/bin" : pathVariable;
-        Path foundButNotExecutable = null;
-        for (String dir : dirs.split(":", -1)) {
-            Path file = path((dir.isEmpty() ? "." : dir) + "/" + name);
-            if (file == null || !Files.exists(file)) continue;
-            if (Files.isRegularFile(file) && Files.isExecutable(file)) return;
-            if (foundButNotExecutable == null) foundButNotExecutable = file;
+        if (find(name, pathVariable) != null) return;
+        for (String dir : directories(pathVariable)) {
+            Path file = path(dir + "/" + name);
+            if (file != null && Files.exists(file)) refuseUnexecutable(name, file); // there, but not one to run
         }
-        if (foundButNotExecutable != null) refuseUnexecutable(name, foundButNotExecutable);
         throw new ExitStatus("cannot run " + name + ": command not found", NOT_FOUND);
+    }
+
+    /** The first executable regular file called name (no slash) in PATH's directories, or null. */
+    static Path find(String name, String pathVariable) {
+        for (String dir : directories(pathVariable)) {
+            Path file = path(dir + "/" + name);
+            if (file != null && Files.isRegularFile(file) && Files.isExecutable(file)) return file;
+        }
+        return null;
+    }
+
+    private static List<String> directories(String pathVariable) {
+        String dirs = pathVariable == null || pathVariable.isEmpty() ? "/usr/local/bin:/usr/bin:/bin" : pathVariable;
+        return Arrays.stream(dirs.split(":", -1)).map(d -> d.isEmpty() ? "." : d).toList();
     }
 
     private static void refuseUnexecutable(String name, Path file) {

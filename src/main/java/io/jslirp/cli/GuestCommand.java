@@ -40,13 +40,12 @@ final class GuestCommand {
 
     /**
      * Starts argv on this thread (in its namespaces), stdio inherited, under {@code setpriv
-     * --pdeathsig KILL} where that is available and argv names a program that exists: a command
-     * that does not exist fails here as before, with ProcessBuilder's IOException.
+     * --pdeathsig KILL} where that is available; argv names a program that runs ({@link Executable#check}).
      */
     static Process start(List<String> argv) throws IOException {
         String setpriv = setpriv();
         List<String> line = argv;
-        if (setpriv != null && resolvable(argv.getFirst())) {
+        if (setpriv != null) { // argv names a program that runs: RunCommand checked (Executable)
             line = new ArrayList<>(List.of(setpriv, "--pdeathsig", "KILL", "--"));
             line.addAll(argv);
         } else if (setpriv == null) {
@@ -109,7 +108,7 @@ final class GuestCommand {
 
     /** setpriv from util-linux 2.33 or later (the first with --pdeathsig) on PATH, or null. */
     private static String setpriv() {
-        Path found = onPath("setpriv");
+        Path found = Executable.find("setpriv", System.getenv("PATH"));
         if (found == null) return null;
         byte[] option = "pdeathsig".getBytes(StandardCharsets.US_ASCII);
         try (InputStream in = Files.newInputStream(found)) {
@@ -124,21 +123,6 @@ final class GuestCommand {
             }
         } catch (IOException e) {
             return null;
-        }
-        return null;
-    }
-
-    /** Whether execvp would find name: a path to an executable file, or an executable file on PATH. */
-    private static boolean resolvable(String name) {
-        if (name.contains("/")) return Files.isRegularFile(Path.of(name)) && Files.isExecutable(Path.of(name));
-        return onPath(name) != null;
-    }
-
-    private static Path onPath(String name) {
-        String path = System.getenv().getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin");
-        for (String dir : path.split(":")) {
-            Path p = Path.of(dir.isEmpty() ? "." : dir, name);
-            if (Files.isRegularFile(p) && Files.isExecutable(p)) return p;
         }
         return null;
     }
