@@ -15,6 +15,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -100,30 +102,20 @@ class RunLifecycleIT {
         assertNoneLeft(marker, "a failed set-up");
     }
 
-    @Test
+    /** SIGTERM or SIGHUP to jslirp goes on to the command, whose status (128 + the signal) is jslirp's. */
+    @ParameterizedTest
+    @CsvSource({"TERM, 15", "HUP, 1"})
     @Timeout(120)
-    void sigtermToJslirpEndsTheCommand() throws Exception {
+    void aSignalToJslirpEndsTheCommand(String signal, int number) throws Exception {
         ItEnv.assumeStack();
         ItEnv.assumeJslirp("jslirp run's own lifecycle");
         String marker = marker();
         try (Stack.Running run = Stack.start(List.of(bin(), "run", "--", "sleep", marker))) {
             awaitCommand(run, marker);
-            assertThat(signalAndWait(run, "TERM")).as("the command's status: killed by SIGTERM\n%s", run.describe()).isEqualTo(128 + 15);
+            assertThat(signalAndWait(run, signal)).as("the command's status: killed by SIG%s\n%s", signal, run.describe())
+                    .isEqualTo(128 + number);
         }
-        assertNoneLeft(marker, "SIGTERM to jslirp");
-    }
-
-    @Test
-    @Timeout(120)
-    void sighupToJslirpEndsTheCommand() throws Exception {
-        ItEnv.assumeStack();
-        ItEnv.assumeJslirp("jslirp run's own lifecycle");
-        String marker = marker();
-        try (Stack.Running run = Stack.start(List.of(bin(), "run", "--", "sleep", marker))) {
-            awaitCommand(run, marker);
-            assertThat(signalAndWait(run, "HUP")).as("%s", run.describe()).isEqualTo(128 + 1);
-        }
-        assertNoneLeft(marker, "SIGHUP to jslirp");
+        assertNoneLeft(marker, "SIG" + signal + " to jslirp");
     }
 
     /** A command that ignores SIGTERM is killed once its grace is over; jslirp still exits. */
