@@ -18,7 +18,7 @@
 # bind-mounted on itself and gets /proc (a new proc mount), /sys and /dev (recursive binds), tmpfs on
 # /run and /tmp, the checkout and the JDK 25 (/usr/lib/jvm/temurin-25-jdk-amd64, or $JAVA_HOME) at
 # their own paths, ~/.m2 (so Maven's cache is shared with the host) and a copy of the host's
-# /etc/resolv.conf; then pivot_root makes it the namespace's root and the old root is detached. Not
+# /etc/resolv.conf and of its /etc/ssl/certs; then pivot_root makes it the namespace's root and the old root is detached. Not
 # chroot: a chrooted process may not create user namespaces (the rootless tests need them). The
 # network namespace is the host's, so apt and Maven reach the network as the host does. When the
 # command ends, the namespace and every mount in it go away with it; nothing is mounted on the host.
@@ -57,6 +57,13 @@ if [[ ${1:-} == --inside ]]; then
   if [[ -n $work ]]; then mkdir -p "$root$work" && mount --bind "$work" "$root$work"; fi
   if [[ -n $jdk ]]; then mkdir -p "$root$jdk" && mount --rbind "$jdk" "$root$jdk"; fi
   if [[ -n $m2 ]]; then mkdir -p "$root/root/.m2" && mount --bind "$m2" "$root/root/.m2"; fi
+  # The host's trust store, on a tmpfs (the root's own stays as apt made it): whatever CA the host
+  # trusts (e.g. a TLS-inspecting proxy's, which Maven's https then meets) is trusted inside too.
+  # Dereferenced, since its links point into the host's /usr/share and /usr/local/share.
+  if [[ -d /etc/ssl/certs ]]; then
+    mount -t tmpfs -o mode=0755 tmpfs "$root/etc/ssl/certs"
+    cp -rL /etc/ssl/certs/. "$root/etc/ssl/certs/"
+  fi
   rm -f "$root/etc/resolv.conf"
   cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || : >"$root/etc/resolv.conf"
   mkdir -p "$root/.old-root"
