@@ -12,7 +12,8 @@
 #
 # The /init of the image: mounts /proc, /sys, /dev; loads virtio_ring, virtio, virtio_pci_modern_dev,
 # virtio_pci_legacy_dev, virtio_pci, failover, net_failover, virtio_net (busybox insmod, in this order:
-# there is no modules.dep); disables IPv6; brings lo and eth0 up (no address: the test runs udhcpc);
+# there is no modules.dep), those of them the kernel has as modules: the package's modules.builtin
+# names those built in (Debian 13's 6.12 has the virtio core and virtio_pci built in); disables IPv6; brings lo and eth0 up (no address: the test runs udhcpc);
 # runs /test.sh when present, with its output on the console (ttyS0); then `poweroff -f`.
 # udhcpc's default script (/etc/udhcpc/default.script: the path built into Debian's busybox) sets
 # the address, the default route, the MTU and /etc/resolv.conf from the lease.
@@ -113,9 +114,14 @@ done < <("$bb" --list-full)
 
 # modules: plain .ko for busybox insmod (it cannot decompress); busybox (the one just unpacked)
 # decompresses xz and gzip, so the host needs zstd only for .ko.zst
+load=()
 for m in "${MODULES[@]}"; do
   f=$(find "$kdir" -name "$m.ko" -o -name "$m.ko.xz" -o -name "$m.ko.zst" -o -name "$m.ko.gz" | head -1 || true)
-  [[ -n $f ]] || die "module $m not found in $kpkg (built in? check /boot/config-*)"
+  if [[ -z $f ]]; then
+    grep -q "/$m\.ko\$" "$kdir/modules.builtin" 2>/dev/null && continue   # built in
+    die "module $m not found in $kpkg, neither a file nor in its modules.builtin"
+  fi
+  load+=("$m")
   case $f in
     *.ko) cp "$f" "$root/lib/modules/$m.ko" ;;
     *.ko.xz) "$bb" xzcat "$f" >"$root/lib/modules/$m.ko" ;;
@@ -123,6 +129,7 @@ for m in "${MODULES[@]}"; do
     *.ko.gz) "$bb" zcat "$f" >"$root/lib/modules/$m.ko" ;;
   esac
 done
+[[ ${#load[@]} -eq ${#MODULES[@]} ]] || log "modules for /init: ${load[*]:-none} (the others are built in)"
 
 cat >"$root/init" <<EOF
 #!/bin/sh
@@ -131,7 +138,7 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev 2>/dev/null
 mkdir -p /dev/pts && mount -t devpts devpts /dev/pts
-for m in ${MODULES[*]}; do
+for m in ${load[*]}; do
   insmod /lib/modules/\$m.ko || echo "init: insmod \$m failed"
 done
 [ -d /proc/sys/net/ipv6 ] && echo 1 >/proc/sys/net/ipv6/conf/all/disable_ipv6
