@@ -33,12 +33,14 @@ MIRROR=${JSLIRP_DEBIAN13_MIRROR:-http://deb.debian.org/debian}
 SUITE=trixie
 STAMP_NAME=.jslirp-debian13-stamp
 
-# .ci/run's list, then: ca-certificates (Maven over https), git, sudo, passwd (useradd),
-# util-linux (unshare, nsenter, setpriv, prlimit), kmod, xz-utils and zstd (vm-image.sh), gzip, tar.
+# .ci/run's list (keep the two alike), then ca-certificates, which any Debian system has (https). The
+# rest the tests call is in debootstrap's minbase already (priority required: passwd's useradd,
+# util-linux's unshare/nsenter/setpriv/prlimit, gzip, tar, apt, dpkg-deb), so a pass here says that
+# .ci/run installs enough on Debian 13.
 PACKAGES=(
   maven iproute2 nftables curl ncat iputils-ping busybox-static udhcpc dnsmasq-base uidmap
   iperf3 slirp4netns passt procps qemu-system-x86 tshark rootlesskit python3 ndisc6 podman runc
-  ca-certificates git sudo passwd util-linux kmod xz-utils zstd gzip tar
+  ca-certificates
 )
 
 self=$(readlink -f "${BASH_SOURCE[0]}")
@@ -61,6 +63,7 @@ if [[ ${1:-} == --inside ]]; then
   # trusts (e.g. a TLS-inspecting proxy's, which Maven's https then meets) is trusted inside too.
   # Dereferenced, since its links point into the host's /usr/share and /usr/local/share.
   if [[ -d /etc/ssl/certs ]]; then
+    mkdir -p "$root/etc/ssl/certs"
     mount -t tmpfs -o mode=0755 tmpfs "$root/etc/ssl/certs"
     cp -rL /etc/ssl/certs/. "$root/etc/ssl/certs/"
   fi
