@@ -7,9 +7,9 @@
 #
 # The root: made once with debootstrap (installed with apt-get when missing) in
 # $JSLIRP_DEBIAN13_ROOT (default /var/tmp/jslirp-debian13, outside the checkout), with the packages
-# the tests need (PACKAGES below: those .ci/run installs, plus what the tests call besides). Its
-# stamp file, written last, names that list: a root without a stamp (an interrupted build) is made
-# again from scratch; a root whose stamp names another list gets the missing packages installed.
+# the tests need (PACKAGES below: those .ci/run installs, and ca-certificates). Its stamp file,
+# written last, names that list: a root without a stamp (an interrupted build) is made again from
+# scratch; a root whose stamp names another list gets the missing packages installed.
 # Packages come from $JSLIRP_DEBIAN13_MIRROR (default http://deb.debian.org/debian) and the
 # trixie-security suite; `scripts/debian13.sh apt-get update && scripts/debian13.sh apt-get upgrade`
 # refreshes them.
@@ -17,12 +17,13 @@
 # Entering it: in a private mount namespace (unshare -m --propagation private), the root is
 # bind-mounted on itself and gets /proc (a new proc mount), /sys and /dev (recursive binds), tmpfs on
 # /run and /tmp, the checkout and the JDK 25 (/usr/lib/jvm/temurin-25-jdk-amd64, or $JAVA_HOME) at
-# their own paths, ~/.m2 (so Maven's cache is shared with the host) and a copy of the host's
-# /etc/resolv.conf and of its /etc/ssl/certs; then pivot_root makes it the namespace's root and the old root is detached. Not
-# chroot: a chrooted process may not create user namespaces (the rootless tests need them). The
-# network namespace is the host's, so apt and Maven reach the network as the host does. When the
-# command ends, the namespace and every mount in it go away with it; nothing is mounted on the host.
-# If the working directory is inside the checkout, the command runs there; else at the checkout.
+# their own paths, ~/.m2 (so Maven's cache is shared with the host) and copies of the host's
+# /etc/resolv.conf and /etc/ssl/certs; then pivot_root makes it the namespace's root and the old
+# root is detached. Not chroot: a chrooted process may not create user namespaces (the rootless
+# tests need them). The network namespace is the host's, so apt and Maven reach the network as the
+# host does. When the command ends, the namespace and every mount in it go away with it: nothing is
+# mounted on the host. If the working directory is inside the checkout, the command runs there;
+# else at the checkout.
 set -euo pipefail
 
 die() { echo "debian13: $*" >&2; exit 1; }
@@ -44,7 +45,7 @@ PACKAGES=(
 )
 
 self=$(readlink -f "${BASH_SOURCE[0]}")
-repo=$(cd "$(dirname "$self")/.." && pwd)
+repo=$(cd "$(dirname "$self")/.." && pwd -P)
 
 # --- inside the new mount namespace (the script runs itself there; see enter below)
 if [[ ${1:-} == --inside ]]; then
@@ -135,7 +136,7 @@ if [[ ! -f $ROOT/$STAMP_NAME || $(cat "$ROOT/$STAMP_NAME") != "$want" ]]; then
   echo "$want" >"$ROOT/$STAMP_NAME"
   log "packages installed in $((SECONDS - start)) s"
 fi
-flock -u 9
+exec 9>&-   # unlocks
 
 # --- run the command
 jdk=""
@@ -147,4 +148,5 @@ m2=""
 mkdir -p "${HOME:-/root}/.m2" && m2=$(cd "${HOME:-/root}/.m2" && pwd)
 cwd=$(pwd -P)
 case $cwd/ in "$repo"/*) ;; *) cwd=$repo ;; esac
-JSLIRP_DEBIAN13_CWD=$cwd enter "$ROOT" "$repo" "$jdk" "$m2" "$@"
+# exec: this script may be edited while a command runs, and bash reads a script as it goes
+JSLIRP_DEBIAN13_CWD=$cwd exec unshare -m --propagation private "$self" --inside "$ROOT" "$repo" "$jdk" "$m2" "$@"
