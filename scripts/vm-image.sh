@@ -4,14 +4,16 @@
 # Writes DIR/vmlinuz (the Debian cloud kernel) and DIR/initramfs.cpio.gz (busybox, the virtio-net
 # modules and an /init), plus DIR/stamp saying what they were built from. Nothing is installed on the
 # host: the packages are fetched with `apt-get download` and unpacked with `dpkg-deb -x` in a
-# temporary directory. Cached: when DIR/stamp matches what would be built now (kernel package and
-# version, busybox version, this script's content), it does nothing; when the stamp is newer than
-# apt's package lists (no apt-get update since), it does not even ask apt (about 10 ms); when apt
-# knows no candidate (no package lists) but an image is there, the image is kept.
+# temporary directory. Cached: when DIR/stamp matches what would be built now (the system, e.g.
+# debian-12, kernel package and version, busybox version, this script's content), it does nothing;
+# when the stamp is of this system and newer than apt's package lists (no apt-get update since), it
+# does not even ask apt (about 10 ms); when apt knows no candidate (no package lists) but an image is
+# there, the image is kept.
 #
 # The /init of the image: mounts /proc, /sys, /dev; loads virtio_ring, virtio, virtio_pci_modern_dev,
 # virtio_pci_legacy_dev, virtio_pci, failover, net_failover, virtio_net (busybox insmod, in this order:
-# there is no modules.dep); disables IPv6; brings lo and eth0 up (no address: the test runs udhcpc);
+# there is no modules.dep), those of them the kernel has as modules: the package's modules.builtin
+# names those built in (Debian 13's 6.12 has the virtio core and virtio_pci built in); disables IPv6; brings lo and eth0 up (no address: the test runs udhcpc);
 # runs /test.sh when present, with its output on the console (ttyS0); then `poweroff -f`.
 # udhcpc's default script (/etc/udhcpc/default.script: the path built into Debian's busybox) sets
 # the address, the default route, the MTU and /etc/resolv.conf from the lease.
@@ -20,8 +22,9 @@
 # initramfs.cpio.gz (padded to 4 bytes) followed by a newc archive holding /test.sh (mode 0755) is
 # a valid initrd (see src/test/java/io/jslirp/it/Vm.java).
 #
-# Needs: apt-get with Debian's package lists (apt-get update), dpkg-deb, gzip; xz/zstd only if the
-# kernel's modules are shipped compressed. Debian 12's cloud kernel (6.1) ships plain .ko files.
+# Needs: apt-get with Debian's package lists (apt-get update), dpkg-deb, gzip; zstd only if the
+# kernel's modules are shipped as .ko.zst. Debian 12's cloud kernel (6.1) ships plain .ko files under
+# /lib/modules, Debian 13's (6.12) .ko.xz files under /usr/lib/modules (busybox decompresses those).
 set -euo pipefail
 
 die() { echo "vm-image: $*" >&2; exit 1; }
@@ -35,8 +38,21 @@ out=$(cd "$out" && pwd)
 MODULES=(virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci failover net_failover virtio_net)
 self_sum=$(sha256sum "${BASH_SOURCE[0]}" | cut -c1-16)
 
-# Fast path: built by this script since apt's lists last changed -> the candidates are the same.
-if [[ -s $out/vmlinuz && -s $out/initramfs.cpio.gz && -f $out/stamp && $(cat "$out/stamp") == *" script=$self_sum" &&
+# The system whose apt chose the packages (e.g. debian-12), from /etc/os-release without a process:
+# the checkout (and DIR) may be shared by a Debian 12 host and a Debian 13 root (scripts/debian13.sh),
+# whose apt lists have their own times; an image of the one is not up to date for the other.
+dist=unknown
+if [[ -r /etc/os-release ]]; then
+  os_id="" os_ver=""
+  while IFS='=' read -r k v; do
+    v=${v#\"}; v=${v%\"}
+    case $k in ID) os_id=$v ;; VERSION_ID) os_ver=$v ;; VERSION_CODENAME) [[ -n $os_ver ]] || os_ver=$v ;; esac
+  done </etc/os-release
+  dist=${os_id:-unknown}-${os_ver:-unknown}
+fi
+
+# Fast path: built by this script on this system since apt's lists last changed -> the candidates are the same.
+if [[ -s $out/vmlinuz && -s $out/initramfs.cpio.gz && -f $out/stamp && $(cat "$out/stamp") == "dist=$dist "*" script=$self_sum" &&
       $out/stamp -nt /var/lib/apt/lists ]]; then
   exit 0
 fi
@@ -58,7 +74,7 @@ if [[ -z $kpkg || -z $kver || -z $bbver ]]; then
   die "apt knows no candidate for linux-image-cloud-amd64 or busybox-static (run apt-get update)"
 fi
 
-stamp="kernel=$kpkg=$kver busybox=$bbver script=$self_sum"
+stamp="dist=$dist kernel=$kpkg=$kver busybox=$bbver script=$self_sum"
 if [[ -s $out/vmlinuz && -s $out/initramfs.cpio.gz && -f $out/stamp && $(cat "$out/stamp") == "$stamp" ]]; then
   exit 0   # cached
 fi
@@ -78,10 +94,13 @@ for d in "$tmp"/deb/*.deb; do dpkg-deb -x "$d" "$tmp/x"; done
 
 vmlinuz=$(ls "$tmp"/x/boot/vmlinuz-* 2>/dev/null | head -1 || true)
 [[ -n $vmlinuz ]] || die "no /boot/vmlinuz-* in $kpkg"
-kdir=$(ls -d "$tmp"/x/lib/modules/*/ 2>/dev/null | head -1 || true)
-[[ -n $kdir ]] || die "no /lib/modules in $kpkg"
+# Debian 12's packages ship /lib/modules and /bin/busybox; Debian 13's (merged /usr) /usr/lib/modules
+# and possibly /usr/bin/busybox.
+kdir=$(ls -d "$tmp"/x/lib/modules/*/ "$tmp"/x/usr/lib/modules/*/ 2>/dev/null | head -1 || true)
+[[ -n $kdir ]] || die "no /lib/modules or /usr/lib/modules in $kpkg"
 bb=$tmp/x/bin/busybox
-[[ -x $bb ]] || die "no /bin/busybox in busybox-static"
+[[ -x $bb ]] || bb=$tmp/x/usr/bin/busybox
+[[ -x $bb ]] || die "no /bin/busybox or /usr/bin/busybox in busybox-static"
 
 # --- the root file system
 root=$tmp/root
@@ -93,17 +112,24 @@ while read -r applet; do
   ln -s /bin/busybox "$root/$applet"
 done < <("$bb" --list-full)
 
-# modules: plain .ko for busybox insmod (it cannot decompress)
+# modules: plain .ko for busybox insmod (it cannot decompress); busybox (the one just unpacked)
+# decompresses xz and gzip, so the host needs zstd only for .ko.zst
+load=()
 for m in "${MODULES[@]}"; do
   f=$(find "$kdir" -name "$m.ko" -o -name "$m.ko.xz" -o -name "$m.ko.zst" -o -name "$m.ko.gz" | head -1 || true)
-  [[ -n $f ]] || die "module $m not found in $kpkg (built in? check /boot/config-*)"
+  if [[ -z $f ]]; then
+    grep -q "/$m\.ko\$" "$kdir/modules.builtin" 2>/dev/null && continue   # built in
+    die "module $m not found in $kpkg, neither a file nor in its modules.builtin"
+  fi
+  load+=("$m")
   case $f in
     *.ko) cp "$f" "$root/lib/modules/$m.ko" ;;
-    *.ko.xz) xz -dc "$f" >"$root/lib/modules/$m.ko" ;;
+    *.ko.xz) "$bb" xzcat "$f" >"$root/lib/modules/$m.ko" ;;
     *.ko.zst) zstd -qdc "$f" >"$root/lib/modules/$m.ko" ;;
-    *.ko.gz) gzip -dc "$f" >"$root/lib/modules/$m.ko" ;;
+    *.ko.gz) "$bb" zcat "$f" >"$root/lib/modules/$m.ko" ;;
   esac
 done
+[[ ${#load[@]} -eq ${#MODULES[@]} ]] || log "modules for /init: ${load[*]:-none} (the others are built in)"
 
 cat >"$root/init" <<EOF
 #!/bin/sh
@@ -112,7 +138,7 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev 2>/dev/null
 mkdir -p /dev/pts && mount -t devpts devpts /dev/pts
-for m in ${MODULES[*]}; do
+for m in ${load[*]}; do
   insmod /lib/modules/\$m.ko || echo "init: insmod \$m failed"
 done
 [ -d /proc/sys/net/ipv6 ] && echo 1 >/proc/sys/net/ipv6/conf/all/disable_ipv6

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Rootless Podman (4.3) of an ordinary user ({@link TestUser}) with jslirp as its slirp4netns
+ * Rootless Podman (4.3 on Debian 12, 5.4 on Debian 13: both still have slirp4netns and
+ * {@code --network-cmd-path}) of an ordinary user ({@link TestUser}) with jslirp as its slirp4netns
  * ({@code --network-cmd-path=<the user's copy>/bin/slirp4netns}), for each {@code --network
  * slirp4netns:...} option a container can see: the gateway to the host's loopback with {@code
  * allow_host_loopback=true} and closed without; {@code mtu=} and {@code cidr=} on the container's
