@@ -1,5 +1,7 @@
 package io.jslirp.cli;
 
+import io.jslirp.util.FileErrors;
+
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
@@ -29,7 +31,7 @@ final class Targets {
         } catch (NoSuchFileException e) {
             throw new IllegalArgumentException("no process with PID " + pid); // it ended meanwhile
         } catch (IOException e) {
-            throw new IllegalArgumentException("cannot open " + ns + ": " + reason(e));
+            throw new IllegalArgumentException("cannot open " + ns + ": " + FileErrors.reason(e));
         }
     }
 
@@ -42,8 +44,8 @@ final class Targets {
             throw new IllegalArgumentException("no network namespace at " + path + ": No such file or directory");
         } catch (AccessDeniedException e) {
             throw new IllegalArgumentException("cannot open the network namespace at " + path + ": Permission denied");
-        } catch (IOException | UnsupportedOperationException e) {
-            throw new IllegalArgumentException("cannot open the network namespace at " + path + ": " + reason(e));
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot open the network namespace at " + path + ": " + FileErrors.reason(e));
         }
     }
 
@@ -53,13 +55,5 @@ final class Targets {
         } catch (IOException | UnsupportedOperationException e) {
             return "another user";
         }
-    }
-
-    /** An I/O error's reason without Java's repetition of the path. */
-    static String reason(Exception e) {
-        if (e instanceof AccessDeniedException) return "Permission denied";
-        if (e instanceof NoSuchFileException) return "No such file or directory";
-        if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) return f.getReason();
-        return Main.oneLine(e);
     }
 }

@@ -48,7 +48,6 @@ public final class StreamLink implements Link {
 
     private final Epoll poller = new Epoll(4);
     private final int listener;
-    /** The unix socket file to remove at close, or null. */
     /** The socket file of a unix listener, else null. */
     private final UnixSocketFile file;
     private final boolean endsWithPeer;

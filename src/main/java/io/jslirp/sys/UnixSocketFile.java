@@ -1,5 +1,7 @@
 package io.jslirp.sys;
 
+import io.jslirp.util.FileErrors;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -89,7 +91,7 @@ public final class UnixSocketFile {
                 return new UnixSocketFile(p, lockPath, lockFd, Look.key(p));
             } catch (IOException e) {
                 unlock(lockPath, lockFd);
-                throw setUp(p, role, Look.reason(e));
+                throw setUp(p, role, FileErrors.reason(e));
             } catch (IllegalArgumentException e) {
                 unlock(lockPath, lockFd);
                 throw e;
@@ -111,7 +113,7 @@ public final class UnixSocketFile {
         try {
             if (socketKey != null && socketKey.equals(Look.key(path))) Files.delete(path);
         } catch (IOException e) {
-            io.jslirp.util.Log.debug(() -> "cannot remove " + path + ": " + Look.reason(e));
+            io.jslirp.util.Log.debug(() -> "cannot remove " + path + ": " + FileErrors.reason(e));
         }
         unlock(lockPath, lockFd);
         lockFd = -1;
@@ -189,14 +191,9 @@ public final class UnixSocketFile {
             Object held = Look.key(Path.of("/proc/self/fd/" + fd), true);
             if (held != null && held.equals(Look.key(lockPath)) && Files.size(lockPath) == 0) Files.delete(lockPath);
         } catch (IOException e) {
-            io.jslirp.util.Log.debug(() -> "cannot remove " + lockPath + ": " + Look.reason(e));
+            io.jslirp.util.Log.debug(() -> "cannot remove " + lockPath + ": " + FileErrors.reason(e));
         }
         Libc.close(fd);
-    }
-
-    /** Why a file operation failed, in words: "No such file or directory" rather than Java's bare path. */
-    public static String reason(IOException e) {
-        return Look.reason(e);
     }
 
     private static IllegalArgumentException notASocket(Path p, String role) {
@@ -211,7 +208,7 @@ public final class UnixSocketFile {
         return new IllegalArgumentException("cannot set up " + role + " " + p + ": " + reason);
     }
 
-    /** Files looked at without following links: what a path names, and why a look failed, in words. */
+    /** Files looked at without following links: what a path names. */
     private static final class Look {
         private Look() {}
 
@@ -245,14 +242,6 @@ public final class UnixSocketFile {
 
         static Object key(Map<String, Object> attributes) {
             return java.util.List.of(attributes.get("dev"), attributes.get("ino"), attributes.get("ctime"));
-        }
-
-        /** "No such file or directory" rather than Java's bare path. */
-        static String reason(IOException e) {
-            if (e instanceof NoSuchFileException) return "No such file or directory";
-            if (e instanceof java.nio.file.AccessDeniedException) return "Permission denied";
-            if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) return f.getReason();
-            return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
         }
     }
 }
