@@ -122,29 +122,14 @@ final class PastaCommand {
         PastaNetwork network = PastaNetwork.of(o, host);
         EngineConfig config = engineConfig(o, network, PastaNetwork.mac(o));
         List<String> argv = o.command().isEmpty() ? List.of(shell()) : o.command();
-        java.util.concurrent.CompletableFuture<CommandNetns> ready = new java.util.concurrent.CompletableFuture<>();
-        java.util.concurrent.CompletableFuture<Boolean> go = new java.util.concurrent.CompletableFuture<>();
-        java.util.concurrent.CompletableFuture<Process> command = new java.util.concurrent.CompletableFuture<>();
-        Thread.ofPlatform().name("netns-setup").start(() -> {
-            try {
-                Namespaces.unshare(Namespaces.CLONE_NEWNET);
-                // held for the life of the process: a path to the namespace for the port pieces
-                int nsFd = Libc.open("/proc/thread-self/ns/net", Libc.O_RDONLY | Libc.O_CLOEXEC);
-                TapLink link = GuestInterface.open(network.ifname(), true);
-                if (o.configNet()) configure(o, network);
-                ready.complete(new CommandNetns(link, "/proc/self/fd/" + nsFd));
-            } catch (Throwable t) {
-                ready.completeExceptionally(t);
-                return;
-            }
-            try {
-                if (!go.join()) return;
-                command.complete(new ProcessBuilder(argv).inheritIO().start()); // forked from this thread: in its namespace
-            } catch (Throwable t) {
-                command.completeExceptionally(new IllegalArgumentException("Failed to start command or shell: " + Main.oneLine(t)));
-            }
-        });
-        CommandNetns setup = Serving.joined(ready);
+        GuestCommand command = GuestCommand.start(argv, () -> {
+            // held for the life of the process: a path to the namespace for the port pieces
+            int nsFd = Libc.open("/proc/thread-self/ns/net", Libc.O_RDONLY | Libc.O_CLOEXEC);
+            TapLink link = GuestInterface.open(network.ifname(), true);
+            if (o.configNet()) configure(o, network);
+            return new CommandNetns(link, "/proc/self/fd/" + nsFd);
+        }, e -> new IllegalArgumentException("Failed to start command or shell: " + Main.oneLine(e)));
+        CommandNetns setup = command.ready();
         Engine engine;
         try {
             engine = new Engine(setup.link(), config);
@@ -152,13 +137,10 @@ final class PastaCommand {
             for (PastaPorts piece : PastaPorts.pieces()) piece.open(context);
             if (o.pidFile() != null) writePidFile(Path.of(o.pidFile()));
         } catch (Exception e) {
-            go.complete(false);
+            command.abandon();
             throw e;
         }
-        go.complete(true);
-        Process p = Serving.joined(command);
-        // Ctrl-C belongs to the command (a shell ignores it); the network lives as long as the command.
-        sun.misc.Signal.handle(new sun.misc.Signal("INT"), sun.misc.SignalHandler.SIG_IGN);
+        Process p = command.go();
         p.onExit().thenRun(engine::stop);
         Serving.untilStopped(engine, o.debug()); // pasta prints no counters; -d shows ours
         return p.waitFor();

@@ -21,13 +21,12 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * {@code jslirp run}: a command in a fresh network namespace with jslirp's network. The launcher
  * has already put this JVM in a new user namespace; a platform thread makes the network namespace,
- * sets up the tap in it and starts the command from there, so the command inherits the namespace
- * while every other thread (and every host socket) stays in the host's network.
+ * sets up the tap in it and starts the command from there ({@link GuestCommand}), so the command
+ * inherits the namespace while every other thread (and every host socket) stays in the host's network.
  */
 @Command(name = "run", mixinStandardHelpOptions = true, abbreviateSynopsis = true,
         description = "Run COMMAND (default: $SHELL) in a new network namespace served by jslirp; exit with its status.",
@@ -56,61 +55,33 @@ final class RunCommand implements Callable<Integer> {
         if (config.nameservers() != null) giveTheCommandOurResolver(config);
 
         // The command starts once everything is set up (forwards, API socket), so a failed set-up
-        // leaves nothing running; it is started from the thread that made its namespace, which then
-        // waits for it: that thread is its parent for GuestCommand's PR_SET_PDEATHSIG.
-        CompletableFuture<TapLink> ready = new CompletableFuture<>();
-        CompletableFuture<Boolean> go = new CompletableFuture<>();
-        CompletableFuture<Process> started = new CompletableFuture<>();
-        Thread.ofPlatform().name("netns-setup").start(() -> {
-            try {
-                unshareNetwork();
-                // The namespace is the command's alone and goes with it: the device can go with
-                // the namespace, in the background, and jslirp's exit need not wait for it.
-                TapLink link = GuestInterface.open(ifname, true);
-                GuestInterface.configure(ifname, config.network(), mac);
-                ready.complete(link);
-            } catch (Throwable t) {
-                ready.completeExceptionally(t);
-                return;
-            }
-            if (!go.join()) return;
-            Process p;
-            try {
-                try {
-                    p = GuestCommand.start(argv);
-                } catch (IOException e) {
-                    // checked before, so only a race or an exec the kernel refuses (a bad interpreter, ENOEXEC)
-                    throw new ExitStatus("cannot run " + argv.getFirst() + ": " + Main.oneLine(e), Executable.NOT_EXECUTABLE);
-                }
-            } catch (Throwable t) {
-                started.completeExceptionally(t);
-                return;
-            }
-            started.complete(p);
-            GuestCommand.awaitEnd(p);
-        });
-        TapLink link = Serving.joined(ready);
+        // leaves nothing running. The namespace is the command's alone and goes with it: the device
+        // can go with the namespace, in the background, and jslirp's exit need not wait for it.
+        GuestCommand command = GuestCommand.start(argv, () -> {
+            TapLink link = GuestInterface.open(ifname, true);
+            GuestInterface.configure(ifname, config.network(), mac);
+            return link;
+        }, e -> new ExitStatus("cannot run " + argv.getFirst() + ": " + Main.oneLine(e), Executable.NOT_EXECUTABLE));
+        TapLink link = readyOrExplained(command);
         Engine engine;
         try {
             engine = new Engine(link, config);
             network.serve(engine);
         } catch (Exception | Error e) {
-            go.complete(false);
+            command.abandon();
             throw e;
         }
-        go.complete(true);
-        Process process = Serving.joined(started);
-        GuestCommand.endWithJslirp(process);
+        Process process = command.go();
         process.onExit().thenRun(engine::stop);
         engine.run();
         if (network.debug) io.jslirp.util.Log.warn("counters: " + engine.counters());
         return process.waitFor();
     }
 
-    /** Gives this thread a new network namespace; an EPERM says what restricts the user namespace, where it can tell. */
-    private static void unshareNetwork() {
+    /** The command's tap, once its namespace is set up; an EPERM for the namespace says what restricts user namespaces, where it can tell. */
+    private static TapLink readyOrExplained(GuestCommand command) throws Exception {
         try {
-            Namespaces.unshare(Namespaces.CLONE_NEWNET);
+            return command.ready();
         } catch (io.jslirp.sys.SysException e) {
             Path restrict = Path.of("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
             String v = "";
@@ -119,7 +90,7 @@ final class RunCommand implements Callable<Integer> {
             } catch (IOException ignored) {
                 // no hint then
             }
-            if (e.errno() != io.jslirp.sys.Errno.EPERM || !v.equals("1")) throw e;
+            if (e.errno() != io.jslirp.sys.Errno.EPERM || !v.equals("1") || !e.getMessage().startsWith("unshare")) throw e;
             throw new IllegalStateException("cannot make a network namespace: " + e.getMessage() + ": AppArmor restricts user"
                     + " namespaces here (sysctl kernel.apparmor_restrict_unprivileged_userns=1) to programs with a profile that allows"
                     + " them; give " + ProcessHandle.current().info().command().orElse("java") + " one, or set the sysctl to 0", e);

@@ -13,11 +13,13 @@ import java.util.concurrent.FutureTask;
 /**
  * Linux namespaces. setns and unshare(CLONE_NEWNET) change only the calling thread's namespace, so
  * they must run on a dedicated platform thread: a virtual thread would move between carriers.
+ * So does unshare(CLONE_NEWPID): the calling thread's next child is the new namespace's PID 1,
+ * and that thread can start no thread from then on.
  */
 public final class Namespaces {
     private Namespaces() {}
 
-    public static final int CLONE_NEWNET = 0x40000000, CLONE_NEWUSER = 0x10000000;
+    public static final int CLONE_NEWNET = 0x40000000, CLONE_NEWUSER = 0x10000000, CLONE_NEWPID = 0x20000000;
 
     private static final long SETNS = nr(308, 268), UNSHARE = nr(272, 97), MOUNT = nr(165, 40);
     private static final long MS_BIND = 4096;

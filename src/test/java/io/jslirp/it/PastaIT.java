@@ -395,15 +395,18 @@ class PastaIT {
 
     /**
      * No --netns nor PID: the command runs in a new network namespace set up as pasta's model has
-     * it, and pasta exits with the command's status, printing no counters as jslirp's own commands do.
-     * (The command sends nothing.)
+     * it, and pasta exits with the command's status, printing no counters as jslirp's own commands do,
+     * leaving nothing the command started. (The command sends nothing.)
      */
     @Test
     @Timeout(120)
     void runsACommandInNewNamespacesAndExitsWithItsStatus() throws Exception {
+        String marker = Integer.toString(ThreadLocalRandom.current().nextInt(100_000, 1_000_000_000));
         Started run = startPasta(List.of("--config-net", "-t", "none", "-u", "none", "--", "sh", "-c",
-                "ip -j addr show; ip -j route show default; exit 3"));
+                "ip -j addr show; ip -j route show default; setsid sleep " + marker + " & exit 3"));
         assertThat(run.exit).as("%s", run).isEqualTo(3);
+        // as pasta runs its command, in a PID namespace of its own: a daemon it leaves goes with it
+        RunLifecycleIT.assertNoneLeft(marker, "pasta's command's end");
         assertThat(run.err).as("pasta prints no counters at exit (without -d): %s", run).doesNotContain("counters");
         assertThat(run.out).contains("\"local\":\"192.0.2.2\",\"prefixlen\":24").contains("\"mtu\":65520")
                 .contains("\"gateway\":\"192.0.2.1\"");

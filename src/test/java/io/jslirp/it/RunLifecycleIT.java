@@ -20,10 +20,12 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * {@code jslirp run}'s command does not outlive it: not when the set-up fails (it never starts),
- * nor when jslirp is sent SIGTERM or SIGHUP (passed on to the command, which is killed if it does
- * not end), nor when jslirp is killed outright (the kernel kills the command: PR_SET_PDEATHSIG).
- * Each command is {@code sleep N} with a random N, looked for in /proc afterwards.
+ * {@code jslirp run}'s command, and whatever it starts, does not outlive it: not when the set-up
+ * fails (it never starts), nor when jslirp is sent SIGTERM or SIGHUP (passed on to the command,
+ * which is killed if it does not end), nor when jslirp is killed outright (the kernel kills the
+ * command: PR_SET_PDEATHSIG, and with its PID namespace's init, all in it), nor when the command
+ * ends leaving a daemon behind. Each command is {@code sleep N} with a random N, looked for in /proc
+ * afterwards.
  */
 class RunLifecycleIT {
     private static final Duration T = Duration.ofSeconds(60);
@@ -37,7 +39,7 @@ class RunLifecycleIT {
     }
 
     /** PIDs of live processes whose argv is "sleep MARKER" (argv[0] sleep or a path ending in /sleep). */
-    private static List<Long> sleeping(String marker) {
+    static List<Long> sleeping(String marker) {
         List<Long> found = new ArrayList<>();
         try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
             for (Path p : procs.filter(d -> d.getFileName().toString().matches("\\d+")).toList()) {
@@ -59,8 +61,13 @@ class RunLifecycleIT {
 
     /** Waits until the command is running (so a signal to jslirp meets it), failing if jslirp ends first. */
     private static void awaitCommand(Stack.Running run, String marker) {
+        awaitCommand(run, marker, 1);
+    }
+
+    /** Waits until count "sleep MARKER" processes run. */
+    private static void awaitCommand(Stack.Running run, String marker, int count) {
         long deadline = System.nanoTime() + T.toNanos();
-        while (sleeping(marker).isEmpty()) {
+        while (sleeping(marker).size() < count) {
             if (!run.alive()) throw new AssertionError("jslirp ended before its command ran:\n" + run.describe());
             if (System.nanoTime() > deadline) throw new AssertionError("the command did not start:\n" + run.describe());
             Namespace.sleep(50);
@@ -68,7 +75,7 @@ class RunLifecycleIT {
     }
 
     /** Asserts that no "sleep MARKER" is left, allowing the kernel a moment to deliver a SIGKILL; kills any found. */
-    private static void assertNoneLeft(String marker, String why) {
+    static void assertNoneLeft(String marker, String why) {
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         List<Long> left = sleeping(marker);
         while (!left.isEmpty() && System.nanoTime() < deadline) {
@@ -132,17 +139,54 @@ class RunLifecycleIT {
         assertNoneLeft(marker, "SIGTERM to jslirp, ignored by the command");
     }
 
+    /** A SIGKILL leaves jslirp no say: the kernel ends the command and the daemon it started (a new session, its own). */
     @Test
     @Timeout(120)
-    void sigkillToJslirpEndsTheCommand() throws Exception {
+    void sigkillToJslirpEndsTheCommandAndWhatItStarted() throws Exception {
         ItEnv.assumeStack();
         ItEnv.assumeJslirp("jslirp run's own lifecycle");
-        ItEnv.assumeTools("setpriv");
+        ItEnv.assumeTools("setpriv", "setsid");
         String marker = marker();
-        try (Stack.Running run = Stack.start(List.of(bin(), "run", "--", "sleep", marker))) {
-            awaitCommand(run, marker);
+        try (Stack.Running run = Stack.start(List.of(bin(), "run", "--", "sh", "-c", "setsid sleep " + marker + " & exec sleep " + marker))) {
+            awaitCommand(run, marker, 2);
             assertThat(signalAndWait(run, "KILL")).isEqualTo(128 + 9);
         }
         assertNoneLeft(marker, "SIGKILL to jslirp");
+    }
+
+    /**
+     * A command that ends leaving a daemon behind (it waits until the daemon runs, seen in its own
+     * /proc by the number its shell knows it by) takes the daemon with it; jslirp exits with the
+     * command's status.
+     */
+    @Test
+    @Timeout(120)
+    void whatTheCommandLeavesBehindEndsWithIt() throws Exception {
+        ItEnv.assumeStack();
+        ItEnv.assumeJslirp("jslirp run's own lifecycle");
+        ItEnv.assumeTools("setsid");
+        String marker = marker();
+        String script = "setsid sleep " + marker + " & i=0\n"
+                + "until [ \"$(tr '\\0' ' ' < /proc/$!/cmdline)\" = 'sleep " + marker + " ' ]; do\n"
+                + "  i=$((i + 1)); [ $i -lt 400 ] || exit 6; sleep 0.05\n"
+                + "done\n"
+                + "exit 5\n";
+        Cmd.Result r = Cmd.run(T, bin(), "run", "--", "sh", "-c", script);
+        assertThat(r.exit()).as("5: the daemon ran and the command saw it in its /proc; 6: it did not\n%s", r).isEqualTo(5);
+        assertNoneLeft(marker, "the command's end");
+    }
+
+    /** The command's /proc is its PID namespace's: the number its shell has ($$) is the shell there, not a host process. */
+    @Test
+    @Timeout(120)
+    void theCommandsProcShowsItsOwnProcesses() throws Exception {
+        ItEnv.assumeStack();
+        ItEnv.assumeJslirp("jslirp run's own lifecycle");
+        String marker = marker();
+        Cmd.Result r = Cmd.run(T, bin(), "run", "--", "sh", "-c", "tr '\\0' ' ' < /proc/$$/cmdline; echo; ls /proc | grep -c '^[0-9]' # " + marker);
+        assertThat(r.exit()).as("%s", r).isZero();
+        String[] lines = r.out().strip().split("\n");
+        assertThat(lines[0]).as("%s", r).startsWith("sh -c ").contains(marker);
+        assertThat(Integer.parseInt(lines[1].strip())).as("processes in the command's /proc (the init, sh, ls, grep)\n%s", r).isLessThan(10);
     }
 }
