@@ -100,14 +100,9 @@ class LayeringTest {
     @Test
     void everyPackageIsAListedLayer() throws IOException {
         Map<String, Layer> layers = layers();
-        Set<String> unlisted = new TreeSet<>();
-        for (JavaClass c : classes) {
-            String layer = layerOf(c);
-            if (!layers.containsKey(layer)) unlisted.add(c.getPackageName());
-        }
+        Set<String> unlisted = new TreeSet<>(), present = new TreeSet<>();
+        for (JavaClass c : classes) if (!layers.containsKey(layerOf(c))) unlisted.add(c.getPackageName()); else present.add(layerOf(c));
         assertThat(unlisted).as("packages not in the layers table of %s", DESIGN).isEmpty();
-        Set<String> present = new TreeSet<>();
-        for (JavaClass c : classes) present.add(layerOf(c));
         assertThat(present).as("layers of %s with no package", DESIGN).containsAll(layers.keySet());
     }
 
