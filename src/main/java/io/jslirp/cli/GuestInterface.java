@@ -41,9 +41,9 @@ final class GuestInterface {
         else if (madeByLauncher(ifname)) Tap.persist(fds[0], false); // it goes with jslirp, as slirp4netns's does
         // The tap drops what the guest sends once this many frames wait for jslirp in a queue
         // (the tun driver's default is 500): room for a burst of handshakes from many connections,
-        // but no deeper. 10,000 let a guest's UDP sender at full speed queue 14 MB, so datagrams
-        // reached the host for 100 ms after the sender had stopped. Best effort: a user namespace
-        // may not allow it.
+        // but no deeper: a deep queue let a guest's UDP sender at full speed keep megabytes waiting,
+        // which reached the host long after the sender had stopped (docs/benchmarks.md). Best
+        // effort: a user namespace may not allow it.
         try {
             InterfaceConfig.setTxQueueLength(ifname, TAP_QUEUE_FRAMES);
         } catch (SysException e) {

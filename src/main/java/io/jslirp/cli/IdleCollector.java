@@ -19,9 +19,9 @@ final class IdleCollector {
     /**
      * The most frames an interval may move and still count as quiet: a container's keep-alives,
      * health checks and DNS lookups go on after its bursts, and a heap given back only after
-     * ten seconds without a single frame stayed as large as the burst left it (10,000 connections,
-     * then a ping every half second: RSS 59 MB 40 s later; 56 with a trickle counted as quiet). A
-     * collection of what such an instance holds pauses its loop once, for about 9 ms.
+     * ten seconds without a single frame stayed as large as the burst left it. A collection of
+     * what such an instance holds pauses its loop once, briefly (docs/benchmarks.md, Why the code
+     * is as it is).
      */
     static final long QUIET_FRAMES = 1_000;
 

@@ -44,9 +44,9 @@ public record EngineConfig(NetworkConfig network, List<Nameserver> nameservers, 
     public static final long DEFAULT_UDP_IDLE_NANOS = 60_000_000_000L;
     /**
      * No busy polling by default: a loop that spins for the answer takes a core that the
-     * exchange's own ends and the machine's other work need, once per container. bench/run.sh's
-     * rr on 2 cores, four alternating pairs: 5,571–7,135 round trips/s without it, 4,000–5,703
-     * with 50 µs of it, and 48 µs of the stack's CPU per round trip instead of 125 (docs/benchmarks.md).
+     * exchange's own ends and the machine's other work need, once per container: on 2 cores it
+     * made fewer round trips a second, each costing the stack more CPU (docs/benchmarks.md, Why the
+     * code is as it is).
      */
     public static final long DEFAULT_BUSY_POLL_NANOS = 0L;
 

@@ -13,7 +13,7 @@ import java.util.Arrays;
 
 /**
  * Takes frames from the link's receive queues into the stack in batches, so that an interactive
- * flow does not wait behind a bulk transfer (lesson 3):
+ * flow does not wait behind a bulk transfer (lesson 3 of docs/design.md):
  * <ul>
  * <li>A queue whose batch stops at its budget is backlogged: its next batch runs in the next
  *     iteration, after the other ready queues and host sockets, and after a flush of what they
@@ -27,9 +27,9 @@ import java.util.Arrays;
  * </ul>
  */
 final class LinkReceiver {
-    // Measured on the 2-core machine (LessonsIT, MTU 1500, idle round trip 0.038 ms at best): small
-    // batches of 4, 6 and 8 frames gave 1-byte round trips of 0.06, 0.067 and 0.077 ms during an
-    // upload of 2.7, 3.0 and 3.5 Gbit/s (8.7 Gbit/s and 0.76 ms with a single queue).
+    // Chosen by 1-byte round trips beside an upload (LessonsIT): a smaller small batch shortens
+    // the exchange's wait and costs the upload throughput, a larger one the reverse; a single
+    // queue made the exchange wait behind everything (docs/benchmarks.md, Why the code is as it is).
     private static final int LARGE_FRAMES = 128, LARGE_BYTES = 256 << 10;
     private static final int SMALL_FRAMES = 6, SMALL_BYTES = 12 << 10;
     /** A queue is busy for this long after a batch of it hit the budget. */
@@ -106,10 +106,9 @@ final class LinkReceiver {
             if (frames == 0 && !busy && link.pollSeesEveryFrame() && loop.requestsSent() != requests) {
                 // An interactive request, on a queue without a backlog: it goes to be answered now,
                 // without first a read that finds the queue empty (a frame behind it keeps the tap
-                // readable: the registration is level-triggered). A 1-byte ping-pong: 9 system calls
-                // a round trip -> 8 (strace -c), the stack's CPU a round trip lower in 4 of 5
-                // alternating 10-s pairs of bench/run.sh's rr cell (medians 77.9 -> 70.3 µs). Not
-                // for every small frame: a download's ACKs, one an iteration, cost it a quarter.
+                // readable: the registration is level-triggered). A ping-pong saves a system call
+                // a round trip. Not for every small frame: a download's ACKs would then come one an
+                // iteration, which cost it much of its rate (docs/benchmarks.md, Why the code is as it is).
                 backlogged[queue] = false;
                 loop.moved(bytes);
                 return;

@@ -5,7 +5,7 @@ import io.jslirp.sys.Poll;
 import java.util.Arrays;
 
 /**
- * Anticipation, lesson 3 in a single-threaded loop: an interactive exchange running beside a bulk
+ * Anticipation, lesson 3 of docs/design.md in a single-threaded loop: an interactive exchange running beside a bulk
  * transfer waits neither for the bulk batch after its request nor for the one after its answer.
  * A bulk batch with TSO is one 64 KiB frame in and out, tens of microseconds that cannot be split,
  * and a local peer answers a request faster than that. So, ahead of bulk work, the loop polls
@@ -14,7 +14,8 @@ import java.util.Arrays;
  * came in by, for up to {@link #EXCHANGES} exchanges in turn.
  *
  * <p>It polls rather than sleeps: on a machine whose cores are all busy (the bulk sender, its
- * reader, the loop) a thread that sleeps even 50 µs measured 100-300 µs before it ran again.
+ * reader, the loop) a thread that sleeps as long as the poll would wait runs again only after
+ * several times that (docs/benchmarks.md, Why the code is as it is).
  * The bulk transfer gives up that time only while an exchange is live: a descriptor that keeps
  * the loop waiting in vain ({@link Patience#MISSES} times in a row: a streaming flow, a slow
  * peer, a client that paused) is not waited for again for {@link Patience#QUIET_NANOS}, except

@@ -168,7 +168,7 @@ public final class EventLoop implements Reactor, AutoCloseable {
      * Runs until {@link #stop()}. Each iteration is a method of its own ({@link #iterate}), which
      * the JIT compiles by its calls like any other: a loop entered once is compiled only by
      * on-stack replacement, late, and in a VM's download at MTU 65520 (a few thousand iterations)
-     * its body was still interpreted, 3% of the stack's CPU.
+     * its body was still interpreted (docs/benchmarks.md, Why the code is as it is).
      */
     public void run() {
         running = true;

@@ -11,8 +11,8 @@ import java.util.BitSet;
  * that opens it: the local ports of the TCP or UDP sockets in given states. For "auto" port
  * forwarding this is far cheaper than /proc/net/tcp: asked for listeners only, the kernel walks
  * its listening sockets alone, where /proc/net/tcp prints every socket of every namespace's share
- * of the established table (11 ms a scan on a host with 2000 connections). Use from one thread
- * at a time.
+ * of the established table, which grows with the host's connections (docs/benchmarks.md). Use from
+ * one thread at a time.
  */
 public final class SockDiag implements AutoCloseable {
     public static final int TCP = 6, UDP = 17;

@@ -65,7 +65,7 @@ public final class Tap {
      * Lets the device of the (any) descriptor fd outlive its descriptors (TUNSETPERSIST): it goes
      * with its network namespace instead, which the kernel tears down in the background. Closing
      * the last descriptor of a device that does not persist waits for the device to be
-     * unregistered, some 20 ms.
+     * unregistered (docs/benchmarks.md, Why the code is as it is).
      */
     public static void persist(int fd) {
         persist(fd, true);

@@ -82,8 +82,8 @@ public final class BufferPool {
     /**
      * Whether data beyond a gap may take a ring its first block: while the blocks rings hold are
      * under an eighth of the budget. Bytes that can wait are better refused (the guest resends
-     * them with the gap) than kept by thousands of connections at once: when 10,000 of them sent
-     * at once and the tap dropped frames, 770 kept 16 KiB each beyond their gaps (12.6 MB).
+     * them with the gap) than kept by thousands of connections at once, as they were when many
+     * connections sent at once and the tap dropped frames (docs/benchmarks.md, Why the code is as it is).
      */
     public boolean takesGaps() {
         return inUse < budget / GAP_SHARE;

@@ -55,7 +55,7 @@ public final class Warmup implements Runnable {
      * It is not done after a fixed number of rounds: on 2 busy cores C2 falls behind at start-up, the
      * per-frame methods are compiled at tier 2 meanwhile (C1, no profiles: HotSpot's way of waiting
      * for a long C2 queue), and the warm-up that stopped there left them to be profiled and compiled
-     * again during the VM's first 200 MiB (C2 took 40% of the stack's CPU then).
+     * again during the VM's first transfers, when C2 took much of the stack's CPU (docs/benchmarks.md).
      */
     static final double SETTLED_SHARE = 0.1;
     /** Frames of the VM's own that say its transfers have begun (its DHCP and ARP are a dozen). */

@@ -17,10 +17,9 @@ public final class Checksum {
      * <p>The bytes are summed as little-endian 32-bit words into a long (carries kept in its upper
      * half), and the folded sum's two bytes are swapped at the end: the ones' complement sum is
      * byte-order independent (RFC 1071 section 2(B)), and 32-bit words summed with a plain
-     * zero-extending add make a loop that C2 vectorizes (49 GB/s for 64 KiB in bench/jmh.sh's
-     * ChecksumBench on the development machine, against 10 GB/s for big-endian 64-bit words summed
-     * by halves, when a sixth of the stack's CPU in a VM's download at MTU 65520 went to the
-     * checksum). The last one to three bytes are added in network order after the swap.
+     * zero-extending add make a loop that C2 vectorizes, several times as fast as big-endian 64-bit
+     * words summed by halves (bench/jmh.sh's ChecksumBench; docs/benchmarks.md, Why the code is as
+     * it is). The last one to three bytes are added in network order after the swap.
      */
     public static int sum(MemorySegment s, long off, int len, int initial) {
         int words = len & ~3;

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The TCP lessons (docs/internals.md, TCP that does not make the guest wait) against the real kernel, each with its figures printed:
+ * The TCP lessons (docs/design.md, Four lessons) against the real kernel, each with its figures printed:
  * window update when a stalled window reopens, cork then flush, an honest and fair window, no
  * delays (MSS from the MTU, no delayed ACK).
  */
