@@ -3,6 +3,7 @@ package io.jslirp.bench;
 import io.jslirp.stack.Counters;
 import io.jslirp.stack.Stack;
 import io.jslirp.tcp.TcpConfig;
+import io.jslirp.tcp.HostSink;
 import io.jslirp.tcp.HostStream;
 import io.jslirp.tcp.TcpConnection;
 import io.jslirp.util.BufferPool;
@@ -22,6 +23,8 @@ final class Established {
     static final int ISS = 0x5000_0000;
     /** The clock stands still: timers never fire in these benchmarks. */
     static final long NOW = 1_000_000_000_000L;
+    /** A host socket that takes every byte written to it at once. */
+    static final HostSink TAKES_ALL = (data, offset, length) -> length;
 
     final TcpConnection conn;
     final Host host = new Host();
@@ -73,7 +76,7 @@ final class Established {
                 GUEST_ISN, syn, ISS, config, new BufferPool(config.bufferBudget()), stack.ipv4(), host);
         if ((conn.hostConnected(NOW) & TcpConnection.SEND_NOW) != 0) conn.sendNow();
         MemorySegment ack = GuestFrames.tcp(Tcp.ACK, GUEST_ISN + 1, ISS + 1, 0xffff, 0);
-        conn.onSegment(ack, GuestFrames.TCP_OFFSET, GuestFrames.tcpLength(ack), options(ack), NOW);
+        conn.onSegment(ack, GuestFrames.TCP_OFFSET, GuestFrames.tcpLength(ack), options(ack), TAKES_ALL, NOW);
         if (conn.state() != TcpConnection.State.ESTABLISHED) throw new IllegalStateException(conn.toString());
     }
 

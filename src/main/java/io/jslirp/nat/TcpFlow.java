@@ -12,6 +12,7 @@ import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.HostSockets;
 import io.jslirp.sys.Sockets;
+import io.jslirp.tcp.HostSink;
 import io.jslirp.tcp.TcpConnection;
 import io.jslirp.wire.TcpOptions;
 import io.jslirp.util.Log;
@@ -52,6 +53,10 @@ final class TcpFlow implements Handler {
     private int interest;
     /** Whether the owner listed it for the end-of-iteration flush. */
     private boolean dirty;
+    /** Where the connection writes a guest segment's in-order bytes at once: the host socket. */
+    private final HostSink toSocket = this::writeDirectly;
+    /** Bytes the current guest segment wrote to the host socket at once. */
+    private int wroteDirectly;
     /** For a connection to the DNS address: its way through the nameservers, and how long one may take to connect; else null. */
     private NameserverTries nameservers;
     private Timer nameserverTimer;
@@ -238,16 +243,21 @@ final class TcpFlow implements Handler {
     }
 
     /**
-     * A segment from the guest (options parsed): the connection takes it, and a large in-order
-     * payload goes straight to the host socket when the connection offers it.
+     * A segment from the guest (options parsed): the connection takes it, and writes a large
+     * in-order payload (or an iteration's first) straight to the host socket.
      */
     int segment(MemorySegment f, long off, int len, TcpOptions options, long now) {
-        int r = conn.onSegment(f, off, len, options, now);
-        if ((r & TcpConnection.HOST_BYTES) == 0) return r;
-        int taken = writeToHost(f, conn.hostBytesOffset(), conn.hostBytesLength());
-        r = (r & ~TcpConnection.HOST_BYTES) | conn.hostTook(taken);
-        if (taken > 0 && taken <= REQUEST_BYTES) expectAnswer();
+        wroteDirectly = 0;
+        int r = conn.onSegment(f, off, len, options, toSocket, now);
+        if (wroteDirectly > 0 && wroteDirectly <= REQUEST_BYTES) expectAnswer();
         return r;
+    }
+
+    /** The connection's direct write of a segment's in-order bytes ({@link #toSocket}). */
+    private int writeDirectly(MemorySegment data, long offset, int length) {
+        int n = writeToHost(data, offset, length);
+        wroteDirectly = n;
+        return n;
     }
 
     /**

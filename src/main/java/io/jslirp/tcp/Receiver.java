@@ -57,12 +57,10 @@ final class Receiver {
     /** A pause in the guest's data this long ends its run. */
     static final long RUN_PAUSE_NANOS = 10_000_000L;
 
-    /** {@link #receive} result: nothing more to do for the payload. */
+    /** {@link #receive} result: the payload was taken (written to the host, buffered, or old). */
     static final int TAKEN = 0;
-    /** {@link #receive} result: in-order bytes are offered to the host ({@link #offeredOffset}, {@link #offeredLength}). */
-    static final int OFFERED = 1;
     /** {@link #receive} result: the payload lay beyond a gap; a duplicate ACK is due at once. */
-    static final int BEYOND_GAP = 2;
+    static final int BEYOND_GAP = 1;
 
     private final TcpConfig config;
     private final BufferPool buffers;
@@ -101,11 +99,6 @@ final class Receiver {
     private long runSeenAt = Long.MIN_VALUE / 2;
     /** Bytes that closed (part of) a gap arrived since the last ACK. */
     private boolean filledGap;
-
-    /** The segment whose in-order bytes wait for {@link #hostTook}, else null. */
-    private MemorySegment offered;
-    private long offeredOffset;
-    private int offeredLength;
 
     /** The receiving half for a guest whose SYN (or SYN-ACK) had sequence number guestIsn and options synOptions. */
     Receiver(int guestIsn, TcpOptions synOptions, TcpConfig config, BufferPool buffers, Timers timers) {
@@ -198,11 +191,11 @@ final class Receiver {
     // ---- the guest's data ----
 
     /**
-     * Takes len bytes of payload at payloadOff of s, with sequence number seq: returns
-     * {@link #OFFERED} when in-order bytes are offered to the host first, {@link #BEYOND_GAP}, or
-     * {@link #TAKEN}.
+     * Takes len bytes of payload at payloadOff of s, with sequence number seq: in-order bytes go to
+     * the host socket first (a large payload, or the iteration's first) or are buffered. Returns
+     * {@link #BEYOND_GAP} or {@link #TAKEN}.
      */
-    int receive(MemorySegment s, long payloadOff, int seq, int len) {
+    int receive(MemorySegment s, long payloadOff, int seq, int len, HostSink host) {
         int skip = rcvNxt - seq;
         if (skip < 0) {
             // Ahead of a gap: keep it in the buffer's free space, and send a duplicate ACK (with SACK
@@ -225,33 +218,12 @@ final class Receiver {
         }
         if ((len - skip >= DIRECT_WRITE_MIN || !wroteDirectly) && toHost.isEmpty() && outOfOrder.isEmpty()) {
             wroteDirectly = true;
-            offered = s;
-            offeredOffset = payloadOff + skip;
-            offeredLength = len - skip;
-            return OFFERED;
+            int n = Math.clamp(host.write(s, payloadOff + skip, len - skip), 0, len - skip);
+            rcvNxt += n;
+            skip += n; // what the socket did not take is buffered
         }
         buffer(s, payloadOff + skip, len - skip);
         return TAKEN;
-    }
-
-    /** Where the offered in-order bytes start in the segment. */
-    long offeredOffset() {
-        return offeredOffset;
-    }
-
-    /** How many in-order bytes are offered. */
-    int offeredLength() {
-        return offeredLength;
-    }
-
-    /** The host socket took n of the offered bytes (0 to all): the rest is buffered. */
-    void hostTook(int n) {
-        if (offered == null) throw new IllegalStateException("no in-order bytes were offered");
-        MemorySegment s = offered;
-        offered = null;
-        n = Math.clamp(n, 0, offeredLength);
-        rcvNxt += n;
-        buffer(s, offeredOffset + n, offeredLength - n);
     }
 
     /** Buffers in-order guest bytes toward the host (as many as fit), with what they make contiguous. */

@@ -22,13 +22,12 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>Each event method returns what its caller must do, as bits: {@link #SEND_NOW} (segments are
  * due at once, an ACK for data beyond a gap, a retransmission or a reset: call {@link #sendNow}),
- * {@link #HOST_BYTES} (in-order guest bytes of the segment are for the host socket: offer them,
- * then report how many it took with {@link #hostTook}), {@link #CLOSED} (the connection is over
- * and its buffers are released; with {@link #RESET_HOST} the host peer must see a reset). Segments
- * go out only when the caller asks: {@link #sendNow} or {@link #flush}.
+ * {@link #CLOSED} (the connection is over and its buffers are released; with {@link #RESET_HOST}
+ * the host peer must see a reset). Segments go out only when the caller asks: {@link #sendNow} or
+ * {@link #flush}.
  *
  * <p>Data from the guest goes to the host socket: a large in-order segment at once when nothing
- * waits ({@link #HOST_BYTES}), smaller ones through {@link #toHost()}, where they coalesce until
+ * waits (written to the {@link HostSink} given with it), smaller ones through {@link #toHost()}, where they coalesce until
  * the host side writes them at the end of the iteration and calls {@link #deliveredToHost}. Data
  * from the host stays in the host socket ({@link HostStream}) until the guest acknowledges it:
  * segments toward the guest, retransmissions too, are peeked from there. The host side calls
@@ -40,12 +39,6 @@ public final class TcpConnection {
 
     /** Result bit: segments are due at once (before the next input): call {@link #sendNow}. */
     public static final int SEND_NOW = 1;
-    /**
-     * Result bit of {@link #onSegment}: {@link #hostBytesLength()} in-order bytes at
-     * {@link #hostBytesOffset()} of the segment are for the host; the caller offers them to the host
-     * socket and must then call {@link #hostTook} (with 0 if it took none), which finishes the segment.
-     */
-    public static final int HOST_BYTES = 2;
     /** Result bit: the connection is over; its buffers are released. */
     public static final int CLOSED = 4;
     /** Result bit, with {@link #CLOSED}: the guest reset it (or it was given up): the host peer must see a reset too. */
@@ -82,8 +75,6 @@ public final class TcpConnection {
     private int acksDue;
     /** A reset due (its flags, 0 for none), with its sequence and acknowledgment numbers. */
     private int resetFlags, resetSeq, resetAck;
-    /** The segment whose in-order bytes wait for {@link #hostTook}: its flags, sequence number and payload length. */
-    private int pendingFlags, pendingSeq, pendingPayload;
 
     /** A connection for a guest SYN (already validated) whose host connect is now in progress. */
     public TcpConnection(int guestAddress, int guestPort, int remoteAddress, int remotePort, int guestIsn,
@@ -272,14 +263,15 @@ public final class TcpConnection {
 
     /**
      * Processes one segment from the guest for this flow: len bytes of TCP header and payload at
-     * off; opts are its parsed options. Returns what the caller must do (see the class comment).
+     * off; opts are its parsed options. In-order bytes that go to the host at once are written to
+     * host. Returns what the caller must do (see the class comment).
      */
-    public int onSegment(MemorySegment s, long off, int len, TcpOptions opts, long now) {
-        segment(s, off, len, opts, now);
+    public int onSegment(MemorySegment s, long off, int len, TcpOptions opts, HostSink host, long now) {
+        segment(s, off, len, opts, host, now);
         return takeResult();
     }
 
-    private void segment(MemorySegment s, long off, int len, TcpOptions opts, long now) {
+    private void segment(MemorySegment s, long off, int len, TcpOptions opts, HostSink host, long now) {
         int flags = Tcp.flags(s, off);
         int seq = Tcp.seq(s, off);
         int ack = Tcp.ack(s, off);
@@ -301,19 +293,9 @@ public final class TcpConnection {
         if (!processAck(ack, Tcp.window(s, off), payload, opts, now)) return;
         if (state == State.CLOSED) return;
 
-        if (payload > 0 && receivesData()) {
-            int r = receiver.receive(s, off + hdr, seq, payload);
-            if (r == Receiver.OFFERED) {
-                pendingFlags = flags; // the rest of the segment waits for hostTook
-                pendingSeq = seq;
-                pendingPayload = payload;
-                result |= HOST_BYTES;
-                return;
-            }
-            if (r == Receiver.BEYOND_GAP) {
-                acksDue++;
-                due();
-            }
+        if (payload > 0 && receivesData() && receiver.receive(s, off + hdr, seq, payload, host) == Receiver.BEYOND_GAP) {
+            acksDue++;
+            due();
         }
         finishSegment(flags, seq, payload);
     }
@@ -356,7 +338,7 @@ public final class TcpConnection {
         return !receiver.guestFinished() && (state == State.ESTABLISHED || state == State.FIN_WAIT_1 || state == State.FIN_WAIT_2);
     }
 
-    /** The segment's FIN, once its data is taken. */
+    /** The segment's FIN, after its data. */
     private void finishSegment(int flags, int seq, int payload) {
         if ((flags & Tcp.FIN) != 0) {
             if (seq + payload == receiver.rcvNxt()) {
@@ -366,26 +348,6 @@ public final class TcpConnection {
                 if (state == State.TIME_WAIT && !closeWhenDrained) timers.armRetransmit(writer.now() + config.timeWaitNanos());
             }
         }
-    }
-
-    /** Where the in-order bytes of {@link #HOST_BYTES} start in the segment given to {@link #onSegment}. */
-    public long hostBytesOffset() {
-        return receiver.offeredOffset();
-    }
-
-    /** How many in-order bytes {@link #HOST_BYTES} offers. */
-    public int hostBytesLength() {
-        return receiver.offeredLength();
-    }
-
-    /**
-     * The host socket took n of the {@link #HOST_BYTES} (0 to n all): the rest is buffered, and
-     * the segment's processing finishes. Returns what the caller must do.
-     */
-    public int hostTook(int n) {
-        receiver.hostTook(n);
-        finishSegment(pendingFlags, pendingSeq, pendingPayload);
-        return takeResult();
     }
 
     /** False when the segment must be dropped (RFC 9293 3.10.7.4: it acknowledges something never sent). */

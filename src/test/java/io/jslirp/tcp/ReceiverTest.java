@@ -1,7 +1,6 @@
 package io.jslirp.tcp;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.jslirp.util.BufferPool;
 import io.jslirp.wire.Tcp;
@@ -24,6 +23,16 @@ class ReceiverTest {
     private static final long NOW = 3_600_000 * MS;
 
     private final Timers timers = new Timers();
+    /** How many bytes the host socket takes from the next direct write; what it was given, and how many writes. */
+    private int socketRoom = Integer.MAX_VALUE;
+    private long written;
+    private int writes;
+    private final HostSink socket = (d, o, n) -> {
+        writes++;
+        int took = Math.min(n, socketRoom);
+        written += took;
+        return took;
+    };
     private final MemorySegment data = Arena.ofAuto().allocate(BUF);
 
     ReceiverTest() {
@@ -45,8 +54,8 @@ class ReceiverTest {
     }
 
     /** Guest stream bytes [from, from + len) (from 0 = the first data byte): returns what receive decided. */
-    private static int receive(Receiver r, MemorySegment data, int from, int len) {
-        return r.receive(data, from, IRS + 1 + from, len);
+    private int receive(Receiver r, MemorySegment data, int from, int len) {
+        return r.receive(data, from, IRS + 1 + from, len, socket);
     }
 
     /** The SACK blocks an ACK sent now would carry. */
@@ -77,31 +86,41 @@ class ReceiverTest {
     }
 
     @Test
-    void theFirstInOrderPayloadOfAnIterationIsOfferedTheNextSmallOnesBuffered() {
+    void theFirstInOrderPayloadOfAnIterationGoesToTheHostTheNextSmallOnesAreBuffered() {
         Receiver r = receiver(false);
-        assertThat(receive(r, data, 0, 100)).isEqualTo(Receiver.OFFERED);
-        assertThat(r.offeredOffset()).isEqualTo(0);
-        assertThat(r.offeredLength()).isEqualTo(100);
-        r.hostTook(60); // the socket took part: the rest is buffered
+        socketRoom = 60; // the socket takes part: the rest is buffered
+        assertThat(receive(r, data, 0, 100)).isEqualTo(Receiver.TAKEN);
+        assertThat(writes).isEqualTo(1);
+        assertThat(written).isEqualTo(60);
         assertThat(r.rcvNxt()).isEqualTo(IRS + 1 + 100);
         assertThat(r.toHost().size()).isEqualTo(40);
         assertThat(r.ackPending()).isTrue();
+        socketRoom = Integer.MAX_VALUE;
         assertThat(receive(r, data, 100, 100)).as("bytes wait already").isEqualTo(Receiver.TAKEN);
+        assertThat(writes).isEqualTo(1);
         assertThat(r.toHost().size()).isEqualTo(140);
-        assertThatThrownBy(() -> r.hostTook(0)).isInstanceOf(IllegalStateException.class);
+        byte[] held = new byte[140];
+        r.toHost().peek(0, MemorySegment.ofArray(held), 0, held.length);
+        assertThat(held).isEqualTo(data.asSlice(60, 140).toArray(ValueLayout.JAVA_BYTE));
     }
 
     @Test
-    void largePayloadsAreOfferedEvenAfterAnotherInTheSameIteration() {
+    void largePayloadsGoToTheHostEvenAfterAnotherInTheSameIteration() {
         Receiver r = receiver(false);
-        assertThat(receive(r, data, 0, 100)).isEqualTo(Receiver.OFFERED);
-        r.hostTook(100);
-        assertThat(receive(r, data, 100, 100)).isEqualTo(Receiver.TAKEN);
+        receive(r, data, 0, 100);
+        receive(r, data, 100, 100);
+        assertThat(writes).isEqualTo(1);
         r.deliveredToHost(100);
-        assertThat(receive(r, data, 200, 16 << 10)).isEqualTo(Receiver.OFFERED);
-        r.hostTook(16 << 10);
+        receive(r, data, 200, 16 << 10);
+        assertThat(writes).isEqualTo(2);
+        receive(r, data, 200 + (16 << 10), 10);
+        assertThat(writes).as("small, and not the iteration's first").isEqualTo(2);
+        r.deliveredToHost(10);
         r.iterationEnded();
-        assertThat(receive(r, data, 200 + (16 << 10), 10)).isEqualTo(Receiver.OFFERED);
+        receive(r, data, 210 + (16 << 10), 10);
+        assertThat(writes).isEqualTo(3);
+        assertThat(written).as("all but the buffered ones").isEqualTo(110 + (16 << 10));
+        assertThat(r.toHost().isEmpty()).isTrue();
     }
 
     @Test
@@ -131,7 +150,6 @@ class ReceiverTest {
     void repeatedDataOnlyAsksForAnAck() {
         Receiver r = receiver(false);
         receive(r, data, 0, 100);
-        r.hostTook(100);
         r.ackSent(r.rcvNxt(), BUF);
         assertThat(receive(r, data, 0, 100)).isEqualTo(Receiver.TAKEN);
         assertThat(r.ackPending()).isTrue();
@@ -154,8 +172,8 @@ class ReceiverTest {
     @Test
     void aWindowThatReopensIsAnnouncedAtTheFlush() {
         Receiver r = receiver(false);
+        socketRoom = 0; // the socket takes nothing: 100 bytes wait
         receive(r, data, 0, 100);
-        r.hostTook(0); // the socket takes nothing: 100 bytes wait
         r.ackSent(r.rcvNxt(), 0); // the guest was told the window is closed
         r.checkWindow();
         assertThat(r.ackPending()).as("nothing changed since").isFalse();
@@ -181,7 +199,7 @@ class ReceiverTest {
         long now = NOW;
         int at = 0;
         while (at + MSS < Receiver.BULK_RUN_BYTES) {
-            if (r.receive(data, 0, r.rcvNxt(), MSS) == Receiver.OFFERED) r.hostTook(MSS);
+            r.receive(data, 0, r.rcvNxt(), MSS, socket);
             r.deliveredToHost(r.toHost().size());
             at += MSS;
             r.trackRun(now);
@@ -198,8 +216,7 @@ class ReceiverTest {
         Receiver r = receiver(false);
         long now = bulkRun(r);
         r.iterationEnded();
-        r.receive(data, 0, r.rcvNxt(), MSS);
-        r.hostTook(MSS);
+        r.receive(data, 0, r.rcvNxt(), MSS, socket);
         r.trackRun(now);
         assertThat(r.ackNow(now)).isFalse();
         assertThat(timers.ackHold()).isEqualTo(now + Receiver.ACK_HOLD_NANOS);
@@ -208,8 +225,7 @@ class ReceiverTest {
         r.ackSent(r.rcvNxt(), BUF);
         assertThat(timers.ackHold()).isEqualTo(Timers.NEVER);
         r.iterationEnded();
-        r.receive(data, 0, r.rcvNxt(), Receiver.ACK_STRIDE_BYTES);
-        r.hostTook(Receiver.ACK_STRIDE_BYTES);
+        r.receive(data, 0, r.rcvNxt(), Receiver.ACK_STRIDE_BYTES, socket);
         r.trackRun(now);
         assertThat(r.ackNow(now)).as("a stride is acknowledged at once").isTrue();
     }
@@ -220,8 +236,7 @@ class ReceiverTest {
         long now = bulkRun(r);
         r.dataSent();
         r.iterationEnded();
-        r.receive(data, 0, r.rcvNxt(), MSS);
-        r.hostTook(MSS);
+        r.receive(data, 0, r.rcvNxt(), MSS, socket);
         r.trackRun(now);
         assertThat(r.ackNow(now)).isTrue();
     }

@@ -180,18 +180,13 @@ final class TcpHarness {
 
     /**
      * Delivers a segment from the guest as TcpNat and TcpFlow do: options parsed first, in-order
-     * bytes the connection offers to the host given to the fake socket, and what it leaves to do done.
+     * bytes the connection writes to the host going to the fake socket, and what it leaves to do done.
      */
     void guest(Seg seg) {
         MemorySegment s = seg.build();
         TcpOptions opts = new TcpOptions();
         assertThat(Tcp.parseOptions(s, Seg.OFFSET, opts)).isTrue();
-        int r = conn.onSegment(s, Seg.OFFSET, (int) (s.byteSize() - Seg.OFFSET), opts, now);
-        if ((r & TcpConnection.HOST_BYTES) != 0) {
-            int taken = host.writeToHost(s, conn.hostBytesOffset(), conn.hostBytesLength());
-            r = (r & ~TcpConnection.HOST_BYTES) | conn.hostTook(taken);
-        }
-        settle(r);
+        settle(conn.onSegment(s, Seg.OFFSET, (int) (s.byteSize() - Seg.OFFSET), opts, host, now));
         s.fill((byte) 0x5a); // the frame buffer is reused: the connection must have copied what it keeps
     }
 
@@ -557,7 +552,7 @@ final class TcpHarness {
      * socket's receive queue the connection peeks: the host stream from front (the oldest byte
      * not acknowledged) to produced.
      */
-    static final class FakeHost implements HostStream {
+    static final class FakeHost implements HostStream, HostSink {
         final List<Boolean> closed = new ArrayList<>();
         long front, produced;
         boolean finished, failed;
@@ -604,7 +599,8 @@ final class TcpHarness {
         private final ByteArrayOutputStream written = new ByteArrayOutputStream();
 
         /** The socket takes what it has room for. */
-        int writeToHost(MemorySegment data, long offset, int length) {
+        @Override
+        public int write(MemorySegment data, long offset, int length) {
             int n = Math.min(length, socketRoom);
             socketRoom -= n;
             written.write(data.asSlice(offset, n).toArray(ValueLayout.JAVA_BYTE), 0, n);
