@@ -74,7 +74,7 @@ final class Established {
         int guest = stack.addresses().acquire4(GuestFrames.GUEST), remote = stack.addresses().acquire4(GuestFrames.REMOTE);
         conn = new TcpConnection(guest, GuestFrames.GUEST_PORT, remote, GuestFrames.REMOTE_PORT,
                 GUEST_ISN, syn, ISS, config, new BufferPool(config.bufferBudget()), stack.ipv4(), host);
-        if ((conn.hostConnected(NOW) & TcpConnection.SEND_NOW) != 0) conn.sendNow();
+        if (conn.hostConnected(NOW).sendNow()) conn.sendNow();
         MemorySegment ack = GuestFrames.tcp(Tcp.ACK, GUEST_ISN + 1, ISS + 1, 0xffff, 0);
         conn.onSegment(ack, GuestFrames.TCP_OFFSET, GuestFrames.tcpLength(ack), options(ack), TAKES_ALL, NOW);
         if (conn.state() != TcpConnection.State.ESTABLISHED) throw new IllegalStateException(conn.toString());

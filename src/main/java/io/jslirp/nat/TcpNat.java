@@ -12,6 +12,7 @@ import io.jslirp.sys.Errno;
 import io.jslirp.sys.HostSockets;
 import io.jslirp.sys.Sockets;
 import io.jslirp.tcp.Resets;
+import io.jslirp.tcp.Outcome;
 import io.jslirp.tcp.TcpConnection;
 import io.jslirp.util.BufferPool;
 import io.jslirp.util.FlowTable;
@@ -56,7 +57,7 @@ public final class TcpNat {
     private final FlowTable<TcpFlow> flows = new FlowTable<>(256);
     private final List<TcpFlow> dirty = new ArrayList<>();
     /**
-     * Flows whose last flush sent their burst with more due ({@link TcpConnection#MORE}), still
+     * Flows whose last flush sent their burst with more due ({@link Outcome#more}), still
      * marked: the next flush takes them after the flows that something new touched; and the list
      * the flush fills for the one after.
      */
@@ -167,7 +168,7 @@ public final class TcpNat {
         counters.tcpConnections++;
         Log.debug(() -> flow.describe() + " opened");
         halfOpen++;
-        int r = toNameservers ? flow.connectNameservers(new NameserverTries(dns)) : flow.connect(family.connect(fd, target, dstPort));
+        Outcome r = toNameservers ? flow.connectNameservers(new NameserverTries(dns)) : flow.connect(family.connect(fd, target, dstPort));
         settle(flow, true, r, true);
     }
 
@@ -286,13 +287,13 @@ public final class TcpNat {
     }
 
     /**
-     * Does what an event on flow left to do (r: the connection's result bits): the segments due
+     * Does what an event on flow left to do (r): the segments due
      * at once go out, a closed connection is forgotten, a live one is flushed at the end of the
      * iteration (when mark). wasConnecting: whether its host connect was in progress before the event.
      */
-    private void settle(TcpFlow flow, boolean wasConnecting, int r, boolean mark) {
-        if ((r & TcpConnection.SEND_NOW) != 0) flow.conn.sendNow();
-        if ((r & TcpConnection.CLOSED) != 0) remove(flow, (r & TcpConnection.RESET_HOST) != 0);
+    private void settle(TcpFlow flow, boolean wasConnecting, Outcome r, boolean mark) {
+        if (r.sendNow()) flow.conn.sendNow();
+        if (r.closed()) remove(flow, r.resetHost());
         else if (mark && flow.markDirty()) dirty.add(flow);
         if (wasConnecting && !flow.connecting()) halfOpen--;
     }
@@ -341,10 +342,10 @@ public final class TcpNat {
 
     private void flushFlow(TcpFlow flow, long now) {
         if (!flow.dirty()) return; // closed since it was listed, or flushed already by this pass
-        int r = flow.flush(now, now < interactiveUntil);
+        Outcome r = flow.flush(now, now < interactiveUntil);
         if (flow.takeRequested()) interactiveUntil = now + INTERACTIVE_NANOS;
         settle(flow, flow.connecting(), r, false);
-        if ((r & (TcpConnection.MORE | TcpConnection.CLOSED)) == TcpConnection.MORE && flow.markDirty()) continuing.add(flow);
+        if (r.more() && !r.closed() && flow.markDirty()) continuing.add(flow);
     }
 
     /**

@@ -20,11 +20,10 @@ import java.lang.foreign.MemorySegment;
  * the {@link HostStream}: bursts, FIN, retransmission), the {@link Recovery} (NewReno or SACK),
  * the {@link RttEstimator}, the {@link Timers}, and the {@link SegmentWriter} their segments go out by.
  *
- * <p>Each event method returns what its caller must do, as bits: {@link #SEND_NOW} (segments are
- * due at once, an ACK for data beyond a gap, a retransmission or a reset: call {@link #sendNow}),
- * {@link #CLOSED} (the connection is over and its buffers are released; with {@link #RESET_HOST}
- * the host peer must see a reset). Segments go out only when the caller asks: {@link #sendNow} or
- * {@link #flush}.
+ * <p>Each event method returns what its caller must do, as one {@link Outcome}: send the segments
+ * due at once (an ACK for data beyond a gap, a retransmission or a reset: call {@link #sendNow}),
+ * forget the connection (its buffers are released; the host peer may have to see a reset), flush
+ * it again soon. Segments go out only when the caller asks: {@link #sendNow} or {@link #flush}.
  *
  * <p>Data from the guest goes to the host socket: a large in-order segment at once when nothing
  * waits (written to the {@link HostSink} given with it), smaller ones through {@link #toHost()}, where they coalesce until
@@ -37,18 +36,6 @@ import java.lang.foreign.MemorySegment;
 public final class TcpConnection {
     public enum State { CONNECTING, SYN_RECEIVED, ESTABLISHED, CLOSE_WAIT, LAST_ACK, FIN_WAIT_1, FIN_WAIT_2, CLOSING, TIME_WAIT, CLOSED }
 
-    /** Result bit: segments are due at once (before the next input): call {@link #sendNow}. */
-    public static final int SEND_NOW = 1;
-    /** Result bit: the connection is over; its buffers are released. */
-    public static final int CLOSED = 4;
-    /** Result bit, with {@link #CLOSED}: the guest reset it (or it was given up): the host peer must see a reset too. */
-    public static final int RESET_HOST = 8;
-    /**
-     * Result bit of {@link #flush}: it sent its burst toward the guest and the guest's window takes
-     * more: flush it again in the next loop iteration, after the connections that have something
-     * new (lesson 3: one bulk flow must not make a reply wait for its whole window).
-     */
-    public static final int MORE = 16;
     /** What the window offered to the guest may exceed the host socket's free space by ({@link Receiver#SLACK}). */
     public static final int SLACK = Receiver.SLACK;
 
@@ -65,7 +52,7 @@ public final class TcpConnection {
     /** Both directions finished on the wire, but guest data still waits in toHost for the host socket. */
     private boolean closeWhenDrained;
 
-    // What the current event leaves the caller to do (result bits), and the segments it made due
+    // What the current event leaves the caller to do (Outcome bits), and the segments it made due
     // at once, sent by sendNow (or at the latest by the flush).
     private int result;
     /** Whether any of the following (or the recovery's retransmission) is due. */
@@ -176,15 +163,15 @@ public final class TcpConnection {
         return receiver.newerThanReceived(seq, opts);
     }
 
-    /** Ends the connection at once, sending nothing (a new one took over its addresses). Returns {@link #CLOSED}. */
-    public int retire() {
+    /** Ends the connection at once, sending nothing (a new one took over its addresses). Returns a closed {@link Outcome}. */
+    public Outcome retire() {
         close(false);
         return takeResult();
     }
 
     /** The host connect succeeded: answer the guest's SYN (due at once). */
-    public int hostConnected(long now) {
-        if (state != State.CONNECTING) return 0;
+    public Outcome hostConnected(long now) {
+        if (state != State.CONNECTING) return Outcome.NOTHING;
         writer.now(now);
         state = State.SYN_RECEIVED;
         synAckDue();
@@ -192,8 +179,8 @@ public final class TcpConnection {
     }
 
     /** The host connect failed: reset the guest's connection attempt at once. */
-    public int hostRefused() {
-        if (state != State.CONNECTING) return 0;
+    public Outcome hostRefused() {
+        if (state != State.CONNECTING) return Outcome.NOTHING;
         resetDue(0, receiver.rcvNxt(), Tcp.RST | Tcp.ACK);
         close(false);
         return takeResult();
@@ -203,8 +190,8 @@ public final class TcpConnection {
      * The host connect failed with an error the guest learns from an ICMP message (sent by the
      * caller, quoting {@link #guestInitialSequence()}): end the attempt without a segment.
      */
-    public int hostUnreachable() {
-        if (state != State.CONNECTING) return 0;
+    public Outcome hostUnreachable() {
+        if (state != State.CONNECTING) return Outcome.NOTHING;
         close(false);
         return takeResult();
     }
@@ -243,7 +230,7 @@ public final class TcpConnection {
     }
 
     /** The host peer reset the connection (or the host socket failed): reset the guest. */
-    public int hostReset() {
+    public Outcome hostReset() {
         resetGuest(false);
         return takeResult();
     }
@@ -266,7 +253,7 @@ public final class TcpConnection {
      * off; opts are its parsed options. In-order bytes that go to the host at once are written to
      * host. Returns what the caller must do (see the class comment).
      */
-    public int onSegment(MemorySegment s, long off, int len, TcpOptions opts, HostSink host, long now) {
+    public Outcome onSegment(MemorySegment s, long off, int len, TcpOptions opts, HostSink host, long now) {
         segment(s, off, len, opts, host, now);
         return takeResult();
     }
@@ -419,7 +406,7 @@ public final class TcpConnection {
     // ---- output ----
 
     /**
-     * Sends the segments the latest event made due at once ({@link #SEND_NOW}): a SYN-ACK, a
+     * Sends the segments the latest event made due at once ({@link Outcome#sendNow}): a SYN-ACK, a
      * retransmission, an ACK for each segment beyond a gap, a zero-window probe, a reset.
      */
     public void sendNow() {
@@ -450,9 +437,10 @@ public final class TcpConnection {
     /**
      * Sends what is due: first what {@link #sendNow} sends, then data the guest's window allows,
      * our FIN, or one ACK. Call once per loop iteration. Returns what the caller must do
-     * ({@link #CLOSED} once every byte the guest sent reached the host after both sides finished).
+     * (closed once every byte the guest sent reached the host after both sides finished; more when
+     * it sent its burst and the guest's window takes more).
      */
-    public int flush(long now) {
+    public Outcome flush(long now) {
         return flush(now, false);
     }
 
@@ -461,7 +449,7 @@ public final class TcpConnection {
      * guest: another connection is in an interactive exchange, and its next reply must not wait
      * for a long burst of this one.
      */
-    public int flush(long now, boolean shortBurst) {
+    public Outcome flush(long now, boolean shortBurst) {
         receiver.iterationEnded();
         sendNow();
         if (state == State.CONNECTING || state == State.CLOSED) return takeResult();
@@ -497,7 +485,7 @@ public final class TcpConnection {
             resetGuest(true);
             return (r & Sender.SENT) != 0;
         }
-        if ((r & Sender.MORE) != 0) result |= MORE;
+        if ((r & Sender.MORE) != 0) result |= Outcome.MORE;
         if ((r & Sender.FIN_SENT) != 0) {
             if (state == State.ESTABLISHED) state = State.FIN_WAIT_1;
             else if (state == State.CLOSE_WAIT) state = State.LAST_ACK;
@@ -517,7 +505,7 @@ public final class TcpConnection {
      * Runs the timer that {@link #deadline()} announced. Returns what the caller must do; a
      * retransmission from the oldest unacknowledged byte goes at the flush that follows.
      */
-    public int onTimer(long now) {
+    public Outcome onTimer(long now) {
         timer(now);
         return takeResult();
     }
@@ -566,7 +554,7 @@ public final class TcpConnection {
         if (state == State.CLOSED) return;
         state = State.CLOSED;
         timers.stopAll();
-        result |= CLOSED | (reset ? RESET_HOST : 0);
+        result |= Outcome.CLOSED | (reset ? Outcome.RESET_HOST : 0);
         synAckDue = false; // of what was due, only a reset still goes
         probeDue = false;
         acksDue = 0;
@@ -574,10 +562,10 @@ public final class TcpConnection {
         receiver.close();
     }
 
-    /** Something was made due at once: the caller is told ({@link #SEND_NOW}), {@link #sendNow} sends it. */
+    /** Something was made due at once: the caller is told ({@link Outcome#sendNow}), {@link #sendNow} sends it. */
     private void due() {
         due = true;
-        result |= SEND_NOW;
+        result |= Outcome.SEND_NOW;
     }
 
     private void synAckDue() {
@@ -592,11 +580,11 @@ public final class TcpConnection {
         due();
     }
 
-    /** The result bits of the current event, which start over for the next. */
-    private int takeResult() {
+    /** What the current event leaves to do; the bits start over for the next. */
+    private Outcome takeResult() {
         int r = result;
         result = 0;
-        return r;
+        return Outcome.of(r);
     }
 
     @Override

@@ -194,9 +194,9 @@ final class TcpHarness {
      * Does what a call to the connection left to do, as TcpNat does: the segments due at once go
      * out, and a close is recorded (with whether the host peer must see a reset).
      */
-    int settle(int r) {
-        if ((r & TcpConnection.SEND_NOW) != 0) conn.sendNow();
-        if ((r & TcpConnection.CLOSED) != 0) host.closed.add((r & TcpConnection.RESET_HOST) != 0);
+    Outcome settle(Outcome r) {
+        if (r.sendNow()) conn.sendNow();
+        if (r.closed()) host.closed.add(r.resetHost());
         return r;
     }
 
@@ -232,25 +232,25 @@ final class TcpHarness {
 
     /**
      * End of the loop iteration: the connection sends what is due, and again while it says it has
-     * more ({@link TcpConnection#MORE}: the loop runs again at once). Returns the segments sent since the last look.
+     * more ({@link Outcome#more}: the loop runs again at once). Returns the segments sent since the last look.
      */
     List<Sent> flush() {
-        int r;
+        Outcome r;
         do {
             r = conn.flush(now);
             settle(r);
-        } while ((r & TcpConnection.MORE) != 0);
+        } while (r.more());
         return drain();
     }
 
-    /** One end-of-iteration flush only; returns its result bits (see {@link #drain} for what it sent). */
-    int flushOnce() {
+    /** One end-of-iteration flush only; returns what it left to do (see {@link #drain} for what it sent). */
+    Outcome flushOnce() {
         return flushOnce(false);
     }
 
     /** As {@link #flushOnce()}, with the short burst of a flush beside an interactive exchange when shortBurst. */
-    int flushOnce(boolean shortBurst) {
-        int r = conn.flush(now, shortBurst);
+    Outcome flushOnce(boolean shortBurst) {
+        Outcome r = conn.flush(now, shortBurst);
         settle(r);
         return r;
     }
