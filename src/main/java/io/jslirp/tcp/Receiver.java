@@ -43,8 +43,8 @@ final class Receiver {
      * writes into full-size segments, and a guest that pays for every frame it takes pays for
      * fewer ACKs: busybox nc writes 1 KiB at a time, and a VM under TCG (whose every frame costs it
      * far more than it costs us), each 1 KiB acknowledged at once, sent one frame per write and
-     * took twice as long to upload at MTU 65520; at MTU 1500, an ACK every two segments instead
-     * of every stride took it 1.2 to 1.4 times as long. Everything else is acknowledged in the
+     * took far longer to upload at MTU 65520; at MTU 1500, an ACK every two segments instead of
+     * every stride made its upload slower too. Everything else is acknowledged in the
      * iteration it came in: a stride or more, a FIN, data beyond a gap, repeated data, a window
      * that grew by an MSS, a flow's first bytes and those after a pause or after data toward the
      * guest.

@@ -50,8 +50,8 @@ final class Sender {
     /**
      * The burst while an interactive exchange goes on beside bulk traffic: a peek's worth, or 2
      * segments where they are large. With TSO a burst of 8 made a reply wait behind up to 512 KiB
-     * of writes toward the guest (round trips beside a download took about half as long again as
-     * with 2), while alone a flow moves more per write with 8.
+     * of writes toward the guest (round trips beside a download took longer than with 2), while
+     * alone a flow moves more per write with 8.
      */
     private final int shortBurst;
     /** Bytes beyond sndUna known to wait in the host stream (peeked at least once). */
