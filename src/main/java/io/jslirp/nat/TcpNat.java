@@ -12,8 +12,11 @@ import io.jslirp.sys.Errno;
 import io.jslirp.sys.HostSockets;
 import io.jslirp.sys.Sockets;
 import io.jslirp.tcp.Resets;
+import io.jslirp.tcp.FlowAddresses;
+import io.jslirp.tcp.GuestSyn;
 import io.jslirp.tcp.Outcome;
 import io.jslirp.tcp.TcpConnection;
+import io.jslirp.tcp.TcpContext;
 import io.jslirp.util.BufferPool;
 import io.jslirp.util.FlowTable;
 import io.jslirp.util.Log;
@@ -158,8 +161,9 @@ public final class TcpNat {
         }
         if (fd >= 0) sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
         SocketStream stream = new SocketStream(sockets, peekArea);
-        TcpConnection conn = new TcpConnection(src, srcPort, dst, dstPort, Tcp.seq(f, off), options,
-                ThreadLocalRandom.current().nextInt(), family.tcp(), buffers, family.output(), stream);
+        TcpConnection conn = new TcpConnection(new FlowAddresses(src, srcPort, dst, dstPort),
+                new GuestSyn(Tcp.seq(f, off), Tcp.window(f, off), options), ThreadLocalRandom.current().nextInt(),
+                tcpContext(family), stream);
         TcpFlow flow = new TcpFlow(this, family, loop, conn, stream, fd, target, dstPort, null);
         flows.put(src, srcPort, dst, dstPort, flow);
         keepTrimming();
@@ -213,13 +217,18 @@ public final class TcpNat {
         }
     }
 
+    /** What a connection of family is made with: its TCP parameters and output, and this NAT's buffer pool. */
+    private TcpContext tcpContext(Family family) {
+        return new TcpContext(family.tcp(), buffers, family.output());
+    }
+
     private boolean free(int guestAddress, int guestPort, int source, int port) {
         return flows.get(guestAddress, guestPort, source, port) == null && dials.get(guestAddress, guestPort, source, port) == null;
     }
 
     private void sendSyn(GuestDial d) {
         long now = clock.now();
-        TcpConnection.sendSyn(d.family.output(), d.family.tcp(), d.source, d.sourcePort, d.guestAddress, d.guestPort, d.iss, now);
+        TcpConnection.sendSyn(tcpContext(d.family), new FlowAddresses(d.guestAddress, d.guestPort, d.source, d.sourcePort), d.iss, now);
         loop.schedule(d.timer, now + (FIRST_SYN_TIMEOUT_NANOS << d.syns));
         d.syns++;
     }
@@ -248,8 +257,8 @@ public final class TcpNat {
         dials.remove(d.guestAddress, d.guestPort, d.source, d.sourcePort);
         loop.schedule(d.timer, Long.MAX_VALUE);
         SocketStream stream = new SocketStream(sockets, peekArea);
-        TcpConnection conn = TcpConnection.openedToGuest(d.guestAddress, d.guestPort, d.source, d.sourcePort, Tcp.seq(f, off),
-                options, Tcp.window(f, off), d.iss, d.family.tcp(), buffers, d.family.output(), stream);
+        TcpConnection conn = TcpConnection.openedToGuest(new FlowAddresses(d.guestAddress, d.guestPort, d.source, d.sourcePort),
+                new GuestSyn(Tcp.seq(f, off), Tcp.window(f, off), options), d.iss, tcpContext(d.family), stream);
         TcpFlow flow = new TcpFlow(this, d.family, loop, conn, stream, d.fd, OutboundPolicy.UNREACHABLE, d.clientPort, d.client);
         flows.put(d.guestAddress, d.guestPort, d.source, d.sourcePort, flow);
         keepTrimming();

@@ -1,6 +1,5 @@
 package io.jslirp.tcp;
 
-import io.jslirp.util.BufferPool;
 import io.jslirp.util.RingBuffer;
 import io.jslirp.wire.Seq;
 import io.jslirp.wire.Tcp;
@@ -63,52 +62,50 @@ public final class TcpConnection {
     /** A reset due (its flags, 0 for none), with its sequence and acknowledgment numbers. */
     private int resetFlags, resetSeq, resetAck;
 
-    /** A connection for a guest SYN (already validated) whose host connect is now in progress. */
-    public TcpConnection(int guestAddress, int guestPort, int remoteAddress, int remotePort, int guestIsn,
-                         TcpOptions synOptions, int iss, TcpConfig config, BufferPool buffers, TcpOutput out, HostStream host) {
-        this.guestAddress = guestAddress;
-        this.guestPort = guestPort;
-        this.remoteAddress = remoteAddress;
-        this.remotePort = remotePort;
-        this.config = config;
-        this.receiver = new Receiver(guestIsn, synOptions, config, buffers, timers);
-        int sendMss = Sender.sendMss(config, synOptions);
-        this.writer = new SegmentWriter(out, new FlowAddresses(guestAddress, guestPort, remoteAddress, remotePort), receiver,
-                config, sendMss);
-        int sndShift = synOptions.windowScale >= 0 ? synOptions.windowScale : 0;
+    /** A connection for a guest SYN (already validated) whose host connect is now in progress; iss is our ISN. */
+    public TcpConnection(FlowAddresses addresses, GuestSyn syn, int iss, TcpContext context, HostStream host) {
+        this.guestAddress = addresses.guestAddress();
+        this.guestPort = addresses.guestPort();
+        this.remoteAddress = addresses.remoteAddress();
+        this.remotePort = addresses.remotePort();
+        this.config = context.config();
+        TcpOptions options = syn.options();
+        this.receiver = new Receiver(syn.isn(), options, config, context.buffers(), timers);
+        int sendMss = Sender.sendMss(config, options);
+        this.writer = new SegmentWriter(context.out(), addresses, receiver, config, sendMss);
+        int sndShift = options.windowScale >= 0 ? options.windowScale : 0;
         this.sender = new Sender(iss, sndShift, sendMss, host, writer, rtt);
-        this.recovery = Recovery.of(synOptions.sackPermitted, sendMss, rtt, timers);
+        this.recovery = Recovery.of(options.sackPermitted, sendMss, rtt, timers);
     }
 
     /**
-     * Sends, from remote to the guest, the SYN of a connection jslirp opens toward the guest (a
-     * forwarded port), offering what our SYN-ACK offers: MSS from the MTU, window scaling,
-     * timestamps and SACK. The guest's SYN-ACK then makes the connection ({@link #openedToGuest}).
+     * Sends, from remote to the guest, the SYN (sequence number iss) of a connection jslirp opens
+     * toward the guest (a forwarded port), offering what our SYN-ACK offers: MSS from the MTU,
+     * window scaling, timestamps and SACK. The guest's SYN-ACK then makes the connection
+     * ({@link #openedToGuest}).
      */
-    public static void sendSyn(TcpOutput out, TcpConfig config, int remoteAddress, int remotePort,
-                               int guestAddress, int guestPort, int iss, long now) {
+    public static void sendSyn(TcpContext context, FlowAddresses addresses, int iss, long now) {
+        TcpOutput out = context.out();
+        TcpConfig config = context.config();
         MemorySegment f = out.frame();
         long off = out.tcpOffset();
         int hdr = Tcp.writeSynOptions(f, off, config.mss(), config.windowShift());
         hdr = Tcp.appendTimestamps(f, off, hdr, (int) (now / 1_000_000L), 0);
         hdr = Tcp.appendSackPermitted(f, off, hdr);
         int window = Math.min(Math.min(config.initialBuffer(), config.receiveBuffer()), 0xffff);
-        Tcp.write(f, off, remotePort, guestPort, iss, 0, Tcp.SYN, window, hdr);
-        out.sendTcp(remoteAddress, guestAddress, hdr);
+        Tcp.write(f, off, addresses.remotePort(), addresses.guestPort(), iss, 0, Tcp.SYN, window, hdr);
+        out.sendTcp(addresses.remoteAddress(), addresses.guestAddress(), hdr);
     }
 
     /**
-     * The connection of a SYN sent with {@link #sendSyn} that the guest answered with a SYN-ACK
-     * (sequence guestIsn, options synAckOptions, window synAckWindow): established, and the
-     * handshake's last ACK goes out at the next flush.
+     * The connection of a SYN sent with {@link #sendSyn} that the guest answered with synAck:
+     * established, and the handshake's last ACK goes out at the next flush.
      */
-    public static TcpConnection openedToGuest(int guestAddress, int guestPort, int remoteAddress, int remotePort,
-                                              int guestIsn, TcpOptions synAckOptions, int synAckWindow, int iss,
-                                              TcpConfig config, BufferPool buffers, TcpOutput out, HostStream host) {
-        TcpConnection c = new TcpConnection(guestAddress, guestPort, remoteAddress, remotePort, guestIsn, synAckOptions,
-                iss, config, buffers, out, host);
+    public static TcpConnection openedToGuest(FlowAddresses addresses, GuestSyn synAck, int iss, TcpContext context,
+                                              HostStream host) {
+        TcpConnection c = new TcpConnection(addresses, synAck, iss, context, host);
         c.state = State.ESTABLISHED;
-        c.sender.established(synAckWindow); // a SYN-ACK's window is never scaled
+        c.sender.established(synAck.window()); // a SYN-ACK's window is never scaled
         c.receiver.ackDue();
         return c;
     }

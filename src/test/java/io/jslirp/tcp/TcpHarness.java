@@ -62,7 +62,8 @@ final class TcpHarness {
         MemorySegment s = syn.build();
         TcpOptions opts = new TcpOptions();
         assertThat(Tcp.parseOptions(s, Seg.OFFSET, opts)).isTrue();
-        this.conn = new TcpConnection(GUEST, GUEST_PORT, REMOTE, REMOTE_PORT, irs, opts, iss, config, buffers, out, host);
+        this.conn = new TcpConnection(new FlowAddresses(GUEST, GUEST_PORT, REMOTE, REMOTE_PORT), new GuestSyn(irs, 64240, opts), iss,
+                new TcpContext(config, buffers, out), host);
     }
 
     // ---- construction ----
