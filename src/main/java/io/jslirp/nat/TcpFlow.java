@@ -28,9 +28,9 @@ import java.lang.foreign.MemorySegment;
  * once or at the flush, and the socket's free send space, measured after each write and when it
  * drains, is the window the connection offers the guest. The socket is registered once, edge-
  * triggered (new data, the peer's end, space after the socket was full), since bytes waiting for
- * the guest's ACK keep it readable. Its methods return
- * what the connection left to do (an {@link Outcome}) to its owner, the {@link TcpNat}, which settles it: the flow
- * never calls the NAT back; only the loop's events and timers reach the NAT through it.
+ * the guest's ACK keep it readable. Its methods return what the connection left to do (an
+ * {@link Outcome}) to its owner, the {@link TcpNat}, which settles it: the flow never calls the
+ * NAT back; only the loop's events and timers reach the NAT through it.
  */
 final class TcpFlow implements Handler {
     /** The largest write to the host socket that is taken for a request, whose answer the loop may wait for ({@link Reactor#expectAnswer}). */
