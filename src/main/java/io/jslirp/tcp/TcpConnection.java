@@ -10,8 +10,9 @@ import java.lang.foreign.MemorySegment;
 /**
  * The guest-facing half of one NATed TCP flow: the guest connected to a remote address and we
  * play that remote. Pure logic: it is driven by the guest's segments, by what the host side
- * reports, and by a clock passed in as {@code now} (nanoseconds); it never calls the OS, and it
- * calls nobody back.
+ * reports, and by a clock passed in as {@code now} (nanoseconds); it reaches the host socket only
+ * through the {@link HostStream} it peeks and the {@link HostSink} a segment comes with, and calls
+ * nobody back.
  *
  * <p>It is the state machine of RFC 9293 and composes the parts that do the rest: the
  * {@link Receiver} (the guest's bytes toward the host: acceptability, window, out-of-order data,
@@ -25,8 +26,9 @@ import java.lang.foreign.MemorySegment;
  * it again soon. Segments go out only when the caller asks: {@link #sendNow} or {@link #flush}.
  *
  * <p>Data from the guest goes to the host socket: a large in-order segment at once when nothing
- * waits (written to the {@link HostSink} given with it), smaller ones through {@link #toHost()}, where they coalesce until
- * the host side writes them at the end of the iteration and calls {@link #deliveredToHost}. Data
+ * waits (written to the {@link HostSink} given with it), smaller ones through {@link #toHost()},
+ * where they coalesce until the host side writes them at the end of the iteration and calls
+ * {@link #deliveredToHost}. Data
  * from the host stays in the host socket ({@link HostStream}) until the guest acknowledges it:
  * segments toward the guest, retransmissions too, are peeked from there. The host side calls
  * {@link #flush} once per event-loop iteration, after all input was processed, so small pieces
