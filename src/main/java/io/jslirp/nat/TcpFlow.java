@@ -32,7 +32,7 @@ import java.lang.foreign.MemorySegment;
  * {@link Outcome}) to its owner, the {@link TcpNat}, which settles it: the flow never calls the
  * NAT back; only the loop's events and timers reach the NAT through it.
  */
-final class TcpFlow implements Handler {
+final class TcpFlow implements Handler, HostSink {
     /** The largest write to the host socket that is taken for a request, whose answer the loop may wait for ({@link Reactor#expectAnswer}). */
     private static final int REQUEST_BYTES = 16 << 10;
 
@@ -53,8 +53,6 @@ final class TcpFlow implements Handler {
     private int interest;
     /** Whether the owner listed it for the end-of-iteration flush. */
     private boolean dirty;
-    /** Where the connection writes a guest segment's in-order bytes at once: the host socket. */
-    private final HostSink toSocket = this::writeDirectly;
     /** Bytes the current guest segment wrote to the host socket at once. */
     private int wroteDirectly;
     /** For a connection to the DNS address: its way through the nameservers, and how long one may take to connect; else null. */
@@ -248,13 +246,14 @@ final class TcpFlow implements Handler {
      */
     Outcome segment(MemorySegment f, long off, int len, TcpOptions options, long now) {
         wroteDirectly = 0;
-        Outcome r = conn.onSegment(f, off, len, options, toSocket, now);
+        Outcome r = conn.onSegment(f, off, len, options, this, now);
         if (wroteDirectly > 0 && wroteDirectly <= REQUEST_BYTES) expectAnswer();
         return r;
     }
 
-    /** The connection's direct write of a segment's in-order bytes ({@link #toSocket}). */
-    private int writeDirectly(MemorySegment data, long offset, int length) {
+    /** The connection's direct write of a guest segment's in-order bytes: to the host socket. */
+    @Override
+    public int write(MemorySegment data, long offset, int length) {
         int n = writeToHost(data, offset, length);
         wroteDirectly = n;
         return n;

@@ -11,7 +11,8 @@ import java.lang.foreign.MemorySegment;
  */
 final class SegmentWriter {
     private final TcpOutput out;
-    private final FlowAddresses addresses;
+    /** The flow's addresses and ports (copied: one object less per connection). */
+    private final int guestAddress, guestPort, remoteAddress, remotePort;
     private final Receiver receiver;
     private final TcpConfig config;
     /** Payload per segment toward the guest (the guest's MSS less our options). */
@@ -21,7 +22,10 @@ final class SegmentWriter {
 
     SegmentWriter(TcpOutput out, FlowAddresses addresses, Receiver receiver, TcpConfig config, int sendMss) {
         this.out = out;
-        this.addresses = addresses;
+        this.guestAddress = addresses.guestAddress();
+        this.guestPort = addresses.guestPort();
+        this.remoteAddress = addresses.remoteAddress();
+        this.remotePort = addresses.remotePort();
         this.receiver = receiver;
         this.config = config;
         this.sendMss = sendMss;
@@ -59,9 +63,9 @@ final class SegmentWriter {
         int window = reset ? 0 : receiver.advertisableWindow(); // a reset may follow the close, when the buffers are gone
         int hdr = Tcp.MIN_HEADER_LENGTH;
         if (!reset) hdr = receiver.appendOptions(f, off, hdr, tsVal());
-        Tcp.write(f, off, addresses.remotePort(), addresses.guestPort(), seq, ack, flags, window >>> receiver.rcvShift(), hdr);
-        if (len > 0) out.sendTcp(addresses.remoteAddress(), addresses.guestAddress(), hdr, data, dataOffset, len, sendMss);
-        else out.sendTcp(addresses.remoteAddress(), addresses.guestAddress(), hdr, sendMss);
+        Tcp.write(f, off, remotePort, guestPort, seq, ack, flags, window >>> receiver.rcvShift(), hdr);
+        if (len > 0) out.sendTcp(remoteAddress, guestAddress, hdr, data, dataOffset, len, sendMss);
+        else out.sendTcp(remoteAddress, guestAddress, hdr, sendMss);
         if ((flags & Tcp.ACK) != 0) receiver.ackSent(ack, window);
         if (len > 0) receiver.dataSent();
     }
@@ -77,8 +81,8 @@ final class SegmentWriter {
         if (receiver.sackPermitted()) hdr = Tcp.appendSackPermitted(f, off, hdr);
         int window = Math.min(receiver.windowSpace(), 0xffff); // never scaled in a SYN
         int rcvNxt = receiver.rcvNxt();
-        Tcp.write(f, off, addresses.remotePort(), addresses.guestPort(), iss, rcvNxt, Tcp.SYN | Tcp.ACK, window, hdr);
-        out.sendTcp(addresses.remoteAddress(), addresses.guestAddress(), hdr);
+        Tcp.write(f, off, remotePort, guestPort, iss, rcvNxt, Tcp.SYN | Tcp.ACK, window, hdr);
+        out.sendTcp(remoteAddress, guestAddress, hdr);
         receiver.ackSent(rcvNxt, window);
     }
 }
