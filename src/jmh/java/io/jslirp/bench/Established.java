@@ -2,7 +2,11 @@ package io.jslirp.bench;
 
 import io.jslirp.stack.Counters;
 import io.jslirp.stack.Stack;
+import io.jslirp.tcp.FlowAddresses;
+import io.jslirp.tcp.GuestSyn;
 import io.jslirp.tcp.TcpConfig;
+import io.jslirp.tcp.TcpContext;
+import io.jslirp.tcp.HostSink;
 import io.jslirp.tcp.HostStream;
 import io.jslirp.tcp.TcpConnection;
 import io.jslirp.util.BufferPool;
@@ -22,6 +26,8 @@ final class Established {
     static final int ISS = 0x5000_0000;
     /** The clock stands still: timers never fire in these benchmarks. */
     static final long NOW = 1_000_000_000_000L;
+    /** A host socket that takes every byte written to it at once. */
+    static final HostSink TAKES_ALL = (data, offset, length) -> length;
 
     final TcpConnection conn;
     final Host host = new Host();
@@ -69,11 +75,11 @@ final class Established {
         Stack stack = new Stack(GuestFrames.NETWORK, (f, n) -> true, new Counters());
         // Addresses above the wire are handles of the stack's book.
         int guest = stack.addresses().acquire4(GuestFrames.GUEST), remote = stack.addresses().acquire4(GuestFrames.REMOTE);
-        conn = new TcpConnection(guest, GuestFrames.GUEST_PORT, remote, GuestFrames.REMOTE_PORT,
-                GUEST_ISN, syn, ISS, config, new BufferPool(config.bufferBudget()), stack.ipv4(), host);
-        if ((conn.hostConnected(NOW) & TcpConnection.SEND_NOW) != 0) conn.sendNow();
+        conn = new TcpConnection(new FlowAddresses(guest, GuestFrames.GUEST_PORT, remote, GuestFrames.REMOTE_PORT),
+                new GuestSyn(GUEST_ISN, 0xffff, syn), ISS, new TcpContext(config, new BufferPool(config.bufferBudget()), stack.ipv4()), host);
+        if (conn.hostConnected(NOW).sendNow()) conn.sendNow();
         MemorySegment ack = GuestFrames.tcp(Tcp.ACK, GUEST_ISN + 1, ISS + 1, 0xffff, 0);
-        conn.onSegment(ack, GuestFrames.TCP_OFFSET, GuestFrames.tcpLength(ack), options(ack), NOW);
+        conn.onSegment(ack, GuestFrames.TCP_OFFSET, GuestFrames.tcpLength(ack), options(ack), TAKES_ALL, NOW);
         if (conn.state() != TcpConnection.State.ESTABLISHED) throw new IllegalStateException(conn.toString());
     }
 

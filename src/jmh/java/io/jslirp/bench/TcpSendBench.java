@@ -52,7 +52,7 @@ public class TcpSendBench {
         conn.flush(Established.NOW);
         acked += CHUNK;
         Bytes.u32(ack, GuestFrames.TCP_OFFSET + 8, acked); // the acknowledgment number
-        conn.onSegment(ack, GuestFrames.TCP_OFFSET, tcpLength, options, Established.NOW);
+        conn.onSegment(ack, GuestFrames.TCP_OFFSET, tcpLength, options, Established.TAKES_ALL, Established.NOW);
         return conn.unacknowledged();
     }
 }

@@ -37,7 +37,7 @@ final class PeekArea {
         this.beforeReuse = beforeReuse;
         // All at once, not on first use: a branch for that is taken only by a NAT's first peeks, so
         // C2, compiling by the warm-up's profile (jslirp qemu), made it a trap, which the VM's first
-        // download then hit, sending TcpConnection.sendData back to C1's code for its first 20 MiB.
+        // download then hit, sending the TCP sender (Sender.send) back to C1's code for much of it.
         this.windows = new MemorySegment[beforeReuse == null ? 1 : SLOTS];
         for (int i = 0; i < windows.length; i++) windows[i] = Arena.ofAuto().allocate(HostStream.MAX_PEEK, 64);
     }

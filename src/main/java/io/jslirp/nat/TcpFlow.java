@@ -12,6 +12,8 @@ import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.HostSockets;
 import io.jslirp.sys.Sockets;
+import io.jslirp.tcp.HostSink;
+import io.jslirp.tcp.Outcome;
 import io.jslirp.tcp.TcpConnection;
 import io.jslirp.wire.TcpOptions;
 import io.jslirp.util.Log;
@@ -26,12 +28,11 @@ import java.lang.foreign.MemorySegment;
  * once or at the flush, and the socket's free send space, measured after each write and when it
  * drains, is the window the connection offers the guest. The socket is registered once, edge-
  * triggered (new data, the peer's end, space after the socket was full), since bytes waiting for
- * the guest's ACK keep it readable. Its methods return
- * what the connection left to do ({@link TcpConnection#SEND_NOW}, {@link TcpConnection#CLOSED},
- * {@link TcpConnection#RESET_HOST}) to its owner, the {@link TcpNat}, which settles it: the flow
- * never calls the NAT back; only the loop's events and timers reach the NAT through it.
+ * the guest's ACK keep it readable. Its methods return what the connection left to do (an
+ * {@link Outcome}) to its owner, the {@link TcpNat}, which settles it: the flow never calls the
+ * NAT back; only the loop's events and timers reach the NAT through it.
  */
-final class TcpFlow implements Handler {
+final class TcpFlow implements Handler, HostSink {
     /** The largest write to the host socket that is taken for a request, whose answer the loop may wait for ({@link Reactor#expectAnswer}). */
     private static final int REQUEST_BYTES = 16 << 10;
 
@@ -52,6 +53,8 @@ final class TcpFlow implements Handler {
     private int interest;
     /** Whether the owner listed it for the end-of-iteration flush. */
     private boolean dirty;
+    /** Bytes the current guest segment wrote to the host socket at once. */
+    private int wroteDirectly;
     /** For a connection to the DNS address: its way through the nameservers, and how long one may take to connect; else null. */
     private NameserverTries nameservers;
     private Timer nameserverTimer;
@@ -135,11 +138,11 @@ final class TcpFlow implements Handler {
     }
 
     /** Follows up the non-blocking connect that returned r ({@link Family#connect}); the connection answers the guest when it completes. */
-    int connect(int r) {
+    Outcome connect(int r) {
         if (r == 0) return connected();
         if (r == -Errno.EINPROGRESS) {
             setInterest(Epoll.OUT);
-            return 0;
+            return Outcome.NOTHING;
         }
         return connectFailed(-r);
     }
@@ -148,19 +151,19 @@ final class TcpFlow implements Handler {
      * Connects to the nameservers of resolv.conf in turn, the preferred one first: a connect error,
      * or no answer within {@link Nameservers#ATTEMPT_TIMEOUT_NANOS}, moves on to the next one.
      */
-    int connectNameservers(NameserverTries tries) {
+    Outcome connectNameservers(NameserverTries tries) {
         nameservers = tries;
         nameserverTimer = new Timer(() -> owner.nameserverSilent(this));
         return connectNextNameserver(Errno.ECONNREFUSED);
     }
 
     /** The nameserver being tried did not answer the connect in time. */
-    int nameserverSilent() {
-        return connecting ? connectFailed(Errno.ETIMEDOUT) : 0;
+    Outcome nameserverSilent() {
+        return connecting ? connectFailed(Errno.ETIMEDOUT) : Outcome.NOTHING;
     }
 
     /** Connects to the next nameserver not tried yet; after the last, fails with errno (the latest error). */
-    private int connectNextNameserver(int errno) {
+    private Outcome connectNextNameserver(int errno) {
         for (Nameserver ns = nameservers.next(); ns != null; ns = nameservers.next()) {
             closeSocket();
             int s = ns.socket(sockets, true);
@@ -178,7 +181,7 @@ final class TcpFlow implements Handler {
             if (r == -Errno.EINPROGRESS) {
                 setInterest(Epoll.OUT);
                 loop.schedule(nameserverTimer, clock.now() + Nameservers.ATTEMPT_TIMEOUT_NANOS);
-                return 0;
+                return Outcome.NOTHING;
             }
             errno = -r;
             int failed = errno;
@@ -193,7 +196,7 @@ final class TcpFlow implements Handler {
      * ICMP destination unreachable (the guest's connect then fails with ENETUNREACH or
      * EHOSTUNREACH, as it would on a real network).
      */
-    private int connectFailed(int errno) {
+    private Outcome connectFailed(int errno) {
         if (nameservers != null && !nameservers.exhausted()) return connectNextNameserver(errno);
         Log.debug(() -> describe() + " host connect failed: " + Errno.describe(errno));
         int code = Unreachable.code(errno, false);
@@ -203,7 +206,7 @@ final class TcpFlow implements Handler {
         return conn.hostUnreachable();
     }
 
-    private int connected() {
+    private Outcome connected() {
         connecting = false;
         if (nameservers != null) {
             loop.schedule(nameserverTimer, Long.MAX_VALUE);
@@ -238,16 +241,22 @@ final class TcpFlow implements Handler {
     }
 
     /**
-     * A segment from the guest (options parsed): the connection takes it, and a large in-order
-     * payload goes straight to the host socket when the connection offers it.
+     * A segment from the guest (options parsed): the connection takes it, and writes a large
+     * in-order payload (or an iteration's first) straight to the host socket.
      */
-    int segment(MemorySegment f, long off, int len, TcpOptions options, long now) {
-        int r = conn.onSegment(f, off, len, options, now);
-        if ((r & TcpConnection.HOST_BYTES) == 0) return r;
-        int taken = writeToHost(f, conn.hostBytesOffset(), conn.hostBytesLength());
-        r = (r & ~TcpConnection.HOST_BYTES) | conn.hostTook(taken);
-        if (taken > 0 && taken <= REQUEST_BYTES) expectAnswer();
+    Outcome segment(MemorySegment f, long off, int len, TcpOptions options, long now) {
+        wroteDirectly = 0;
+        Outcome r = conn.onSegment(f, off, len, options, this, now);
+        if (wroteDirectly > 0 && wroteDirectly <= REQUEST_BYTES) expectAnswer();
         return r;
+    }
+
+    /** The connection's direct write of a guest segment's in-order bytes: to the host socket. */
+    @Override
+    public int write(MemorySegment data, long offset, int length) {
+        int n = writeToHost(data, offset, length);
+        wroteDirectly = n;
+        return n;
     }
 
     /**
@@ -291,7 +300,7 @@ final class TcpFlow implements Handler {
     }
 
     /** The host socket's events: the connect's end, data, end of stream, space, or an error; the flush acts on them. */
-    int hostEvents(int events) {
+    Outcome hostEvents(int events) {
         if (connecting) {
             int err = sockets.soError(fd);
             return err == 0 ? connected() : connectFailed(err); // a connection to the DNS address may go on to the next nameserver
@@ -300,11 +309,11 @@ final class TcpFlow implements Handler {
         if ((events & (Epoll.RDHUP | Epoll.HUP)) != 0) conn.hostShutdown();
         else if ((events & Epoll.IN) != 0) conn.hostReadable();
         if ((events & Epoll.OUT) != 0) measureRoom = true;
-        return 0;
+        return Outcome.NOTHING;
     }
 
     /** The connection's timer. */
-    int onTimer() {
+    Outcome onTimer() {
         return conn.onTimer(clock.now());
     }
 
@@ -313,9 +322,9 @@ final class TcpFlow implements Handler {
      * toward the host, the socket's free space measured, then the segments toward the guest (at
      * most a short burst with shortBurst: {@link TcpConnection#flush(long, boolean)}).
      */
-    int flush(long now, boolean shortBurst) {
+    Outcome flush(long now, boolean shortBurst) {
         dirty = false;
-        if (conn.state() == TcpConnection.State.CLOSED) return 0;
+        if (conn.state() == TcpConnection.State.CLOSED) return Outcome.NOTHING;
         RingBuffer ring = conn.toHost();
         if (!connecting && !socketClosed) {
             int dropped = stream.drop();
@@ -342,8 +351,8 @@ final class TcpFlow implements Handler {
             sockets.shutdown(fd, Sockets.SHUT_WR);
             shutDown = true;
         }
-        int r = conn.flush(now, shortBurst);
-        if ((r & TcpConnection.CLOSED) != 0) return r;
+        Outcome r = conn.flush(now, shortBurst);
+        if (r.closed()) return r;
         if (conn.state() == TcpConnection.State.TIME_WAIT && ring.isEmpty() && shutDown) {
             // Both directions are finished on the host side: free the descriptor now rather than
             // hold it through TIME_WAIT (a busy guest closes thousands of connections a second).
@@ -366,7 +375,7 @@ final class TcpFlow implements Handler {
     }
 
     /** Shutdown of the whole instance: the host peer and the guest both see a reset. */
-    int abort() {
+    Outcome abort() {
         if (!socketClosed) sockets.setLingerZero(fd);
         return conn.hostReset();
     }

@@ -12,7 +12,11 @@ import io.jslirp.sys.Errno;
 import io.jslirp.sys.HostSockets;
 import io.jslirp.sys.Sockets;
 import io.jslirp.tcp.Resets;
+import io.jslirp.tcp.FlowAddresses;
+import io.jslirp.tcp.GuestSyn;
+import io.jslirp.tcp.Outcome;
 import io.jslirp.tcp.TcpConnection;
+import io.jslirp.tcp.TcpContext;
 import io.jslirp.util.BufferPool;
 import io.jslirp.util.FlowTable;
 import io.jslirp.util.Log;
@@ -56,7 +60,7 @@ public final class TcpNat {
     private final FlowTable<TcpFlow> flows = new FlowTable<>(256);
     private final List<TcpFlow> dirty = new ArrayList<>();
     /**
-     * Flows whose last flush sent their burst with more due ({@link TcpConnection#MORE}), still
+     * Flows whose last flush sent their burst with more due ({@link Outcome#more}), still
      * marked: the next flush takes them after the flows that something new touched; and the list
      * the flush fills for the one after.
      */
@@ -157,8 +161,9 @@ public final class TcpNat {
         }
         if (fd >= 0) sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
         SocketStream stream = new SocketStream(sockets, peekArea);
-        TcpConnection conn = new TcpConnection(src, srcPort, dst, dstPort, Tcp.seq(f, off), options,
-                ThreadLocalRandom.current().nextInt(), family.tcp(), buffers, family.output(), stream);
+        TcpConnection conn = new TcpConnection(new FlowAddresses(src, srcPort, dst, dstPort),
+                new GuestSyn(Tcp.seq(f, off), Tcp.window(f, off), options), ThreadLocalRandom.current().nextInt(),
+                tcpContext(family), stream);
         TcpFlow flow = new TcpFlow(this, family, loop, conn, stream, fd, target, dstPort, null);
         flows.put(src, srcPort, dst, dstPort, flow);
         keepTrimming();
@@ -167,7 +172,7 @@ public final class TcpNat {
         counters.tcpConnections++;
         Log.debug(() -> flow.describe() + " opened");
         halfOpen++;
-        int r = toNameservers ? flow.connectNameservers(new NameserverTries(dns)) : flow.connect(family.connect(fd, target, dstPort));
+        Outcome r = toNameservers ? flow.connectNameservers(new NameserverTries(dns)) : flow.connect(family.connect(fd, target, dstPort));
         settle(flow, true, r, true);
     }
 
@@ -212,13 +217,18 @@ public final class TcpNat {
         }
     }
 
+    /** What a connection of family is made with: its TCP parameters and output, and this NAT's buffer pool. */
+    private TcpContext tcpContext(Family family) {
+        return new TcpContext(family.tcp(), buffers, family.output());
+    }
+
     private boolean free(int guestAddress, int guestPort, int source, int port) {
         return flows.get(guestAddress, guestPort, source, port) == null && dials.get(guestAddress, guestPort, source, port) == null;
     }
 
     private void sendSyn(GuestDial d) {
         long now = clock.now();
-        TcpConnection.sendSyn(d.family.output(), d.family.tcp(), d.source, d.sourcePort, d.guestAddress, d.guestPort, d.iss, now);
+        TcpConnection.sendSyn(tcpContext(d.family), new FlowAddresses(d.guestAddress, d.guestPort, d.source, d.sourcePort), d.iss, now);
         loop.schedule(d.timer, now + (FIRST_SYN_TIMEOUT_NANOS << d.syns));
         d.syns++;
     }
@@ -247,8 +257,8 @@ public final class TcpNat {
         dials.remove(d.guestAddress, d.guestPort, d.source, d.sourcePort);
         loop.schedule(d.timer, Long.MAX_VALUE);
         SocketStream stream = new SocketStream(sockets, peekArea);
-        TcpConnection conn = TcpConnection.openedToGuest(d.guestAddress, d.guestPort, d.source, d.sourcePort, Tcp.seq(f, off),
-                options, Tcp.window(f, off), d.iss, d.family.tcp(), buffers, d.family.output(), stream);
+        TcpConnection conn = TcpConnection.openedToGuest(new FlowAddresses(d.guestAddress, d.guestPort, d.source, d.sourcePort),
+                new GuestSyn(Tcp.seq(f, off), Tcp.window(f, off), options), d.iss, tcpContext(d.family), stream);
         TcpFlow flow = new TcpFlow(this, d.family, loop, conn, stream, d.fd, OutboundPolicy.UNREACHABLE, d.clientPort, d.client);
         flows.put(d.guestAddress, d.guestPort, d.source, d.sourcePort, flow);
         keepTrimming();
@@ -286,13 +296,13 @@ public final class TcpNat {
     }
 
     /**
-     * Does what an event on flow left to do (r: the connection's result bits): the segments due
+     * Does what an event on flow left to do (r): the segments due
      * at once go out, a closed connection is forgotten, a live one is flushed at the end of the
      * iteration (when mark). wasConnecting: whether its host connect was in progress before the event.
      */
-    private void settle(TcpFlow flow, boolean wasConnecting, int r, boolean mark) {
-        if ((r & TcpConnection.SEND_NOW) != 0) flow.conn.sendNow();
-        if ((r & TcpConnection.CLOSED) != 0) remove(flow, (r & TcpConnection.RESET_HOST) != 0);
+    private void settle(TcpFlow flow, boolean wasConnecting, Outcome r, boolean mark) {
+        if (r.sendNow()) flow.conn.sendNow();
+        if (r.closed()) remove(flow, r.resetHost());
         else if (mark && flow.markDirty()) dirty.add(flow);
         if (wasConnecting && !flow.connecting()) halfOpen--;
     }
@@ -341,10 +351,10 @@ public final class TcpNat {
 
     private void flushFlow(TcpFlow flow, long now) {
         if (!flow.dirty()) return; // closed since it was listed, or flushed already by this pass
-        int r = flow.flush(now, now < interactiveUntil);
+        Outcome r = flow.flush(now, now < interactiveUntil);
         if (flow.takeRequested()) interactiveUntil = now + INTERACTIVE_NANOS;
         settle(flow, flow.connecting(), r, false);
-        if ((r & (TcpConnection.MORE | TcpConnection.CLOSED)) == TcpConnection.MORE && flow.markDirty()) continuing.add(flow);
+        if (r.more() && !r.closed() && flow.markDirty()) continuing.add(flow);
     }
 
     /**

@@ -5,8 +5,8 @@ import io.jslirp.wire.Seq;
 /**
  * Sorted, merged sequence ranges received ahead of a gap, a fixed number at most.
  * Used both ways: the guest's data that arrived beyond a gap (its bytes already sit in the
- * receive buffer's free space; reported to the guest as SACK blocks), and the ranges the guest
- * SACKed of ours (so recovery resends only the gaps).
+ * receive buffer's free space; reported to the guest as SACK blocks, see {@link Receiver}), and the
+ * ranges the guest SACKed of ours (so {@link SackRecovery} resends only the gaps).
  */
 final class OutOfOrder {
     /** The bound on the guest's out-of-order data kept per connection. */
@@ -14,15 +14,15 @@ final class OutOfOrder {
 
     private static final int[] NO_RANGES = {};
     /**
-     * No ranges, for a connection that has had none: most never do, and 10,000 connections held
-     * two of these each (640 KB). Nothing is ever added to it; its owner replaces it first.
+     * No ranges, for a connection that has had none: most never do, and with thousands of
+     * connections two empty sets each add up. Nothing is ever added to it; its owner replaces it first.
      */
     static final OutOfOrder NONE = new OutOfOrder(0);
 
     private final int maxRanges;
     /**
      * The ranges, allocated by the first {@link #add}: two of these per connection, and most
-     * connections never see a gap (10,000 of them held 4.5 MB of empty arrays).
+     * connections never see a gap (thousands of them would hold empty arrays).
      */
     private int[] starts = NO_RANGES, ends = NO_RANGES;
     private int count;

@@ -11,7 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.api.Test;
 
 /**
- * ACK pacing ({@link TcpConnection#ACK_HOLD_NANOS}): within a one-way run of guest data, an ACK
+ * ACK pacing ({@link Receiver#ACK_HOLD_NANOS}): within a one-way run of guest data, an ACK
  * for less than a stride ({@link TcpConnection#ACK_STRIDE_BYTES}, at least two full segments) waits
  * for the segments that complete it, for at most the hold, so that a guest writing small pieces
  * coalesces them (Nagle) into full segments and takes fewer ACKs; everything else is acknowledged
@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
  */
 class TcpAckPacingTest {
     private static final int SMALL = 1024, FULL = 1460;
-    /** Where the run stands after {@link #afterABulkRun}: one small segment short of {@link TcpConnection#BULK_RUN_BYTES}. */
-    private static final long RUN = TcpConnection.BULK_RUN_BYTES - SMALL;
+    /** Where the run stands after {@link #afterABulkRun}: one small segment short of {@link Receiver#BULK_RUN_BYTES}. */
+    private static final long RUN = Receiver.BULK_RUN_BYTES - SMALL;
 
     /**
      * A connection whose guest has sent a run of {@link #RUN} bytes in 1 KiB segments, one an
@@ -48,7 +48,7 @@ class TcpAckPacingTest {
         TcpHarness h = afterABulkRun();
         h.guest(h.guestData(RUN, SMALL, 1));
         h.assertSent(h.flush());
-        assertThat(h.timerIn()).isEqualTo(TcpConnection.ACK_HOLD_NANOS);
+        assertThat(h.timerIn()).isEqualTo(Receiver.ACK_HOLD_NANOS);
         assertThat(h.host.taken()).as("the bytes themselves do not wait").hasSize((int) RUN + SMALL);
 
         long at = RUN + SMALL;
@@ -56,7 +56,7 @@ class TcpAckPacingTest {
             h.advance(100_000);
             h.guest(h.guestData(at, FULL, 1));
             h.assertSent(h.flush());
-            assertThat(h.timerIn()).as("the hold runs from the first byte it covers").isEqualTo(TcpConnection.ACK_HOLD_NANOS - i * 100_000L);
+            assertThat(h.timerIn()).as("the hold runs from the first byte it covers").isEqualTo(Receiver.ACK_HOLD_NANOS - i * 100_000L);
         }
 
         h.advance(100_000);
@@ -70,7 +70,7 @@ class TcpAckPacingTest {
         TcpHarness h = afterABulkRun();
         h.guest(h.guestData(RUN, SMALL, 1));
         h.assertSent(h.flush());
-        h.advance(TcpConnection.ACK_HOLD_NANOS - 1);
+        h.advance(Receiver.ACK_HOLD_NANOS - 1);
         h.assertSent(h.flush());
 
         h.assertSent(h.fireTimer(), sent(ACK).ack(h.g(RUN + SMALL + 1)).len(0));
@@ -91,7 +91,7 @@ class TcpAckPacingTest {
                 .guestMss(mss).guestWscale(7).established());
         h.guest(h.guestData(RUN, mss, 1)); // eight times the 8 KiB, yet one segment
         h.assertSent(h.flush());
-        assertThat(h.timerIn()).isEqualTo(TcpConnection.ACK_HOLD_NANOS);
+        assertThat(h.timerIn()).isEqualTo(Receiver.ACK_HOLD_NANOS);
         h.guest(h.guestData(RUN + mss, mss, 1));
         h.assertSent(h.flush(), sent(ACK).ack(h.g(RUN + 2L * mss + 1)).len(0));
     }
@@ -99,7 +99,7 @@ class TcpAckPacingTest {
     @Test
     void aPauseEndsTheRun() {
         TcpHarness h = afterABulkRun();
-        h.advance(TcpConnection.RUN_PAUSE_NANOS);
+        h.advance(Receiver.RUN_PAUSE_NANOS);
         h.guest(h.guestData(RUN, SMALL, 1));
         h.assertSent(h.flush(), sent(ACK).ack(h.g(RUN + SMALL + 1)).len(0));
     }

@@ -62,7 +62,8 @@ final class TcpHarness {
         MemorySegment s = syn.build();
         TcpOptions opts = new TcpOptions();
         assertThat(Tcp.parseOptions(s, Seg.OFFSET, opts)).isTrue();
-        this.conn = new TcpConnection(GUEST, GUEST_PORT, REMOTE, REMOTE_PORT, irs, opts, iss, config, buffers, out, host);
+        this.conn = new TcpConnection(new FlowAddresses(GUEST, GUEST_PORT, REMOTE, REMOTE_PORT), new GuestSyn(irs, 64240, opts), iss,
+                new TcpContext(config, buffers, out), host);
     }
 
     // ---- construction ----
@@ -180,18 +181,13 @@ final class TcpHarness {
 
     /**
      * Delivers a segment from the guest as TcpNat and TcpFlow do: options parsed first, in-order
-     * bytes the connection offers to the host given to the fake socket, and what it leaves to do done.
+     * bytes the connection writes to the host going to the fake socket, and what it leaves to do done.
      */
     void guest(Seg seg) {
         MemorySegment s = seg.build();
         TcpOptions opts = new TcpOptions();
         assertThat(Tcp.parseOptions(s, Seg.OFFSET, opts)).isTrue();
-        int r = conn.onSegment(s, Seg.OFFSET, (int) (s.byteSize() - Seg.OFFSET), opts, now);
-        if ((r & TcpConnection.HOST_BYTES) != 0) {
-            int taken = host.writeToHost(s, conn.hostBytesOffset(), conn.hostBytesLength());
-            r = (r & ~TcpConnection.HOST_BYTES) | conn.hostTook(taken);
-        }
-        settle(r);
+        settle(conn.onSegment(s, Seg.OFFSET, (int) (s.byteSize() - Seg.OFFSET), opts, host, now));
         s.fill((byte) 0x5a); // the frame buffer is reused: the connection must have copied what it keeps
     }
 
@@ -199,9 +195,9 @@ final class TcpHarness {
      * Does what a call to the connection left to do, as TcpNat does: the segments due at once go
      * out, and a close is recorded (with whether the host peer must see a reset).
      */
-    int settle(int r) {
-        if ((r & TcpConnection.SEND_NOW) != 0) conn.sendNow();
-        if ((r & TcpConnection.CLOSED) != 0) host.closed.add((r & TcpConnection.RESET_HOST) != 0);
+    Outcome settle(Outcome r) {
+        if (r.sendNow()) conn.sendNow();
+        if (r.closed()) host.closed.add(r.resetHost());
         return r;
     }
 
@@ -237,25 +233,25 @@ final class TcpHarness {
 
     /**
      * End of the loop iteration: the connection sends what is due, and again while it says it has
-     * more ({@link TcpConnection#MORE}: the loop runs again at once). Returns the segments sent since the last look.
+     * more ({@link Outcome#more}: the loop runs again at once). Returns the segments sent since the last look.
      */
     List<Sent> flush() {
-        int r;
+        Outcome r;
         do {
             r = conn.flush(now);
             settle(r);
-        } while ((r & TcpConnection.MORE) != 0);
+        } while (r.more());
         return drain();
     }
 
-    /** One end-of-iteration flush only; returns its result bits (see {@link #drain} for what it sent). */
-    int flushOnce() {
+    /** One end-of-iteration flush only; returns what it left to do (see {@link #drain} for what it sent). */
+    Outcome flushOnce() {
         return flushOnce(false);
     }
 
     /** As {@link #flushOnce()}, with the short burst of a flush beside an interactive exchange when shortBurst. */
-    int flushOnce(boolean shortBurst) {
-        int r = conn.flush(now, shortBurst);
+    Outcome flushOnce(boolean shortBurst) {
+        Outcome r = conn.flush(now, shortBurst);
         settle(r);
         return r;
     }
@@ -557,7 +553,7 @@ final class TcpHarness {
      * socket's receive queue the connection peeks: the host stream from front (the oldest byte
      * not acknowledged) to produced.
      */
-    static final class FakeHost implements HostStream {
+    static final class FakeHost implements HostStream, HostSink {
         final List<Boolean> closed = new ArrayList<>();
         long front, produced;
         boolean finished, failed;
@@ -604,7 +600,8 @@ final class TcpHarness {
         private final ByteArrayOutputStream written = new ByteArrayOutputStream();
 
         /** The socket takes what it has room for. */
-        int writeToHost(MemorySegment data, long offset, int length) {
+        @Override
+        public int write(MemorySegment data, long offset, int length) {
             int n = Math.min(length, socketRoom);
             socketRoom -= n;
             written.write(data.asSlice(offset, n).toArray(ValueLayout.JAVA_BYTE), 0, n);

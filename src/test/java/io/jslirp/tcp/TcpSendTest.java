@@ -73,7 +73,7 @@ class TcpSendTest {
         int offset = 0;
         int flushes = 0;
         boolean fin = false;
-        int r;
+        Outcome r;
         do {
             r = h.flushOnce();
             flushes++;
@@ -85,13 +85,13 @@ class TcpSendTest {
                 bytes += s.len();
                 fin |= s.has(io.jslirp.wire.Tcp.FIN);
             }
-            if ((r & TcpConnection.MORE) != 0) assertThat(bytes).as("a flush that has more sent its whole burst").isEqualTo(burst);
+            if (r.more()) assertThat(bytes).as("a flush that has more sent its whole burst").isEqualTo(burst);
             else assertThat(bytes).isLessThanOrEqualTo(burst);
-        } while ((r & TcpConnection.MORE) != 0 && flushes < 100);
+        } while (r.more() && flushes < 100);
         assertThat(offset).isEqualTo(300_000);
         assertThat(fin).as("the FIN follows the last byte").isTrue();
         assertThat(flushes).isEqualTo((300_000 + burst - 1) / burst);
-        assertThat(h.flushOnce() & TcpConnection.MORE).isZero();
+        assertThat(h.flushOnce().more()).isFalse();
         assertThat(h.drain()).isEmpty();
     }
 
@@ -100,7 +100,7 @@ class TcpSendTest {
         TcpHarness h = TcpHarness.with().largeSegments().guestWscale(7).established(20_000); // window 2,560,000
         h.hostSends(1_200_000);
         int large = 44 * MSS;
-        assertThat(h.flushOnce() & TcpConnection.MORE).isNotZero();
+        assertThat(h.flushOnce().more()).isTrue();
         List<Sent> first = h.drain();
         assertThat(first).hasSize(8).allSatisfy(s -> assertThat(s.len()).isEqualTo(large));
         assertThat(h.flush().stream().mapToInt(Sent::len).sum()).isEqualTo(1_200_000 - 8 * large);
@@ -111,16 +111,16 @@ class TcpSendTest {
         TcpHarness h = TcpHarness.with().largeSegments().guestWscale(7).established(20_000); // window 2,560,000
         h.hostSends(1_200_000);
         int large = 44 * MSS;
-        assertThat(h.flushOnce(true) & TcpConnection.MORE).isNotZero();
+        assertThat(h.flushOnce(true).more()).isTrue();
         assertThat(h.drain()).hasSize(2).allSatisfy(s -> assertThat(s.len()).isEqualTo(large));
-        assertThat(h.flushOnce(false) & TcpConnection.MORE).as("alone again: the long burst").isNotZero();
+        assertThat(h.flushOnce(false).more()).as("alone again: the long burst").isTrue();
         List<Sent> next = h.drain();
         assertThat(next).hasSize(8);
         assertThat(next.getFirst().seq()).isEqualTo(h.r(1 + 2 * large));
 
         TcpHarness plain = TcpHarness.with().guestWscale(7).established(4000); // window 512,000
         plain.hostSends(300_000);
-        assertThat(plain.flushOnce(true) & TcpConnection.MORE).isNotZero();
+        assertThat(plain.flushOnce(true).more()).isTrue();
         assertThat(plain.drain().stream().mapToInt(Sent::len).sum()).as("without TSO the burst is a peek's worth either way")
                 .isEqualTo(65536 / MSS * MSS);
     }
@@ -130,12 +130,12 @@ class TcpSendTest {
         TcpHarness h = TcpHarness.with().guestWscale(2).established(25_000); // window 100,000
         h.hostSends(300_000);
         int burst = 65536 / MSS * MSS;
-        assertThat(h.flushOnce() & TcpConnection.MORE).isNotZero();
+        assertThat(h.flushOnce().more()).isTrue();
         assertThat(h.drain().stream().mapToInt(Sent::len).sum()).isEqualTo(burst);
-        assertThat(h.flushOnce() & TcpConnection.MORE).as("the window is full: the guest's ACK brings the next flush").isZero();
+        assertThat(h.flushOnce().more()).as("the window is full: the guest's ACK brings the next flush").isFalse();
         assertThat(h.drain().stream().mapToInt(Sent::len).sum()).isEqualTo(100_000 - burst);
         guestAcks(h, 1 + 100_000, 25_000);
-        assertThat(h.flushOnce() & TcpConnection.MORE).isNotZero();
+        assertThat(h.flushOnce().more()).isTrue();
         assertThat(h.drain().get(0).seq()).isEqualTo(h.r(1 + 100_000));
     }
 
