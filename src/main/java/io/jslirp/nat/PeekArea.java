@@ -17,8 +17,8 @@ final class PeekArea {
     static final int MAX_SKIP = 16 << 20;
     /**
      * Windows in turn: as many MTU-65520 frames go to a VM's socket in one write. Written one at a
-     * time, the frames reached the guest spread out, and it took 781–826 receive interrupts per
-     * 200 MiB downloaded where it took 577–621 with passt, which writes frames in batches.
+     * time, the frames reached the guest spread out, and it took a receive interrupt for each where
+     * passt, which writes frames in batches, cost fewer (docs/benchmarks.md, "Why the code is as it is").
      */
     static final int SLOTS = 4;
 

@@ -262,8 +262,8 @@ final class TcpFlow implements Handler, HostSink {
     /**
      * After a small write to the host: where the guest now awaits the answer on a connection the
      * host answered before, it is an interactive request. Not a connection's first: one connection
-     * per request (crr) made the loop poll in vain while the answering peer waited for the core
-     * (4 clients on 2 cores: 12 % fewer connections a second).
+     * per request (crr) made the loop poll in vain while the answering peer waited for the core,
+     * and fewer connections a second were made.
      */
     private void expectAnswer() {
         if (conn.awaitingHostData() && conn.hostBytesRead() > 0 && loop.expectAnswer(fd)) requested = true;
