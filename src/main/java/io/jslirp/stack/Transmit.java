@@ -34,7 +34,9 @@ abstract sealed class Transmit permits Transmit.Copy, Transmit.Gather, Transmit.
     }
 
     /** Whether a TCP segment may carry more than one segment's payload, for the link to cut (TSO). */
-    abstract boolean largeSegments();
+    boolean largeSegments() {
+        return false;
+    }
 
     /** Whether {@link #sendUdpSegments} may be tried now: the link cuts UDP frames (USO) and has not refused one. */
     final boolean udpSegments() {
@@ -72,11 +74,6 @@ abstract sealed class Transmit permits Transmit.Copy, Transmit.Gather, Transmit.
         }
 
         @Override
-        boolean largeSegments() {
-            return false;
-        }
-
-        @Override
         void sendTcp(TcpSegment s) {
             sendFilled(s);
         }
@@ -91,11 +88,6 @@ abstract sealed class Transmit permits Transmit.Copy, Transmit.Gather, Transmit.
     static final class Gather extends Transmit {
         private Gather(Output output, boolean udp) {
             super(output, udp);
-        }
-
-        @Override
-        boolean largeSegments() {
-            return false;
         }
 
         @Override

@@ -218,37 +218,34 @@ class TransmitTest {
         for (Sent s : link.sent) assertThat(s.flowKey()).isEqualTo(FrameReading.flowKey(s.frame(), s.length()));
     }
 
-    @ParameterizedTest
-    @EnumSource(IpVersion.class)
-    void aLinkOfWholeFramesGetsThePayloadCopiedAndTheChecksumFilled(IpVersion v) {
-        GuestOutput out = out(LinkCapabilities.WHOLE_FRAMES, v);
-        int header = tcpHeader(out);
-        out.sendTcp(out.gateway(), guest(out), header, payload(1000), 5, 1000, SEGMENT);
+    /** Sends 1000 bytes of payload from elsewhere through a link that can do c: what it got, its checksum verified. */
+    private Sent checkedSegment(LinkCapabilities c, IpVersion v) {
+        GuestOutput out = out(c, v);
+        out.sendTcp(out.gateway(), guest(out), tcpHeader(out), payload(1000), 5, 1000, SEGMENT);
         Sent s = link.last();
-        assertThat(s.payloadApart()).isFalse();
         assertThat(s.vnet()).containsOnly(0);
-        assertThat(s.flowKey()).as("one queue: no flow hashed").isZero();
         Checker.expect(s.frame(), s.length(), v == IpVersion.V4 ? ipv4(tcp()) : ipv6(tcp()));
         assertThat(s.frame().asSlice(s.length() - 1000, 1000).toArray(ValueLayout.JAVA_BYTE))
                 .isEqualTo(payload(1000).asSlice(5, 1000).toArray(ValueLayout.JAVA_BYTE));
+        return s;
+    }
+
+    @ParameterizedTest
+    @EnumSource(IpVersion.class)
+    void aLinkOfWholeFramesGetsThePayloadCopiedAndTheChecksumFilled(IpVersion v) {
+        Sent s = checkedSegment(LinkCapabilities.WHOLE_FRAMES, v);
+        assertThat(s.payloadApart()).isFalse();
+        assertThat(s.flowKey()).as("one queue: no flow hashed").isZero();
     }
 
     @ParameterizedTest
     @EnumSource(IpVersion.class)
     void aLinkThatGathersGetsThePayloadApartAndTheChecksumFilled(IpVersion v) {
-        GuestOutput out = out(LinkCapabilities.GATHERS, v);
-        int header = tcpHeader(out);
-        out.sendTcp(out.gateway(), guest(out), header, payload(1000), 5, 1000, SEGMENT);
-        Sent s = link.last();
-        assertThat(s.payloadApart()).isTrue();
-        assertThat(s.vnet()).containsOnly(0);
-        Checker.expect(s.frame(), s.length(), v == IpVersion.V4 ? ipv4(tcp()) : ipv6(tcp()));
-
+        assertThat(checkedSegment(LinkCapabilities.GATHERS, v).payloadApart()).isTrue();
+        GuestOutput out = v == IpVersion.V4 ? stack.ipv4() : stack.ipv6();
         int beyondMtu = 2000; // never at the MSS: put together and sent in fragments
-        header = tcpHeader(out);
-        out.sendTcp(out.gateway(), guest(out), header, payload(beyondMtu), 5, beyondMtu, SEGMENT);
+        out.sendTcp(out.gateway(), guest(out), tcpHeader(out), payload(beyondMtu), 5, beyondMtu, SEGMENT);
         assertThat(link.last().payloadApart()).isFalse();
         assertThat(link.sent).hasSizeGreaterThan(2);
     }
-
 }
