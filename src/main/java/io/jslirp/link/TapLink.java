@@ -1,9 +1,9 @@
 package io.jslirp.link;
 
-import io.jslirp.sys.Errno;
-import io.jslirp.sys.Libc;
 import io.jslirp.stack.LinkCapabilities;
 import io.jslirp.stack.TxFrame;
+import io.jslirp.sys.Errno;
+import io.jslirp.sys.Libc;
 import io.jslirp.sys.Tap;
 
 import java.lang.foreign.Arena;
