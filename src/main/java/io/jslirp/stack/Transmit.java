@@ -134,6 +134,5 @@ abstract sealed class Transmit permits Transmit.Copy, Transmit.Gather, Transmit.
             }
             output.send(f);
         }
-
     }
 }
