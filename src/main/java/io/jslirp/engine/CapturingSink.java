@@ -2,6 +2,8 @@ package io.jslirp.engine;
 
 import io.jslirp.capture.Capture;
 import io.jslirp.stack.FrameSink;
+import io.jslirp.stack.LinkCapabilities;
+import io.jslirp.stack.TxFrame;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -29,11 +31,17 @@ final class CapturingSink implements FrameSink {
         return true;
     }
 
-    /** The link writes the payload from where it is; the capture gets the frame put together. */
+    /** The link writes a payload from where it is; the capture gets the frame put together. */
     @Override
-    public boolean send(MemorySegment frame, int headersLength, MemorySegment payload, long payloadOffset, int payloadLength) {
-        if (!link.send(frame, headersLength, payload, payloadOffset, payloadLength)) return false;
-        captureWhole(frame, headersLength, payload, payloadOffset, payloadLength);
+    public boolean send(TxFrame f) {
+        if (!link.send(f)) return false;
+        if (f.payloadLength() == 0) {
+            capture.frame(f.frame(), f.frameLength());
+        } else {
+            MemorySegment.copy(f.frame(), 0, whole, 0, f.frameLength());
+            MemorySegment.copy(f.payload(), f.payloadOffset(), whole, f.frameLength(), f.payloadLength());
+            capture.frame(whole, f.length());
+        }
         return true;
     }
 
@@ -43,46 +51,7 @@ final class CapturingSink implements FrameSink {
     }
 
     @Override
-    public boolean gathersPayloads() {
-        return link.gathersPayloads();
-    }
-
-    @Override
-    public boolean offloadsTcp() {
-        return link.offloadsTcp();
-    }
-
-    @Override
-    public boolean sendTcp(MemorySegment frame, int length, int segmentSize) {
-        if (!link.sendTcp(frame, length, segmentSize)) return false;
-        capture.frame(frame, length);
-        return true;
-    }
-
-    @Override
-    public boolean offloadsUdp() {
-        return link.offloadsUdp();
-    }
-
-    @Override
-    public boolean sendUdpSegments(MemorySegment frame, int length, int segmentSize) {
-        if (!link.sendUdpSegments(frame, length, segmentSize)) return false;
-        capture.frame(frame, length);
-        return true;
-    }
-
-    /** The link writes the payload from where it is; the capture gets the frame put together. */
-    @Override
-    public boolean sendTcp(MemorySegment frame, int headersLength, MemorySegment payload, long payloadOffset,
-                           int payloadLength, int segmentSize) {
-        if (!link.sendTcp(frame, headersLength, payload, payloadOffset, payloadLength, segmentSize)) return false;
-        captureWhole(frame, headersLength, payload, payloadOffset, payloadLength);
-        return true;
-    }
-
-    private void captureWhole(MemorySegment frame, int headersLength, MemorySegment payload, long payloadOffset, int payloadLength) {
-        MemorySegment.copy(frame, 0, whole, 0, headersLength);
-        MemorySegment.copy(payload, payloadOffset, whole, headersLength, payloadLength);
-        capture.frame(whole, headersLength + payloadLength);
+    public LinkCapabilities capabilities() {
+        return link.capabilities();
     }
 }

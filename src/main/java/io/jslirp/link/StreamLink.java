@@ -1,5 +1,7 @@
 package io.jslirp.link;
 
+import io.jslirp.stack.LinkCapabilities;
+import io.jslirp.stack.TxFrame;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
@@ -246,12 +248,23 @@ public final class StreamLink implements Link {
         return true;
     }
 
+    @Override
+    public LinkCapabilities capabilities() {
+        return LinkCapabilities.GATHERS;
+    }
+
+    /** The frame f describes, its payload (if from elsewhere) gathered or copied as {@link #send(MemorySegment, int, MemorySegment, long, int)} says. */
+    @Override
+    public boolean send(TxFrame f) {
+        if (f.payloadLength() == 0) return send(f.frame(), f.frameLength());
+        return send(f.frame(), f.frameLength(), f.payload(), f.payloadOffset(), f.payloadLength());
+    }
+
     /**
      * The headers from frame and the payload from where it is: a large payload gathered, to be
      * written from there at the flush (the sender keeps it as it is until then), unless the socket
      * is known to be full; else both copied once, into the output buffer.
      */
-    @Override
     public boolean send(MemorySegment frame, int headersLength, MemorySegment payload, long payloadOffset, int payloadLength) {
         int length = headersLength + payloadLength;
         if (payloadLength >= DIRECT_PAYLOAD && length <= MAX_FRAME && payload.isNative() && !watchingOut) {
@@ -273,11 +286,6 @@ public final class StreamLink implements Link {
         if (at < 0) return false;
         MemorySegment.copy(frame, 0, out, at, headersLength);
         MemorySegment.copy(payload, payloadOffset, out, at + headersLength, payloadLength);
-        return true;
-    }
-
-    @Override
-    public boolean gathersPayloads() {
         return true;
     }
 

@@ -1,13 +1,10 @@
 package io.jslirp.link;
 
+import io.jslirp.stack.LinkCapabilities;
+import io.jslirp.stack.TxFrame;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
 import io.jslirp.sys.Tap;
-import io.jslirp.wire.Ethernet;
-import io.jslirp.wire.Ipv4;
-import io.jslirp.wire.Ipv6;
-import io.jslirp.wire.Tcp;
-import io.jslirp.wire.Udp;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -22,7 +19,8 @@ import java.util.function.LongSupplier;
  * <p>Opened with a vnet header ({@link Tap#openQueues}), each frame travels behind a struct
  * virtio_net_hdr: the guest's TCP segments of up to 64 KiB arrive whole (the header says how the
  * guest would have cut them, which does not matter here), and TCP frames toward the guest go with
- * a partial checksum and as much payload as fits, for the guest's kernel to take as segments.
+ * a partial checksum and as much payload as fits, for the guest's kernel to take as segments, as
+ * the stack's description of each frame ({@link TxFrame}) says: the tap reads none of it back.
  */
 public final class TapLink implements Link {
     private static final ValueLayout.OfShort LE16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -35,8 +33,8 @@ public final class TapLink implements Link {
     private final MemorySegment rxHeader, txHeader;
     /** The iovec array of a frame written in pieces: vnet header, frame headers, payload in up to two spans. */
     private final MemorySegment txVector;
-    /** Cleared when the kernel refused a UDP frame to be cut (USO: Linux 6.2 and later take them): datagrams then go one by one. */
-    private boolean udpSegments = true;
+    /** A tap with vnet headers offloads TCP and UDP (USO: Linux 6.2 and later take it; the stack stops when refused). */
+    private final LinkCapabilities capabilities;
     /** The time a flow's queue was last used by, for {@link FlowLanes} (System.nanoTime unless given). */
     private final LongSupplier clock;
 
@@ -56,6 +54,7 @@ public final class TapLink implements Link {
         this.fds = fds.clone();
         this.lanes = new FlowLanes(fds.length);
         this.vnetHeader = vnetHeader;
+        this.capabilities = new LinkCapabilities(false, vnetHeader, vnetHeader, fds.length > 1);
         this.clock = clock;
         Arena arena = Arena.ofAuto();
         this.rxHeader = arena.allocate(Tap.VNET_HEADER_LENGTH, 8);
@@ -94,86 +93,65 @@ public final class TapLink implements Link {
     }
 
     @Override
+    public LinkCapabilities capabilities() {
+        return capabilities;
+    }
+
+    /** A frame nothing is said of (not the stack's IP frames, which come described): the first queue, nothing offloaded. */
+    @Override
     public boolean send(MemorySegment frame, int length) {
         if (vnetHeader) txHeader.fill((byte) 0);
-        return write(frame, length);
+        return write(fds[0], frame, length) == prefix() + length;
     }
 
+    /**
+     * The frame on its flow's queue, behind a vnet header saying what the stack left to the guest's
+     * kernel (the checksum, the cutting), and a payload from where it is: one writev, no copy.
+     */
     @Override
-    public boolean offloadsTcp() {
-        return vnetHeader;
+    public boolean send(TxFrame f) {
+        if (vnetHeader) vnetHeader(f);
+        int fd = fds.length == 1 ? fds[0] : fds[lanes.laneOf(f.flowKey(), clock.getAsLong())];
+        long n;
+        if (f.payloadLength() == 0) {
+            n = write(fd, f.frame(), f.frameLength());
+        } else {
+            Libc.iovec(txVector, 0, txHeader, 0, prefix());
+            Libc.iovec(txVector, 1, f.frame(), 0, f.frameLength());
+            Libc.iovec(txVector, 2, f.payload(), f.payloadOffset(), f.payloadLength());
+            n = Libc.writev(fd, txVector, 3);
+        }
+        if (n == -Errno.EINVAL && f.segmentation() == TxFrame.Segmentation.UDP) f.refuse(); // a kernel without USO (before Linux 6.2)
+        return n == prefix() + f.length();
     }
 
-    @Override
-    public boolean sendTcp(MemorySegment frame, int length, int segmentSize) {
-        tcpVnetHeader(frame, length, segmentSize);
-        return write(frame, length);
+    /** Fills the struct virtio_net_hdr for the frame f describes: all zero for one whose checksums are filled and that is not cut. */
+    private void vnetHeader(TxFrame f) {
+        txHeader.set(ValueLayout.JAVA_BYTE, 0, (byte) (f.partialChecksum() ? NEEDS_CSUM : 0));
+        txHeader.set(ValueLayout.JAVA_BYTE, 1, (byte) gsoType(f.segmentation()));
+        txHeader.set(LE16, 2, (short) f.headersLength());                  // hdr_len
+        txHeader.set(LE16, 4, (short) f.segmentSize());                    // gso_size
+        txHeader.set(LE16, 6, (short) f.checksumStart());                  // csum_start
+        txHeader.set(LE16, 8, (short) f.checksumOffset());                 // csum_offset
     }
 
-    @Override
-    public boolean offloadsUdp() {
-        return vnetHeader && udpSegments;
+    private static int gsoType(TxFrame.Segmentation s) {
+        return switch (s) {
+            case NONE -> GSO_NONE;
+            case TCP4 -> GSO_TCPV4;
+            case TCP6 -> GSO_TCPV6;
+            case UDP -> GSO_UDP_L4;
+        };
     }
 
-    /** One frame of datagrams of segmentSize bytes, for the guest's kernel to cut (VIRTIO_NET_HDR_GSO_UDP_L4). */
-    @Override
-    public boolean sendUdpSegments(MemorySegment frame, int length, int segmentSize) {
-        if (!offloadsUdp()) return false;
-        int l4 = transportOffset(frame);
-        txHeader.set(ValueLayout.JAVA_BYTE, 0, (byte) NEEDS_CSUM);
-        txHeader.set(ValueLayout.JAVA_BYTE, 1, (byte) GSO_UDP_L4);
-        txHeader.set(LE16, 2, (short) (l4 + Udp.HEADER_LENGTH));           // hdr_len
-        txHeader.set(LE16, 4, (short) segmentSize);                         // gso_size
-        txHeader.set(LE16, 6, (short) l4);                                  // csum_start
-        txHeader.set(LE16, 8, (short) Udp.CHECKSUM_OFFSET);                 // csum_offset
-        int fd = queueFd(frame, length);
-        long n = Libc.writev2(fd, txHeader, 0, Tap.VNET_HEADER_LENGTH, frame, 0, length);
-        if (n == -Errno.EINVAL) udpSegments = false; // a kernel without USO: never again
-        return n == Tap.VNET_HEADER_LENGTH + length;
+    /** The bytes written before each frame: the vnet header, or none. */
+    private int prefix() {
+        return vnetHeader ? Tap.VNET_HEADER_LENGTH : 0;
     }
 
-    /** The frame's headers, then the payload from where it is: one writev, no copy. */
-    @Override
-    public boolean sendTcp(MemorySegment frame, int headersLength, MemorySegment payload, long payloadOffset,
-                           int payloadLength, int segmentSize) {
-        tcpVnetHeader(frame, headersLength + payloadLength, segmentSize);
-        int fd = queueFd(frame, headersLength);
-        Libc.iovec(txVector, 0, txHeader, 0, Tap.VNET_HEADER_LENGTH);
-        Libc.iovec(txVector, 1, frame, 0, headersLength);
-        Libc.iovec(txVector, 2, payload, payloadOffset, payloadLength);
-        return Libc.writev(fd, txVector, 3) == Tap.VNET_HEADER_LENGTH + headersLength + payloadLength;
-    }
-
-    /** Fills the vnet header for a TCP frame of length bytes: partial checksum, and TSO when the payload exceeds segmentSize. */
-    private void tcpVnetHeader(MemorySegment frame, int length, int segmentSize) {
-        if (!vnetHeader) throw new UnsupportedOperationException("tap opened without vnet headers");
-        boolean v6 = Ethernet.type(frame, 0) == Ethernet.TYPE_IPV6;
-        int l4 = transportOffset(frame);
-        int headers = l4 + Tcp.headerLength(frame, l4);
-        boolean segmented = length - headers > segmentSize;
-        txHeader.set(ValueLayout.JAVA_BYTE, 0, (byte) NEEDS_CSUM);
-        txHeader.set(ValueLayout.JAVA_BYTE, 1, (byte) (segmented ? (v6 ? GSO_TCPV6 : GSO_TCPV4) : GSO_NONE));
-        txHeader.set(LE16, 2, (short) (segmented ? headers : 0));          // hdr_len
-        txHeader.set(LE16, 4, (short) (segmented ? segmentSize : 0));      // gso_size
-        txHeader.set(LE16, 6, (short) l4);                                  // csum_start
-        txHeader.set(LE16, 8, (short) Tcp.CHECKSUM_OFFSET);                  // csum_offset
-    }
-
-    /** Where the TCP or UDP header of an IPv4 or IPv6 frame starts. */
-    private static int transportOffset(MemorySegment frame) {
-        boolean v6 = Ethernet.type(frame, 0) == Ethernet.TYPE_IPV6;
-        return Ethernet.HEADER_LENGTH + (v6 ? Ipv6.HEADER_LENGTH : Ipv4.headerLength(frame, Ethernet.HEADER_LENGTH));
-    }
-
-    /** The descriptor of the queue the frame's flow goes out on (headersLength of its bytes in frame). */
-    private int queueFd(MemorySegment frame, int headersLength) {
-        return fds.length == 1 ? fds[0] : fds[lanes.laneOf(frame, headersLength, clock.getAsLong())];
-    }
-
-    private boolean write(MemorySegment frame, int length) {
-        int fd = queueFd(frame, length);
-        if (!vnetHeader) return Libc.write(fd, frame, 0, length) == length;
-        return Libc.writev2(fd, txHeader, 0, Tap.VNET_HEADER_LENGTH, frame, 0, length) == Tap.VNET_HEADER_LENGTH + length;
+    /** Writes length bytes at the start of frame to fd, after {@link #txHeader} with vnet headers: the bytes written, or -errno. */
+    private long write(int fd, MemorySegment frame, int length) {
+        return vnetHeader ? Libc.writev2(fd, txHeader, 0, Tap.VNET_HEADER_LENGTH, frame, 0, length) : Libc.write(fd, frame, 0, length);
     }
 
     @Override

@@ -9,7 +9,6 @@ import io.jslirp.wire.IpHeader;
 import io.jslirp.wire.IpVersion;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Ipv6;
-import io.jslirp.wire.Tcp;
 import io.jslirp.wire.Udp;
 
 import java.lang.foreign.MemorySegment;
@@ -26,12 +25,16 @@ public final class IpOutput implements ServiceOutput {
 
     private final IpVersion version;
     private final Output output;
+    /** How TCP segments and runs of UDP datagrams go to this link, the same for both versions. */
+    private final Transmit transmit;
     private final Neighbours neighbours;
     private final AddressBook addresses;
     /** The frame payloads of this version are built in, at {@link #l4}. */
     private final MemorySegment tx;
     private final int l4;
     private final IpHeader header = new IpHeader(), quoted = new IpHeader();
+    /** The TCP segment being sent: {@link #header} and {@link #tx}, and where its payload is. */
+    private final TcpSegment segment;
     /** The gateway's and DNS addresses: handles held for the life of the stack. */
     private final int gateway, dns;
     /** The addresses the stack answers echo (and Neighbor Solicitations) for: hi, lo pairs. */
@@ -41,14 +44,16 @@ public final class IpOutput implements ServiceOutput {
     private final boolean anyGuestAddress;
     private final int dhcpPort;
 
-    IpOutput(IpVersion version, Output output, Neighbours neighbours, AddressBook addresses, long[] router, long guestPrefixHi,
+    IpOutput(IpVersion version, Transmit transmit, Neighbours neighbours, AddressBook addresses, long[] router, long guestPrefixHi,
              int dhcpPort) {
         this.version = version;
-        this.output = output;
+        this.output = transmit.output;
+        this.transmit = transmit;
         this.neighbours = neighbours;
         this.addresses = addresses;
         this.tx = Output.frame(version);
         this.l4 = Output.payloadOffset(version);
+        this.segment = new TcpSegment(version, tx, header);
         this.router = router.clone();
         this.gateway = addresses.acquire(router[0], router[1]);
         this.dns = addresses.acquire(router[2], router[3]);
@@ -153,45 +158,21 @@ public final class IpOutput implements ServiceOutput {
 
     @Override
     public boolean largeSegments() {
-        return output.offloadsTcp();
+        return transmit.largeSegments();
     }
 
     @Override
     public void sendTcp(int source, int destination, int tcpLength, int segmentSize) {
-        IpHeader h = header(source, destination, Ipv4.PROTO_TCP, tcpLength);
-        int pseudo = version.pseudoHeader(h, Ipv4.PROTO_TCP, tcpLength);
-        if (!output.offloadsTcp()) {
-            Tcp.fillChecksum(tx, l4, tcpLength, pseudo);
-            output.send(version, tx, h, neighbours.mac(this));
-            return;
-        }
-        // a link (a tap with offloads) that completes the checksum and cuts the payload into segments:
-        // the guest's kernel takes the frame as it takes one its own NIC coalesced
-        Tcp.setPartialChecksum(tx, l4, pseudo);
-        output.sendTcp(version, tx, h, neighbours.mac(this), segmentSize);
+        header(source, destination, Ipv4.PROTO_TCP, tcpLength);
+        transmit.sendTcp(segment.inFrame(neighbours.mac(this), segmentSize));
     }
 
+    /** The payload goes from where it is, as the link's {@link Transmit} has it: copied, gathered or offloaded. */
     @Override
     public void sendTcp(int source, int destination, int headerLength, MemorySegment payload, long payloadOffset,
                         int payloadLength, int segmentSize) {
-        int tcpLength = headerLength + payloadLength;
-        if (!output.offloadsTcp()) {
-            if (version.headerLength() + tcpLength > output.mtu()) {
-                // larger than the MTU (never at our MSS): put together here, sent in fragments
-                ServiceOutput.super.sendTcp(source, destination, headerLength, payload, payloadOffset, payloadLength, segmentSize);
-                return;
-            }
-            // the checksum summed and the payload written from where the host's data waits (one
-            // copy into the link's buffer at most, not one into the frame and one more from there)
-            IpHeader h = header(source, destination, Ipv4.PROTO_TCP, tcpLength);
-            Tcp.fillChecksum(tx, l4, headerLength, payload, payloadOffset, payloadLength,
-                    version.pseudoHeader(h, Ipv4.PROTO_TCP, tcpLength));
-            output.send(version, tx, h, neighbours.mac(this), headerLength, payload, payloadOffset, payloadLength);
-            return;
-        }
-        IpHeader h = header(source, destination, Ipv4.PROTO_TCP, tcpLength);
-        Tcp.setPartialChecksum(tx, l4, version.pseudoHeader(h, Ipv4.PROTO_TCP, tcpLength));
-        output.sendTcp(version, tx, h, neighbours.mac(this), headerLength, payload, payloadOffset, payloadLength, segmentSize);
+        header(source, destination, Ipv4.PROTO_TCP, headerLength + payloadLength);
+        transmit.sendTcp(segment.payloadFrom(neighbours.mac(this), headerLength, payload, payloadOffset, payloadLength, segmentSize));
     }
 
     @Override
@@ -214,16 +195,16 @@ public final class IpOutput implements ServiceOutput {
 
     @Override
     public boolean offloadsUdp() {
-        return output.offloadsUdp();
+        return transmit.udpSegments();
     }
 
     @Override
     public boolean sendUdpSegments(int source, int sourcePort, int destination, int destinationPort, int payloadLength, int segmentSize) {
-        if (!output.offloadsUdp() || segmentSize > unfragmentedUdpPayload() || payloadLength > maxUdpPayload()) return false;
+        if (!transmit.udpSegments() || segmentSize > unfragmentedUdpPayload() || payloadLength > maxUdpPayload()) return false;
         int length = Udp.HEADER_LENGTH + payloadLength;
         IpHeader h = header(source, destination, Ipv4.PROTO_UDP, length);
         Udp.writePartial(tx, l4, sourcePort, destinationPort, payloadLength, version.pseudoHeader(h, Ipv4.PROTO_UDP, length));
-        return output.sendUdpSegments(version, tx, h, neighbours.mac(this), segmentSize);
+        return transmit.sendUdpSegments(version, tx, h, neighbours.mac(this), segmentSize);
     }
 
     /** Sends the ICMP (ICMPv6) message of length bytes at {@link #icmpOffset()} between handles, filling its checksum. */

@@ -10,23 +10,30 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * The one output toward the guest, for both IP versions: puts the Ethernet and IP headers (the
- * version's codec) in front of a payload already in a frame, sends TCP whole or for the link to
- * cut (TSO), and a datagram larger than the MTU in fragments (IPv4's flags, IPv6's Fragment
- * header), counting what goes out and what the link refuses. Each version's {@link IpOutput} keeps
- * its frame buffer with the payload at {@link #payloadOffset}.
+ * version's codec) in front of a payload already in a frame, describes the frame for the link
+ * ({@link TxFrame}: its flow's hash for a link with several queues), sends a datagram larger than
+ * the MTU in fragments (IPv4's flags, IPv6's Fragment header), and counts what goes out and what
+ * the link refuses. How TCP segments go out (copied, gathered, offloaded) is the {@link Transmit}
+ * picked for the link, which sends through here. Each version's {@link IpOutput} keeps its frame
+ * buffer with the payload at {@link #payloadOffset}.
  */
 final class Output {
     private final FrameSink sink;
+    /** Whether the link spreads flows over queues: only then is each frame's flow hashed. */
+    private final boolean flowKeys;
     private final Counters counters;
     private final long gatewayMac;
     private final int mtu;
     /** Fragments are built here, so the datagram in the version's frame stays intact. */
     private final MemorySegment fragmentTx;
     private final IpHeader fragment = new IpHeader();
+    /** The description every frame goes to the link with. */
+    private final TxFrame described = new TxFrame();
     private int ipv4Id, ipv6Id;
 
-    Output(FrameSink sink, Counters counters, long gatewayMac, int mtu) {
+    Output(FrameSink sink, LinkCapabilities capabilities, Counters counters, long gatewayMac, int mtu) {
         this.sink = sink;
+        this.flowKeys = capabilities.spreadsFlows();
         this.counters = counters;
         this.gatewayMac = gatewayMac;
         this.mtu = mtu;
@@ -55,14 +62,6 @@ final class Output {
         return mtu;
     }
 
-    boolean offloadsTcp() {
-        return sink.offloadsTcp();
-    }
-
-    boolean offloadsUdp() {
-        return sink.offloadsUdp();
-    }
-
     /** A new identification for a datagram of version v (IPv4's 16 bits; IPv6's 32, used by fragments only). */
     private int nextId(IpVersion v) {
         return v == IpVersion.V4 ? ipv4Id++ & 0xffff : ++ipv6Id;
@@ -70,46 +69,36 @@ final class Output {
 
     /**
      * Sends the datagram h describes, its h.payloadLength() bytes at {@link #payloadOffset} in tx,
-     * to the Ethernet address mac: whole when it fits the MTU, else in fragments.
+     * checksums filled, to the Ethernet address mac: whole when it fits the MTU, else in fragments.
      */
     void send(IpVersion v, MemorySegment tx, IpHeader h, long mac) {
-        h.id(nextId(v));
         if (v.headerLength() + h.payloadLength() > mtu) {
+            h.id(nextId(v));
             sendFragments(v, tx, h, mac);
             return;
         }
-        writeHeaders(v, tx, h.whole(), mac);
-        count(sink.send(tx, payloadOffset(v) + h.payloadLength()));
+        send(describe(v, tx, h, mac));
     }
 
     /**
-     * Sends the datagram h describes, within the MTU, whose payload is a transport header of
-     * headerLength bytes at {@link #payloadOffset} in tx followed by payloadLength bytes of payload
-     * from payloadOffset, checksums filled: the link writes that payload from where it is.
+     * Writes the headers of the datagram h describes (a new identification), whose payload is at
+     * {@link #payloadOffset} in tx, to the Ethernet address mac, and describes the frame: whole,
+     * its checksums filled, not to be cut; the caller may say more before {@link #send(TxFrame)}.
      */
-    void send(IpVersion v, MemorySegment tx, IpHeader h, long mac, int headerLength, MemorySegment payload,
-              long payloadOffset, int payloadLength) {
+    TxFrame describe(IpVersion v, MemorySegment tx, IpHeader h, long mac) {
         writeHeaders(v, tx, h.whole().id(nextId(v)), mac);
-        count(sink.send(tx, payloadOffset(v) + headerLength, payload, payloadOffset, payloadLength));
+        int l4 = payloadOffset(v);
+        return described.whole(tx, l4 + h.payloadLength(), flowKeys ? TxFrame.flowKey(v, h, tx, l4) : 0);
     }
 
-    /** A TCP segment whose checksum field holds the pseudo-header sum, for the link to complete and cut into segmentSize pieces. */
-    void sendTcp(IpVersion v, MemorySegment tx, IpHeader h, long mac, int segmentSize) {
-        writeHeaders(v, tx, h.whole().id(nextId(v)), mac);
-        count(sink.sendTcp(tx, payloadOffset(v) + h.payloadLength(), segmentSize));
+    /** Sends the frame f describes, counting it sent or dropped. */
+    void send(TxFrame f) {
+        count(sink.send(f));
     }
 
-    /** As {@link #sendTcp(IpVersion, MemorySegment, IpHeader, long, int)}, its payload written from where it is. */
-    void sendTcp(IpVersion v, MemorySegment tx, IpHeader h, long mac, int headerLength, MemorySegment payload,
-                 long payloadOffset, int payloadLength, int segmentSize) {
-        writeHeaders(v, tx, h.whole().id(nextId(v)), mac);
-        count(sink.sendTcp(tx, payloadOffset(v) + headerLength, payload, payloadOffset, payloadLength, segmentSize));
-    }
-
-    /** A UDP frame of datagrams of segmentSize bytes for the link to cut (USO); false when the link did not send it. */
-    boolean sendUdpSegments(IpVersion v, MemorySegment tx, IpHeader h, long mac, int segmentSize) {
-        writeHeaders(v, tx, h.whole().id(nextId(v)), mac);
-        boolean sent = sink.sendUdpSegments(tx, payloadOffset(v) + h.payloadLength(), segmentSize);
+    /** Sends the frame f describes, counting it only when sent: false when not (the caller sends its content otherwise). */
+    boolean sendIfTaken(TxFrame f) {
+        boolean sent = sink.send(f);
         if (sent) counters.framesOut++;
         return sent;
     }
@@ -128,6 +117,7 @@ final class Output {
     private void sendFragments(IpVersion v, MemorySegment tx, IpHeader h, long mac) {
         int piece = (mtu - v.headerLength() - v.fragmentHeaderLength()) & ~7;
         int length = h.payloadLength();
+        int key = 0; // the same for every fragment: their addresses and protocol
         for (int at = 0; at < length; at += piece) {
             int n = Math.min(piece, length - at);
             fragment.source(h.sourceHi(), h.sourceLo()).destination(h.destinationHi(), h.destinationLo())
@@ -135,7 +125,8 @@ final class Output {
             Ethernet.write(fragmentTx, 0, mac, gatewayMac, v.etherType());
             int headers = Ethernet.HEADER_LENGTH + v.write(fragmentTx, Ethernet.HEADER_LENGTH, fragment);
             MemorySegment.copy(tx, payloadOffset(v) + at, fragmentTx, headers, n);
-            count(sink.send(fragmentTx, headers + n));
+            if (at == 0 && flowKeys) key = TxFrame.flowKey(v, fragment, fragmentTx, headers);
+            send(described.whole(fragmentTx, headers + n, key));
         }
     }
 

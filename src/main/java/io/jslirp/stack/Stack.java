@@ -24,6 +24,7 @@ public final class Stack {
     private final NetworkConfig config;
     private final Ipv6Network network6;
     private final Counters counters;
+    private final LinkCapabilities capabilities;
     private final AddressBook addresses;
     private final Neighbours neighbours;
     private final IpInput input;
@@ -43,11 +44,14 @@ public final class Stack {
         this.network6 = network6;
         this.counters = counters;
         this.addresses = addresses;
-        Output output = new Output(sink, counters, config.gatewayMac(), config.mtu());
+        // what the link can do, asked once: the one way out for TCP and UDP runs is picked from it here
+        this.capabilities = sink.capabilities();
+        Output output = new Output(sink, capabilities, counters, config.gatewayMac(), config.mtu());
+        Transmit transmit = Transmit.of(capabilities, output);
         this.neighbours = new Neighbours(config, network6, output, addresses, counters);
-        this.ipv4 = new IpOutput(IpVersion.V4, output, neighbours, addresses,
+        this.ipv4 = new IpOutput(IpVersion.V4, transmit, neighbours, addresses,
                 new long[] {0, Ipv4.mapped(config.gateway()), 0, Ipv4.mapped(config.dns())}, 0, Dhcp.SERVER_PORT);
-        this.ipv6 = network6 == null ? null : new IpOutput(IpVersion.V6, output, neighbours, addresses,
+        this.ipv6 = network6 == null ? null : new IpOutput(IpVersion.V6, transmit, neighbours, addresses,
                 new long[] {network6.gatewayHi(), network6.gatewayLo(), network6.dnsHi(), network6.dnsLo(),
                         Ipv6Network.LINK_LOCAL_HI, Ipv6Network.ROUTER_LINK_LOCAL_LO},
                 network6.prefixHi(), Dhcpv6.SERVER_PORT);
@@ -81,6 +85,11 @@ public final class Stack {
 
     public Counters counters() {
         return counters;
+    }
+
+    /** What the link said it can do, when the stack was built. */
+    public LinkCapabilities capabilities() {
+        return capabilities;
     }
 
     /** The handles the transport's and the outputs' addresses are. */

@@ -1,6 +1,8 @@
 package io.jslirp.engine;
 
 import io.jslirp.stack.FrameSink;
+import io.jslirp.stack.LinkCapabilities;
+import io.jslirp.stack.TxFrame;
 import io.jslirp.wire.Bytes;
 import io.jslirp.wire.Checksum;
 import io.jslirp.wire.Ethernet;
@@ -57,6 +59,7 @@ public final class NatHarness {
 
     private NatHarness(EngineConfig config, boolean offloadsUdp, boolean offloadsTcp, boolean gathersPayloads) {
         loop.readiness(sockets);
+        LinkCapabilities capabilities = new LinkCapabilities(gathersPayloads, offloadsTcp, offloadsUdp, false);
         FrameSink sink = new FrameSink() {
             @Override
             public boolean send(MemorySegment frame, int length) {
@@ -66,62 +69,41 @@ public final class NatHarness {
                 return true;
             }
 
-            /** As a link that gathers: the headers taken at once, the payload read only at the flush. */
             @Override
-            public boolean send(MemorySegment frame, int headersLength, MemorySegment payload, long payloadOffset, int payloadLength) {
-                if (!gathersPayloads) return FrameSink.super.send(frame, headersLength, payload, payloadOffset, payloadLength);
-                byte[] headers = frame.asSlice(0, headersLength).toArray(ValueLayout.JAVA_BYTE);
-                gathered.add(() -> {
-                    byte[] f = java.util.Arrays.copyOf(headers, headersLength + payloadLength);
-                    MemorySegment.copy(payload, ValueLayout.JAVA_BYTE, payloadOffset, f, headersLength, payloadLength);
-                    toGuest.add(f);
-                });
-                return true;
+            public LinkCapabilities capabilities() {
+                return capabilities;
             }
 
+            /**
+             * As a link that gathers, the headers taken at once and a payload from elsewhere read only at
+             * the flush; as one that offloads, a TCP frame whole, its checksum completed, a UDP frame cut.
+             */
             @Override
-            public boolean gathersPayloads() {
-                return gathersPayloads;
+            public boolean send(TxFrame d) {
+                if (d.segmentation() == TxFrame.Segmentation.UDP) {
+                    cutFrames++;
+                    cut(d.frame(), d.frameLength(), d.segmentSize());
+                    return true;
+                }
+                byte[] headers = d.frame().asSlice(0, d.frameLength()).toArray(ValueLayout.JAVA_BYTE);
+                MemorySegment payload = d.payload();
+                long payloadOffset = d.payloadOffset();
+                int payloadLength = d.payloadLength();
+                boolean partial = d.partialChecksum();
+                Runnable take = () -> {
+                    byte[] f = java.util.Arrays.copyOf(headers, headers.length + payloadLength);
+                    if (payloadLength > 0) MemorySegment.copy(payload, ValueLayout.JAVA_BYTE, payloadOffset, f, headers.length, payloadLength);
+                    toGuest.add(partial ? completedTcp(f) : f);
+                };
+                if (gathersPayloads) gathered.add(take);
+                else take.run();
+                return true;
             }
 
             @Override
             public void flush() {
                 gathered.forEach(Runnable::run);
                 gathered.clear();
-            }
-
-            @Override
-            public boolean offloadsUdp() {
-                return offloadsUdp;
-            }
-
-            @Override
-            public boolean offloadsTcp() {
-                return offloadsTcp;
-            }
-
-            @Override
-            public boolean sendTcp(MemorySegment frame, int length, int segmentSize) {
-                toGuest.add(completedTcp(frame.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE)));
-                return true;
-            }
-
-            @Override
-            public boolean sendTcp(MemorySegment frame, int headersLength, MemorySegment payload, long payloadOffset,
-                                   int payloadLength, int segmentSize) {
-                byte[] f = new byte[headersLength + payloadLength];
-                MemorySegment.copy(frame, ValueLayout.JAVA_BYTE, 0, f, 0, headersLength);
-                MemorySegment.copy(payload, ValueLayout.JAVA_BYTE, payloadOffset, f, headersLength, payloadLength);
-                toGuest.add(completedTcp(f));
-                return true;
-            }
-
-            @Override
-            public boolean sendUdpSegments(MemorySegment frame, int length, int segmentSize) {
-                if (!offloadsUdp) return false;
-                cutFrames++;
-                cut(frame, length, segmentSize);
-                return true;
             }
         };
         network = new VirtualNetwork(config, sink, new AddressBook(), loop, sockets);
