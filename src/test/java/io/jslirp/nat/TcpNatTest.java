@@ -15,6 +15,7 @@ import io.jslirp.sys.Errno;
 import io.jslirp.sys.FakeSockets;
 import io.jslirp.sys.FakeSockets.Kind;
 import io.jslirp.sys.Sockets;
+import io.jslirp.wire.build.FrameBuilder;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -38,12 +39,12 @@ class TcpNatTest {
         return v.ipv6() ? NatHarness.with().ipv6().build() : NatHarness.with().build();
     }
 
-    private static Packet.Tcp fromGuest(Version v) {
-        return Packet.tcp(v.guest(), GUEST_PORT, v.gateway(), PORT);
+    private static FrameBuilder fromGuest(Version v) {
+        return FrameBuilder.ip(v.guest(), v.gateway()).tcp(GUEST_PORT, PORT);
     }
 
     private static byte[] syn(Version v) {
-        return fromGuest(v).flags(SYN).seq(GUEST_ISN).window(65535).mss(1460).frame();
+        return fromGuest(v).flags(SYN).seq(GUEST_ISN).window(65535).mss(1460).bytes();
     }
 
     /** A connection through the handshake: the host socket connected, the SYN-ACK answered; returns our ISN. */
@@ -52,7 +53,7 @@ class TcpNatTest {
         h.sockets.last(Kind.TCP).completeConnect();
         h.settle();
         Packet synAck = h.receivedOne();
-        h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 1).ack(synAck.seq + 1).frame());
+        h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 1).ack(synAck.seq + 1).bytes());
         assertThat(h.received()).as("nothing to answer the handshake's ACK").isEmpty();
         return synAck.seq;
     }
@@ -88,7 +89,7 @@ class TcpNatTest {
         NatHarness h = harness(v);
         long iss = established(h, v);
         FakeSockets.Socket s = h.sockets.last(Kind.TCP);
-        h.send(fromGuest(v).flags(ACK | PSH).seq(GUEST_ISN + 1).ack(iss + 1).data("hello".getBytes()).frame());
+        h.send(fromGuest(v).flags(ACK | PSH).seq(GUEST_ISN + 1).ack(iss + 1).payload("hello".getBytes()).bytes());
         assertThat(new String(s.written())).as("written to the host socket at the flush").isEqualTo("hello");
         Packet ack = h.receivedOne();
         assertThat(ack.flags).isEqualTo(ACK);
@@ -99,7 +100,7 @@ class TcpNatTest {
         assertThat(data.has(ACK | PSH)).isTrue();
         assertThat(s.unread()).as("kept in the host socket until the guest acknowledges it").isEqualTo(5);
         assertThat(h.flows()).singleElement().satisfies(f -> assertThat(f.queuedToGuest()).isEqualTo(5));
-        h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 6).ack(iss + 6).frame());
+        h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 6).ack(iss + 6).bytes());
         assertThat(s.unread()).as("acknowledged: dropped from the socket at the flush").isZero();
         assertThat(h.flows()).singleElement().satisfies(f -> {
             assertThat(f.queuedToGuest()).isZero();
@@ -202,8 +203,8 @@ class TcpNatTest {
         h.loop.iterate();
         assertThat(bulkBytes(h.received(), bulkPort)).as("alone: 8 large segments").isEqualTo(8L * large);
 
-        h.deliver(Packet.tcp(v.guest(), replyPort, v.gateway(), PORT).flags(ACK | PSH).seq(GUEST_ISN + 1).ack(replyIss + 3)
-                .window(65535).data("ping".getBytes()).frame());
+        h.deliver(FrameBuilder.ip(v.guest(), v.gateway()).tcp(replyPort, PORT).flags(ACK | PSH).seq(GUEST_ISN + 1).ack(replyIss + 3)
+                .window(65535).payload("ping".getBytes()).bytes());
         h.loop.iterate();
         assertThat(new String(reply.written())).isEqualTo("ping");
         assertThat(bulkBytes(h.received(), bulkPort)).as("the request's iteration: 2").isEqualTo(2L * large);
@@ -229,26 +230,26 @@ class TcpNatTest {
         NatHarness h = harness(v);
         long iss = established(h, v);
         FakeSockets.Socket s = h.sockets.last(Kind.TCP);
-        Packet.Tcp guest = fromGuest(v).flags(ACK | PSH).ack(iss + 1).window(65535);
-        h.send(guest.seq(GUEST_ISN + 1).data("hello".getBytes()).frame());
+        FrameBuilder guest = fromGuest(v).flags(ACK | PSH).ack(iss + 1).window(65535);
+        h.send(guest.seq(GUEST_ISN + 1).payload("hello".getBytes()).bytes());
         assertThat(h.loop.expectedAnswers).as("the connection's first request: maybe its only one").isEmpty();
         s.peerSends("welcome".getBytes());
         h.settle();
         guest = fromGuest(v).flags(ACK | PSH).ack(iss + 8).window(65535);
-        h.send(guest.seq(GUEST_ISN + 6).data("one".getBytes()).frame());
+        h.send(guest.seq(GUEST_ISN + 6).payload("one".getBytes()).bytes());
         assertThat(h.loop.expectedAnswers).as("written from its frame").containsExactly(s.fd);
-        h.deliver(guest.seq(GUEST_ISN + 9).data("two".getBytes()).frame());
-        h.deliver(guest.seq(GUEST_ISN + 12).data("three".getBytes()).frame());
+        h.deliver(guest.seq(GUEST_ISN + 9).payload("two".getBytes()).bytes());
+        h.deliver(guest.seq(GUEST_ISN + 12).payload("three".getBytes()).bytes());
         h.settle();
         assertThat(new String(s.written())).isEqualTo("helloonetwothree");
         assertThat(h.loop.expectedAnswers).as("and the gathered write at the flush: both").containsExactly(s.fd, s.fd, s.fd);
         h.loop.expectedAnswers.clear();
 
-        h.send(guest.seq(GUEST_ISN + 17).data(new byte[20_000]).frame());
+        h.send(guest.seq(GUEST_ISN + 17).payload(new byte[20_000]).bytes());
         assertThat(h.loop.expectedAnswers).as("a bulk write").isEmpty();
         s.peerSends("answer".getBytes());
         h.settle();
-        h.send(guest.seq(GUEST_ISN + 20_017).data("more".getBytes()).frame());
+        h.send(guest.seq(GUEST_ISN + 20_017).payload("more".getBytes()).bytes());
         assertThat(h.loop.expectedAnswers).as("the host's answer not yet acknowledged: it is not awaited").isEmpty();
     }
 
@@ -259,12 +260,12 @@ class TcpNatTest {
 
     /** A connection on guestPort through the handshake, the guest offering a window of 65535 << 7; returns our ISN. */
     private static long established(NatHarness h, Version v, int guestPort) {
-        Packet.Tcp guest = Packet.tcp(v.guest(), guestPort, v.gateway(), PORT);
-        h.send(guest.flags(SYN).seq(GUEST_ISN).window(65535).mss(1460).windowScale(7).frame());
+        FrameBuilder guest = FrameBuilder.ip(v.guest(), v.gateway()).tcp(guestPort, PORT);
+        h.send(guest.flags(SYN).seq(GUEST_ISN).window(65535).mss(1460).windowScale(7).bytes());
         h.sockets.last(Kind.TCP).completeConnect();
         h.settle();
         Packet synAck = h.receivedOne();
-        h.send(Packet.tcp(v.guest(), guestPort, v.gateway(), PORT).flags(ACK).seq(GUEST_ISN + 1).ack(synAck.seq + 1).window(65535).frame());
+        h.send(FrameBuilder.ip(v.guest(), v.gateway()).tcp(guestPort, PORT).flags(ACK).seq(GUEST_ISN + 1).ack(synAck.seq + 1).window(65535).bytes());
         assertThat(h.received()).as("no data yet").allSatisfy(p -> assertThat(p.payload).isEmpty());
         return synAck.seq;
     }
@@ -279,7 +280,7 @@ class TcpNatTest {
         hostSends(h, s, "world");
         assertThat(h.transport().tcpBuffers().inUse()).as("bytes toward the guest wait in the host socket").isZero();
         s.room = 0;
-        h.send(fromGuest(v).flags(ACK | PSH).seq(GUEST_ISN + 1).ack(iss + 6).data("hello".getBytes()).frame());
+        h.send(fromGuest(v).flags(ACK | PSH).seq(GUEST_ISN + 1).ack(iss + 6).payload("hello".getBytes()).bytes());
         assertThat(h.transport().tcpBuffers().inUse()).as("held while the host socket refuses them").isPositive();
         assertThat(h.flows()).singleElement().satisfies(f -> {
             assertThat(f.queuedToHost()).as("held for the host socket").isEqualTo(5);
@@ -308,7 +309,7 @@ class TcpNatTest {
             long iss = established(h, v);
             FakeSockets.Socket s = h.sockets.last(Kind.TCP);
             hostSends(h, s, "first");
-            h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 1).ack(iss + 6).frame());
+            h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 1).ack(iss + 6).bytes());
             assertThat(s.unread()).as("acknowledged, dropped").isZero();
             Packet lost = hostSends(h, s, "second");
             assertThat(lost.seq).isEqualTo(iss + 6);
@@ -318,7 +319,7 @@ class TcpNatTest {
                 assertThat(new String(again.payload)).isEqualTo("second");
             });
             assertThat(s.unread()).as("still in the socket until acknowledged").isEqualTo(6);
-            h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 1).ack(iss + 12).frame());
+            h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 1).ack(iss + 12).bytes());
             assertThat(s.unread()).isZero();
             hostSends(h, s, "third");
         }
@@ -343,7 +344,7 @@ class TcpNatTest {
         s.room = 20_000;
         byte[] data = new byte[22_000]; // within the 4 KiB window the buffer starts with, beyond what the socket takes
         for (int i = 0; i < data.length; i++) data[i] = (byte) (i * 31);
-        h.deliver(fromGuest(v).flags(ACK).seq(GUEST_ISN + 1).ack(iss + 1).data(data).frame());
+        h.deliver(fromGuest(v).flags(ACK).seq(GUEST_ISN + 1).ack(iss + 1).payload(data).bytes());
         assertThat(s.written()).as("taken from the frame before any flush").isEqualTo(java.util.Arrays.copyOf(data, 20_000));
         s.room = 1 << 20;
         h.settle();
@@ -368,7 +369,7 @@ class TcpNatTest {
         long seq = GUEST_ISN + 1, ack = iss + 1;
         java.util.Set<Integer> windows = new java.util.HashSet<>();
         for (int i = 0; i < 3; i++) {
-            h.send(fromGuest(v).flags(ACK | PSH).seq(seq).ack(ack).data("ping".getBytes()).frame());
+            h.send(fromGuest(v).flags(ACK | PSH).seq(seq).ack(ack).payload("ping".getBytes()).bytes());
             seq += 4;
             Packet acked = h.receivedOne();
             assertThat(acked.ack).isEqualTo(seq);
@@ -376,7 +377,7 @@ class TcpNatTest {
             Packet pong = hostSends(h, s, "pong");
             windows.add(pong.window);
             ack += 4;
-            h.send(fromGuest(v).flags(ACK).seq(seq).ack(ack).frame());
+            h.send(fromGuest(v).flags(ACK).seq(seq).ack(ack).bytes());
             assertThat(h.received()).isEmpty();
         }
         assertThat(new String(s.written())).isEqualTo("pingpingping");
@@ -384,7 +385,7 @@ class TcpNatTest {
         assertThat(windows).as("the whole window, every time").hasSize(1);
 
         s.room = 3;
-        h.send(fromGuest(v).flags(ACK | PSH).seq(seq).ack(ack).data("0123456789".getBytes()).frame());
+        h.send(fromGuest(v).flags(ACK | PSH).seq(seq).ack(ack).payload("0123456789".getBytes()).bytes());
         assertThat(new String(s.written())).isEqualTo("pingpingping012");
         assertThat(s.roomAsked).as("a full socket is measured").isGreaterThan(asked);
         assertThat(h.receivedOne().ack).isEqualTo(seq + 10);
@@ -404,7 +405,7 @@ class TcpNatTest {
         assertThat(h.sockets.last(Kind.TCP).closed).isTrue();
         assertThat(h.transport().tcpConnections()).isZero();
 
-        h.send(fromGuest(v).flags(SYN).seq(GUEST_ISN + 50).frame());
+        h.send(fromGuest(v).flags(SYN).seq(GUEST_ISN + 50).bytes());
         h.sockets.last(Kind.TCP).failConnect(Errno.EHOSTUNREACH);
         h.settle();
         Packet icmp = h.receivedOne();
@@ -428,7 +429,7 @@ class TcpNatTest {
         List<Packet> toGuest = h.received();
         assertThat(toGuest.getLast().has(FIN)).as("the FIN after the data").isTrue();
         assertThat(toGuest.stream().map(p -> new String(p.payload)).reduce("", String::concat)).isEqualTo("bye");
-        h.send(fromGuest(v).flags(ACK | FIN).seq(GUEST_ISN + 1).ack(iss + 5).frame());
+        h.send(fromGuest(v).flags(ACK | FIN).seq(GUEST_ISN + 1).ack(iss + 5).bytes());
         assertThat(s.shutWrite).isTrue();
         assertThat(h.receivedOne().ack).isEqualTo(GUEST_ISN + 2);
         assertThat(s.closed).as("both directions finished on the host side: the descriptor goes").isTrue();
@@ -444,14 +445,14 @@ class TcpNatTest {
         NatHarness h = harness(v);
         long iss = established(h, v);
         FakeSockets.Socket s = h.sockets.last(Kind.TCP);
-        h.send(fromGuest(v).flags(ACK | FIN).seq(GUEST_ISN + 1).ack(iss + 1).frame());
+        h.send(fromGuest(v).flags(ACK | FIN).seq(GUEST_ISN + 1).ack(iss + 1).bytes());
         assertThat(s.shutWrite).isTrue();
         h.received();
         s.peerFinishes();
         h.settle();
         Packet fin = h.receivedOne();
         assertThat(fin.has(FIN)).isTrue();
-        h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 2).ack(fin.seq + 1).frame());
+        h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 2).ack(fin.seq + 1).bytes());
         assertThat(s.closed).isTrue();
         assertThat(h.transport().tcpConnections()).isZero();
         assertThat(h.sockets.openCount()).isZero();
@@ -463,7 +464,7 @@ class TcpNatTest {
         NatHarness h = harness(v);
         long iss = established(h, v);
         FakeSockets.Socket first = h.sockets.last(Kind.TCP);
-        h.send(fromGuest(v).flags(RST).seq(GUEST_ISN + 1).frame());
+        h.send(fromGuest(v).flags(RST).seq(GUEST_ISN + 1).bytes());
         assertThat(first.lingerZero).isTrue();
         assertThat(first.closed).isTrue();
         assertThat(h.received()).isEmpty();
@@ -503,7 +504,7 @@ class TcpNatTest {
         NatHarness h = v.ipv6() ? NatHarness.with().ipv6().limits(new Limits(1, 10, 10)).build()
                 : NatHarness.with().limits(new Limits(1, 10, 10)).build();
         h.send(syn(v));
-        h.send(Packet.tcp(v.guest(), GUEST_PORT + 1, v.gateway(), PORT).flags(SYN).seq(7).frame());
+        h.send(FrameBuilder.ip(v.guest(), v.gateway()).tcp(GUEST_PORT + 1, PORT).flags(SYN).seq(7).bytes());
         assertThat(h.receivedOne().flags).isEqualTo(RST | ACK);
         assertThat(h.counters().refusedAtLimit).isEqualTo(1);
         assertThat(h.sockets.of(Kind.TCP)).hasSize(1);
@@ -547,7 +548,7 @@ class TcpNatTest {
     @MethodSource("versions")
     void tcpToTheDnsAddressTriesTheNameserversInTurn(Version v) {
         NatHarness h = (v.ipv6() ? NatHarness.with().ipv6() : NatHarness.with()).nameservers("192.0.2.53", "2001:db8::53").build();
-        h.send(Packet.tcp(v.guest(), GUEST_PORT, v.dns(), 53).flags(SYN).seq(GUEST_ISN).frame());
+        h.send(FrameBuilder.ip(v.guest(), v.dns()).tcp(GUEST_PORT, 53).flags(SYN).seq(GUEST_ISN).bytes());
         FakeSockets.Socket first = h.sockets.last(Kind.TCP);
         assertThat(first.ipv6).as("the first nameserver's version, whatever the guest's").isFalse();
         first.failConnect(Errno.ECONNREFUSED);
@@ -567,7 +568,7 @@ class TcpNatTest {
     @org.junit.jupiter.api.Test
     void anIpv6PacketToAnIpv4MappedAddressIsDropped() {
         NatHarness h = NatHarness.with().ipv6().build();
-        h.send(Packet.tcp(Version.V6.guest(), GUEST_PORT, "::ffff:10.0.2.2", PORT).flags(SYN).seq(1).frame());
+        h.send(FrameBuilder.ip(Version.V6.guest(), "::ffff:10.0.2.2").tcp(GUEST_PORT, PORT).flags(SYN).seq(1).bytes());
         assertThat(h.sockets.all()).isEmpty();
         assertThat(h.received()).isEmpty();
         assertThat(h.counters().unsupported).isEqualTo(1);

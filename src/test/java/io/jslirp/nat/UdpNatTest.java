@@ -9,6 +9,7 @@ import io.jslirp.policy.DestinationRules;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.FakeSockets;
 import io.jslirp.sys.FakeSockets.Kind;
+import io.jslirp.wire.build.FrameBuilder;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.stream.Stream;
@@ -32,7 +33,7 @@ class UdpNatTest {
     }
 
     private static byte[] datagram(Version v, String text) {
-        return Packet.udp(v.guest(), GUEST_PORT, v.gateway(), PORT, text.getBytes());
+        return FrameBuilder.ip(v.guest(), v.gateway()).udp(GUEST_PORT, PORT).payload(text.getBytes()).bytes();
     }
 
     @ParameterizedTest
@@ -176,7 +177,7 @@ class UdpNatTest {
     void theFlowLimitAndThePolicyRefuseNewFlowsAsARouter(Version v) {
         NatHarness h = with(v).limits(new Limits(10, 10, 1)).build();
         h.send(datagram(v, "first"));
-        h.send(Packet.udp(v.guest(), GUEST_PORT + 1, v.gateway(), PORT, "second".getBytes()));
+        h.send(FrameBuilder.ip(v.guest(), v.gateway()).udp(GUEST_PORT + 1, PORT).payload("second".getBytes()).bytes());
         Packet refused = h.receivedOne();
         assertThat(refused.icmpCode).as("administratively prohibited").isEqualTo(v.ipv6() ? 1 : 13);
         assertThat(h.counters().refusedAtLimit).isEqualTo(1);
