@@ -12,15 +12,14 @@ import io.jslirp.sys.Libc;
 import io.jslirp.sys.Sockets;
 import io.jslirp.util.Log;
 import io.jslirp.wire.Arp;
-import io.jslirp.wire.Checksum;
 import io.jslirp.wire.Dhcp;
 import io.jslirp.wire.Ethernet;
-import io.jslirp.wire.IpHeader;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.QemuStream;
 import io.jslirp.wire.Tcp;
 import io.jslirp.wire.TcpOptions;
 import io.jslirp.wire.Udp;
+import io.jslirp.wire.build.FrameBuilder;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -208,8 +207,9 @@ public final class Warmup implements Runnable {
         private final MemorySegment in = arena.allocate(1 << 20, 64);
         private final MemorySegment out = arena.allocate(1 << 20, 64);
         private final MemorySegment hostBuffer = arena.allocate(256 << 10, 64);
-        private final IpHeader ip = new IpHeader();
         private final TcpOptions options = new TcpOptions();
+        /** The guest's frames: its TCP segments, its DHCP messages from 0.0.0.0, its ARP request for the gateway. */
+        private final FrameBuilder tcp, dhcp, arp;
         /** The MTU's MSS, and the MSS of the connection now (the MTU's, or {@link #SMALL_MSS}). */
         private final int fullMss;
         private int mss;
@@ -272,6 +272,9 @@ public final class Warmup implements Runnable {
             this.hostPort = hostPort;
             this.fullMss = network.mtu() - Ipv4.MIN_HEADER_LENGTH - Tcp.MIN_HEADER_LENGTH;
             this.guestAddress = network.guest();
+            this.tcp = FrameBuilder.v4(guestAddress, network.gateway()).macs(GUEST_MAC, network.gatewayMac()).tcp(GUEST_PORT, hostPort);
+            this.dhcp = FrameBuilder.v4(0, 0xffff_ffff).macs(GUEST_MAC, Ethernet.BROADCAST).udp(Dhcp.CLIENT_PORT, Dhcp.SERVER_PORT);
+            this.arp = FrameBuilder.arp(Arp.REQUEST, guestAddress, 0, network.gateway());
             this.deadline = loop.clock().now() + BUDGET_NANOS;
         }
 
@@ -341,85 +344,53 @@ public final class Warmup implements Runnable {
             dhcp(Dhcp.RELEASE); // the lease is bound afresh, and the first frame from it finds it so
             dhcp(Dhcp.DISCOVER);
             dhcp(Dhcp.REQUEST);
-            arpForGateway();
+            append(arp.source4(guestAddress)); // who has the gateway's address: what a VM asks once it has its own
             header = 1 + connections * 37 % 300;
             long bytes = kind == Kind.UPLOAD || kind == Kind.DOWNLOAD ? Math.min((long) FRAMES * segment, MAX_BYTES) + connections * 13 % 64 : 0;
             toSend = upload() ? bytes : 0; // the others' requests come a little after the handshake (request())
             hostHeaderLeft = kind == Kind.DOWNLOAD || kind == Kind.SHORT ? 1 + connections * 53 % 300 : 0;
             hostToSend = upload() ? 0 : kind == Kind.SHORT ? hostHeaderLeft : bytes;
             hostHeld = false;
-            long off = tcpOffset();
-            int hdr = Tcp.writeSynOptions(out, off, mss, GUEST_SHIFT);
-            hdr = Tcp.appendTimestamps(out, off, hdr, tsVal(), 0);
-            hdr = Tcp.appendSackPermitted(out, off, hdr); // as Linux offers it: the VM's connections take SACK's paths
-            segment(sndNxt, 0, Tcp.SYN, GUEST_WINDOW > 0xffff ? 0xffff : GUEST_WINDOW, hdr, 0);
+            tsRecent = 0;
+            tcp.source4(guestAddress).ports(guestPort, hostPort).clearOptions().mss(mss).windowScale(GUEST_SHIFT)
+                    .sackPermitted(); // as Linux offers it: the VM's connections take SACK's paths
+            segment(Tcp.SYN, Math.min(GUEST_WINDOW, 0xffff), 0);
+            tcp.clearOptions();
             sndNxt++;
             flushGuest();
-        }
-
-        private long tcpOffset() {
-            return outEnd + QemuStream.PREFIX_LENGTH + Ethernet.HEADER_LENGTH + Ipv4.MIN_HEADER_LENGTH;
         }
 
         private int tsVal() {
             return (int) (loop.clock().now() / 1_000_000L);
         }
 
-        /** Appends a segment whose header (hdr bytes, options written) and payload go at tcpOffset(). */
-        private void segment(int seq, int ack, int flags, int window, int hdr, int payload) {
-            long frame = outEnd + QemuStream.PREFIX_LENGTH;
-            long off = frame + Ethernet.HEADER_LENGTH + Ipv4.MIN_HEADER_LENGTH;
-            Ethernet.write(out, frame, network.gatewayMac(), GUEST_MAC, Ethernet.TYPE_IPV4);
-            int tcpLength = hdr + payload;
-            ip.source4(guestAddress).destination4(network.gateway()).protocol(Ipv4.PROTO_TCP).ttl(64)
-                    .payloadLength(tcpLength).id(ipId++ & 0xffff);
-            Ipv4.write(out, frame + Ethernet.HEADER_LENGTH, ip);
-            Tcp.write(out, off, guestPort, hostPort, seq, ack, flags, window, hdr);
-            Tcp.fillChecksum(out, off, tcpLength, Checksum.pseudoHeader4(guestAddress, network.gateway(), Ipv4.PROTO_TCP, tcpLength));
-            endFrame(Ethernet.HEADER_LENGTH + Ipv4.MIN_HEADER_LENGTH + tcpLength);
+        /** Appends a segment from sndNxt with the timestamps option and payload bytes of data: what the buffer held. */
+        private void segment(int flags, int window, int payload) {
+            append(tcp.flags(flags).seq(sndNxt).ack(rcvNxt).window(window).timestamps(tsVal(), tsRecent).payloadInPlace(payload));
         }
 
         /** A DHCP message from 0.0.0.0 to the broadcast address, as a VM's client sends it before it has an address. */
         private void dhcp(int type) {
-            long frame = outEnd + QemuStream.PREFIX_LENGTH;
-            long udp = frame + Ethernet.HEADER_LENGTH + Ipv4.MIN_HEADER_LENGTH;
-            long msg = udp + Udp.HEADER_LENGTH;
-            Ethernet.write(out, frame, Ethernet.BROADCAST, GUEST_MAC, Ethernet.TYPE_IPV4);
+            long msg = outEnd + QemuStream.PREFIX_LENGTH + dhcp.payloadOffset();
             Dhcp.writeRequest(out, msg, ++xid, Dhcp.FLAG_BROADCAST, GUEST_MAC);
             long p = Dhcp.putOption(out, msg + Dhcp.FIXED_LENGTH, Dhcp.OPT_MESSAGE_TYPE, 1, type);
             if (type == Dhcp.REQUEST) {
                 p = Dhcp.putOption(out, p, Dhcp.OPT_REQUESTED_IP, 4, network.dhcpStart());
                 p = Dhcp.putOption(out, p, Dhcp.OPT_SERVER_ID, 4, network.gateway());
             }
-            int length = (int) (Dhcp.putEnd(out, p) - msg);
-            int broadcast = 0xffff_ffff;
-            Udp.write(out, udp, Dhcp.CLIENT_PORT, Dhcp.SERVER_PORT, length,
-                    Checksum.pseudoHeader4(0, broadcast, Ipv4.PROTO_UDP, Udp.HEADER_LENGTH + length));
-            ip.source4(0).destination4(broadcast).protocol(Ipv4.PROTO_UDP).ttl(64)
-                    .payloadLength(Udp.HEADER_LENGTH + length).id(ipId++ & 0xffff);
-            Ipv4.write(out, frame + Ethernet.HEADER_LENGTH, ip);
-            endFrame(Ethernet.HEADER_LENGTH + Ipv4.MIN_HEADER_LENGTH + Udp.HEADER_LENGTH + length);
+            append(dhcp.payloadInPlace((int) (Dhcp.putEnd(out, p) - msg)));
         }
 
-        /** Who has the gateway's address: what a VM asks once it has its own. */
-        private void arpForGateway() {
-            long frame = outEnd + QemuStream.PREFIX_LENGTH;
-            Ethernet.write(out, frame, Ethernet.BROADCAST, GUEST_MAC, Ethernet.TYPE_ARP);
-            Arp.write(out, frame + Ethernet.HEADER_LENGTH, Arp.REQUEST, GUEST_MAC, guestAddress, 0, network.gateway());
-            endFrame(Ethernet.HEADER_LENGTH + Arp.LENGTH);
-        }
-
-        /** Completes the frame of length bytes written after the stream prefix at outEnd. */
-        private void endFrame(int length) {
+        /** Appends the frame b describes after its stream prefix (its payload, if any, is in place). */
+        private void append(FrameBuilder b) {
+            int length = b.id(ipId++ & 0xffff).writeTo(out, outEnd + QemuStream.PREFIX_LENGTH);
             QemuStream.setFrameLength(out, outEnd, length);
             outEnd += QemuStream.PREFIX_LENGTH + length;
         }
 
         /** An ACK (with flags) carrying payload bytes of data from seq; the payload is what the buffer held. */
         private void send(int flags, int payload) {
-            long off = tcpOffset();
-            int hdr = Tcp.appendTimestamps(out, off, Tcp.MIN_HEADER_LENGTH, tsVal(), tsRecent);
-            segment(sndNxt, rcvNxt, Tcp.ACK | flags, windowClosed ? 0 : GUEST_WINDOW >>> GUEST_SHIFT, hdr, payload);
+            segment(Tcp.ACK | flags, windowClosed ? 0 : GUEST_WINDOW >>> GUEST_SHIFT, payload);
         }
 
         /**

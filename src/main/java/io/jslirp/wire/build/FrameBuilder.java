@@ -36,6 +36,8 @@ public final class FrameBuilder {
     /** The MACs a frame has unless {@link #macs} says otherwise: QEMU's default guest's, and the gateway's. */
     public static final long GUEST_MAC = 0x5254_0012_3456L, GATEWAY_MAC = 0x5255_0a00_0202L;
     private static final int NONE = -1;
+    private static final int[] NO_EDGES = {};
+    private static final byte[] NO_BYTES = {};
 
     /** What follows the link header: what {@link #writeTo} writes and checksums. */
     private enum Kind { ARP, RAW, TCP, UDP, ICMP }
@@ -54,14 +56,14 @@ public final class FrameBuilder {
     private int mss = NONE, windowScale = NONE;
     private boolean timestamps, sackPermitted;
     private int tsVal, tsEcr;
-    private int[] sackEdges = new int[0];
-    private byte[] tcpOptions = new byte[0];
+    private int[] sackEdges = NO_EDGES;
+    private byte[] tcpOptions = NO_BYTES;
     // ICMP
     private int icmpType, icmpCode, icmpRest;
     // ARP
     private int arpOperation, arpSender, arpTarget;
     private long arpTargetMac;
-    private byte[] payload = new byte[0];
+    private byte[] payload = NO_BYTES;
     /** Bytes of payload the caller has put in place (after {@link #payloadOffset()}), or NONE. */
     private int payloadInPlace = NONE;
     private boolean badChecksum, zeroChecksum;
@@ -124,9 +126,10 @@ public final class FrameBuilder {
         return this;
     }
 
-    /** The source address (IPv4): as a guest whose address changed (a DHCP lease) sends from. */
+    /** The source address (IPv4; of an ARP message, its sender's): a guest's whose address changed (a DHCP lease). */
     public FrameBuilder source4(int address) {
         ip.source4(address);
+        arpSender = address;
         return this;
     }
 
@@ -278,6 +281,15 @@ public final class FrameBuilder {
         return this;
     }
 
+    /** No TCP options (the next segment of a connection whose SYN had them). */
+    public FrameBuilder clearOptions() {
+        mss = windowScale = NONE;
+        timestamps = sackPermitted = false;
+        sackEdges = NO_EDGES;
+        tcpOptions = NO_BYTES;
+        return this;
+    }
+
     public FrameBuilder udp(int srcPort, int dstPort) {
         kind = Kind.UDP;
         protocol = Ipv4.PROTO_UDP;
@@ -321,7 +333,7 @@ public final class FrameBuilder {
 
     /** length bytes of payload that the caller has written (or will write) at {@link #payloadOffset()} of the frame before {@link #writeTo}. */
     public FrameBuilder payloadInPlace(int length) {
-        payload = new byte[0];
+        payload = NO_BYTES;
         payloadInPlace = length;
         return this;
     }
