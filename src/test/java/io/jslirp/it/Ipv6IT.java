@@ -198,32 +198,11 @@ class Ipv6IT {
             t.join(2000);
 
             // Now the port is closed: the host's error comes back as ICMPv6 port unreachable.
-            Cmd.Result refused = ns.exec(Duration.ofSeconds(30), ItEnv.python(), "-c", UDP_CLOSED_PORT_CLIENT, Integer.toString(port));
+            Cmd.Result refused = ns.exec(Duration.ofSeconds(30), ItEnv.python(), "-c", GuestProbes.UDP_CLOSED_PORT_CLIENT, Integer.toString(port));
             assertThat(refused.exit()).as("%s\n%s", refused, stack.describe()).isZero();
             assertThat(refused.out()).startsWith("refused");
         }
     }
-
-    /** PORT [ADDRESS]: a connected UDP socket to a closed port (of fd00::2, or ADDRESS) must see "connection refused". */
-    static final String UDP_CLOSED_PORT_CLIENT = """
-            import socket, sys
-            s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
-            s.connect((sys.argv[2] if len(sys.argv) > 2 else 'fd00::2', int(sys.argv[1])))
-            s.settimeout(0.5)
-            for attempt in range(6):
-                try:
-                    s.send(b'anyone?')
-                    s.recv(100)
-                    print('answered')
-                    sys.exit(2)
-                except ConnectionRefusedError:
-                    print('refused', attempt)
-                    sys.exit(0)
-                except socket.timeout:
-                    continue
-            print('no answer')
-            sys.exit(1)
-            """;
 
     @Test
     @Timeout(120)
@@ -339,7 +318,7 @@ class Ipv6IT {
                             .contains(noRoute + " ENETUNREACH");      // ICMPv6 no route to destination
                     assertThat(r.took()).as("the errors must come at once").isLessThan(Duration.ofSeconds(8));
                     // UDP to a closed port beyond the router: the host's ICMPv6 error comes back as port unreachable
-                    Cmd.Result refused = ns.exec(t, ItEnv.python(), "-c", UDP_CLOSED_PORT_CLIENT, "9999", remote);
+                    Cmd.Result refused = ns.exec(t, ItEnv.python(), "-c", GuestProbes.UDP_CLOSED_PORT_CLIENT, "9999", remote);
                     assertThat(refused.exit()).as("%s\n%s", refused, stack.describe()).isZero();
                     assertThat(refused.out()).startsWith("refused");
                 }

@@ -169,28 +169,9 @@ class UdpEchoIT {
         try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
             port = s.getLocalPort();
         }
-        String client = """
-                import socket, sys
-                s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-                s.connect(('10.0.2.2', int(sys.argv[1])))
-                s.settimeout(0.5)
-                for attempt in range(6):
-                    try:
-                        s.send(b'anyone?')
-                        s.recv(100)
-                        print('answered')
-                        sys.exit(2)
-                    except ConnectionRefusedError:
-                        print('refused', attempt)
-                        sys.exit(0)
-                    except socket.timeout:
-                        continue
-                print('no answer')
-                sys.exit(1)
-                """;
         try (Namespace ns = Namespace.create();
              Stack.Running stack = Stack.attach(ns, Stack.Options.configured())) {
-            Cmd.Result r = ns.exec(Duration.ofSeconds(30), ItEnv.python(), "-c", client, Integer.toString(port));
+            Cmd.Result r = ns.exec(Duration.ofSeconds(30), ItEnv.python(), "-c", GuestProbes.UDP_CLOSED_PORT_CLIENT, Integer.toString(port), "10.0.2.2");
             assertThat(r.exit()).as("%s\n%s", r, stack.describe()).isZero();
             assertThat(r.out()).startsWith("refused");
         }
