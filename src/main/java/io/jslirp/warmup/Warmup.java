@@ -183,8 +183,6 @@ public final class Warmup implements Runnable {
                 chatEchoes = run.chatEchoes;
             }
             finished = run.done;
-            framesDown = run.framesDown;
-            framesUp = run.framesUp;
             long took = System.nanoTime() - started;
             Log.debug(() -> "warm-up: " + framesDown + " frames down, " + framesUp + " up in " + took / 1_000_000 + " ms");
         } catch (RuntimeException | Error e) {
@@ -199,14 +197,13 @@ public final class Warmup implements Runnable {
     private final class Run {
         private final EventLoop loop;
         private final NetworkConfig network;
-        private final int guestFd, listener, hostPort;
+        private final int guestFd, hostPort;
         private final long deadline;
         private final Timer timeout = new Timer(this::end);
         private final Timer reopen = new Timer(this::reopenWindow);
         private final Arena arena = Arena.ofAuto();
         private final MemorySegment in = arena.allocate(1 << 20, 64);
         private final MemorySegment out = arena.allocate(1 << 20, 64);
-        private final MemorySegment hostBuffer = arena.allocate(256 << 10, 64);
         private final TcpOptions options = new TcpOptions();
         /** The guest's frames: its TCP segments, its DHCP messages from 0.0.0.0, its ARP request for the gateway. */
         private final FrameBuilder tcp, dhcp, arp;
@@ -231,14 +228,8 @@ public final class Warmup implements Runnable {
          */
         private int guestAddress, leased;
         private int xid = 0x5741_0000;
-        /** The first segment's payload each way (a request, a response's header), and what of it the host peer has yet to write. */
-        private int header, hostHeaderLeft;
-        /** The host peer waits until the guest has the header before it writes the rest, as a server that answers in two writes. */
-        private boolean hostHeld;
-        /** The host peer has the guest's request (it answers only then); it stops reading now (a slow server); its epoll events. */
-        private boolean requestIn, hostPaused;
-        private int hostReads, hostEvents;
-        private final Timer hostResume = new Timer(this::hostResume);
+        /** The first segment's payload toward the host (a request). */
+        private int header;
         /** The connection is over: the next one is due. */
         private boolean over;
         private int writes;
@@ -259,16 +250,14 @@ public final class Warmup implements Runnable {
         int windowsClosed;
         private long toSend;
         private int framesDown, framesUp;
-        // The host peer's connection.
-        private int host = -1;
-        private long hostToSend;
+        private final HostPeer host;
         private boolean done;
 
         Run(EventLoop loop, NetworkConfig network, int guestFd, int listener, int hostPort) {
             this.loop = loop;
             this.network = network;
             this.guestFd = guestFd;
-            this.listener = listener;
+            this.host = new HostPeer(loop, listener);
             this.hostPort = hostPort;
             this.fullMss = network.mtu() - Ipv4.MIN_HEADER_LENGTH - Tcp.MIN_HEADER_LENGTH;
             this.guestAddress = network.guest();
@@ -281,7 +270,6 @@ public final class Warmup implements Runnable {
         void begin() {
             Sockets.setInt(guestFd, Sockets.SOL_SOCKET, Sockets.SO_SNDBUF, 4 << 20);
             loop.register(guestFd, Epoll.IN, this::guestReady);
-            loop.register(listener, Epoll.IN, events -> accept());
             loop.schedule(timeout, deadline);
             startRound();
             connect(kindOf(0));
@@ -318,7 +306,7 @@ public final class Warmup implements Runnable {
 
 
         private void end() {
-            if (host >= 0) closeHost();
+            host.close();
             loop.stop();
         }
 
@@ -348,9 +336,8 @@ public final class Warmup implements Runnable {
             header = 1 + connections * 37 % 300;
             long bytes = kind == Kind.UPLOAD || kind == Kind.DOWNLOAD ? Math.min((long) FRAMES * segment, MAX_BYTES) + connections * 13 % 64 : 0;
             toSend = upload() ? bytes : 0; // the others' requests come a little after the handshake (request())
-            hostHeaderLeft = kind == Kind.DOWNLOAD || kind == Kind.SHORT ? 1 + connections * 53 % 300 : 0;
-            hostToSend = upload() ? 0 : kind == Kind.SHORT ? hostHeaderLeft : bytes;
-            hostHeld = false;
+            int answerHeader = kind == Kind.DOWNLOAD || kind == Kind.SHORT ? 1 + connections * 53 % 300 : 0;
+            host.expect(kind, answerHeader, upload() ? 0 : kind == Kind.SHORT ? answerHeader : bytes);
             tsRecent = 0;
             tcp.source4(guestAddress).ports(guestPort, hostPort).clearOptions().mss(mss).windowScale(GUEST_SHIFT)
                     .sackPermitted(); // as Linux offers it: the VM's connections take SACK's paths
@@ -533,7 +520,7 @@ public final class Warmup implements Runnable {
                 rcvNxt += payload;
                 framesDown++;
                 ackDue = true;
-                if (hostHeld) releaseHost();
+                host.release();
                 if (kind == Kind.CHAT) {
                     echoes++;
                     chatEchoes++;
@@ -559,12 +546,6 @@ public final class Warmup implements Runnable {
             int len = ipLength - ipHeader - Udp.HEADER_LENGTH;
             if (len < Dhcp.FIXED_LENGTH || Udp.destinationPort(in, udp) != Dhcp.CLIENT_PORT) return;
             if (Dhcp.messageType(in, msg, len) == Dhcp.ACK) leased = Dhcp.yourAddress(in, msg);
-        }
-
-        /** The guest has the response's header: the host peer writes the rest. */
-        private void releaseHost() {
-            hostHeld = false;
-            hostInterest();
         }
 
         /** The upload's data, or the request of another kind (as far as the window and IN_FLIGHT allow), then an upload's FIN. */
@@ -639,86 +620,6 @@ public final class Warmup implements Runnable {
                 loop.modify(guestFd, events);
                 guestEvents = events;
             }
-        }
-
-        // ---- the host peer ----
-
-        private void accept() {
-            int fd = Sockets.accept4(listener, null);
-            if (fd < 0) return;
-            if (host >= 0) {
-                loop.unregister(host);
-                Libc.close(host);
-            }
-            host = fd;
-            requestIn = hostPaused = false;
-            hostReads = 0;
-            hostEvents = Epoll.IN;
-            loop.register(host, hostEvents, events -> hostReady());
-        }
-
-        private void hostReady() {
-            while (host >= 0 && !hostPaused) {
-                int n = Libc.read(host, hostBuffer, 0, (int) hostBuffer.byteSize());
-                if (n == 0) {
-                    closeHost();
-                    return;
-                }
-                if (n < 0) break;
-                requestIn = true;
-                if (kind == Kind.CHAT) Libc.write(host, hostBuffer, 0, n); // an echo, as an interactive server answers
-                if (upload() && ++hostReads % PAUSE_EVERY == PAUSE_EVERY / 2) { // a slow server
-                    hostPaused = true;
-                    loop.schedule(hostResume, loop.clock().now() + PAUSE_NANOS);
-                }
-            }
-            if (host < 0 || !requestIn) return; // a server answers once the request is in
-            if (kind == Kind.RESET) {
-                Sockets.setLingerZero(host);
-                closeHost();
-                return;
-            }
-            if (hostHeaderLeft > 0) {
-                int n = Libc.write(host, hostBuffer, 0, hostHeaderLeft);
-                if (n > 0) {
-                    hostHeaderLeft -= n;
-                    hostToSend -= n;
-                    hostHeld = hostHeaderLeft == 0 && hostToSend > 0;
-                }
-            }
-            while (!hostHeld && hostHeaderLeft == 0 && hostToSend > 0) {
-                int n = Libc.write(host, hostBuffer, 0, (int) Math.min(hostBuffer.byteSize(), hostToSend));
-                if (n <= 0) break;
-                hostToSend -= n;
-            }
-            if (hostToSend == 0 && (kind == Kind.DOWNLOAD || kind == Kind.SHORT)) {
-                hostToSend = -1;
-                Sockets.shutdown(host, Sockets.SHUT_WR);
-            }
-            hostInterest();
-        }
-
-        private void hostResume() {
-            hostPaused = false;
-            if (host < 0) return;
-            hostInterest();
-            hostReady();
-        }
-
-        /** Reading unless paused; writing while there is more to answer with and nothing holds it back. */
-        private void hostInterest() {
-            if (host < 0) return;
-            int events = (hostPaused ? 0 : Epoll.IN) | (requestIn && !hostHeld && hostToSend > 0 ? Epoll.OUT : 0);
-            if (events != hostEvents) {
-                loop.modify(host, events);
-                hostEvents = events;
-            }
-        }
-
-        private void closeHost() {
-            loop.unregister(host);
-            Libc.close(host);
-            host = -1;
         }
     }
 }
