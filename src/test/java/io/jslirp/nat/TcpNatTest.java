@@ -35,6 +35,23 @@ class TcpNatTest {
         return Stream.of(Version.V4, Version.V6);
     }
 
+    /** The scenario's harness, and for one through the handshake (see {@link #establish}) our ISN and the host socket. */
+    private NatHarness h;
+    private long iss;
+    private FakeSockets.Socket s;
+
+    /** A scenario of version v begins: h. */
+    private void start(Version v) {
+        h = harness(v);
+    }
+
+    /** A scenario of version v begins with a connection through the handshake: h, iss, s. */
+    private void establish(Version v) {
+        start(v);
+        iss = established(h, v);
+        s = h.sockets.last(Kind.TCP);
+    }
+
     private static NatHarness harness(Version v) {
         return v.ipv6() ? NatHarness.with().ipv6().build() : NatHarness.with().build();
     }
@@ -61,7 +78,7 @@ class TcpNatTest {
     @ParameterizedTest
     @MethodSource("versions")
     void aSynBecomesAHostConnectAndOnlyItsSuccessIsAnsweredWithASynAck(Version v) {
-        NatHarness h = harness(v);
+        start(v);
         h.send(syn(v));
         FakeSockets.Socket s = h.sockets.last(Kind.TCP);
         assertThat(s.ipv6).isEqualTo(v.ipv6());
@@ -86,9 +103,7 @@ class TcpNatTest {
     @ParameterizedTest
     @MethodSource("versions")
     void bytesGoBothWaysAndAreAcknowledged(Version v) {
-        NatHarness h = harness(v);
-        long iss = established(h, v);
-        FakeSockets.Socket s = h.sockets.last(Kind.TCP);
+        establish(v);
         h.send(fromGuest(v).flags(ACK | PSH).seq(GUEST_ISN + 1).ack(iss + 1).payload("hello".getBytes()).bytes());
         assertThat(new String(s.written())).as("written to the host socket at the flush").isEqualTo("hello");
         Packet ack = h.receivedOne();
@@ -118,7 +133,7 @@ class TcpNatTest {
     @ParameterizedTest
     @MethodSource("versions")
     void aBulkFlowSendsABurstAnIterationAndAReplyGoesAheadOfItsNext(Version v) {
-        NatHarness h = harness(v);
+        start(v);
         int bulkPort = GUEST_PORT, replyPort = GUEST_PORT + 1;
         long bulkIss = established(h, v, bulkPort);
         FakeSockets.Socket bulk = h.sockets.last(Kind.TCP);
@@ -227,9 +242,7 @@ class TcpNatTest {
     @ParameterizedTest
     @MethodSource("versions")
     void aSmallRequestTellsTheLoopItsAnswerIsDue(Version v) {
-        NatHarness h = harness(v);
-        long iss = established(h, v);
-        FakeSockets.Socket s = h.sockets.last(Kind.TCP);
+        establish(v);
         FrameBuilder guest = fromGuest(v).flags(ACK | PSH).ack(iss + 1).window(65535);
         h.send(guest.seq(GUEST_ISN + 1).payload("hello".getBytes()).bytes());
         assertThat(h.loop.expectedAnswers).as("the connection's first request: maybe its only one").isEmpty();
@@ -274,9 +287,7 @@ class TcpNatTest {
     @ParameterizedTest
     @MethodSource("versions")
     void bufferMemoryAConnectionNoLongerNeedsIsReturnedWithinTwoTrims(Version v) {
-        NatHarness h = harness(v);
-        long iss = established(h, v);
-        FakeSockets.Socket s = h.sockets.last(Kind.TCP);
+        establish(v);
         hostSends(h, s, "world");
         assertThat(h.transport().tcpBuffers().inUse()).as("bytes toward the guest wait in the host socket").isZero();
         s.room = 0;
@@ -338,9 +349,7 @@ class TcpNatTest {
     @ParameterizedTest
     @MethodSource("versions")
     void aLargeInOrderSegmentIsWrittenStraightFromItsFrame(Version v) {
-        NatHarness h = harness(v);
-        long iss = established(h, v);
-        FakeSockets.Socket s = h.sockets.last(Kind.TCP);
+        establish(v);
         s.room = 20_000;
         byte[] data = new byte[22_000]; // within the 4 KiB window the buffer starts with, beyond what the socket takes
         for (int i = 0; i < data.length; i++) data[i] = (byte) (i * 31);
@@ -361,9 +370,7 @@ class TcpNatTest {
     @ParameterizedTest
     @MethodSource("versions")
     void theHostSocketsRoomIsMeasuredOnlyWhereItCanNarrowTheWindow(Version v) {
-        NatHarness h = harness(v);
-        long iss = established(h, v);
-        FakeSockets.Socket s = h.sockets.last(Kind.TCP);
+        establish(v);
         int asked = s.roomAsked;
         assertThat(asked).as("measured for the SYN-ACK").isPositive();
         long seq = GUEST_ISN + 1, ack = iss + 1;
@@ -395,7 +402,7 @@ class TcpNatTest {
     @ParameterizedTest
     @MethodSource("versions")
     void aRefusedConnectResetsTheGuestAndOtherFailuresAnswerAsARouter(Version v) {
-        NatHarness h = harness(v);
+        start(v);
         h.send(syn(v));
         h.sockets.last(Kind.TCP).failConnect(Errno.ECONNREFUSED);
         h.settle();
@@ -421,9 +428,7 @@ class TcpNatTest {
     @ParameterizedTest
     @MethodSource("versions")
     void theHostClosingFirstSendsFinAndLingersInTimeWaitWithoutItsDescriptor(Version v) {
-        NatHarness h = harness(v);
-        long iss = established(h, v);
-        FakeSockets.Socket s = h.sockets.last(Kind.TCP);
+        establish(v);
         s.peerSends("bye".getBytes()).peerFinishes();
         h.settle();
         List<Packet> toGuest = h.received();
@@ -442,9 +447,7 @@ class TcpNatTest {
     @ParameterizedTest
     @MethodSource("versions")
     void theGuestClosingFirstEndsTheConnectionWhenOurFinIsAcknowledged(Version v) {
-        NatHarness h = harness(v);
-        long iss = established(h, v);
-        FakeSockets.Socket s = h.sockets.last(Kind.TCP);
+        establish(v);
         h.send(fromGuest(v).flags(ACK | FIN).seq(GUEST_ISN + 1).ack(iss + 1).bytes());
         assertThat(s.shutWrite).isTrue();
         h.received();
@@ -461,8 +464,7 @@ class TcpNatTest {
     @ParameterizedTest
     @MethodSource("versions")
     void aGuestResetResetsTheHostPeerAndAHostResetTheGuest(Version v) {
-        NatHarness h = harness(v);
-        long iss = established(h, v);
+        establish(v);
         FakeSockets.Socket first = h.sockets.last(Kind.TCP);
         h.send(fromGuest(v).flags(RST).seq(GUEST_ISN + 1).bytes());
         assertThat(first.lingerZero).isTrue();
@@ -485,8 +487,7 @@ class TcpNatTest {
     @ParameterizedTest
     @MethodSource("versions")
     void unacknowledgedDataIsSentAgainAfterTheRetransmissionTimeout(Version v) {
-        NatHarness h = harness(v);
-        long iss = established(h, v);
+        establish(v);
         h.sockets.last(Kind.TCP).peerSends("lost".getBytes());
         h.settle();
         assertThat(h.receivedOne().seq).isEqualTo(iss + 1);
@@ -533,9 +534,7 @@ class TcpNatTest {
     @ParameterizedTest
     @MethodSource("versions")
     void shutdownResetsEveryConnectionOnBothSides(Version v) {
-        NatHarness h = harness(v);
-        established(h, v);
-        FakeSockets.Socket s = h.sockets.last(Kind.TCP);
+        establish(v);
         h.transport().shutdown();
         assertThat(h.receivedOne().flags & RST).isEqualTo(RST);
         assertThat(s.lingerZero).isTrue();
