@@ -2,18 +2,13 @@ package io.jslirp.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.DatagramPacket;
-import java.net.DatagramSocket;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.SocketException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -166,36 +161,19 @@ class Ipv6IT {
     @Timeout(120)
     void udpEchoThroughTheGatewayToHostLoopback() throws Exception {
         ItEnv.assumeTools(ItEnv.python());
-        AtomicInteger received = new AtomicInteger();
-        try (DatagramSocket echo = new DatagramSocket(new InetSocketAddress(LOOPBACK6, 0));
+        try (UdpEchoServer echo = new UdpEchoServer(LOOPBACK6);
              Namespace ns = Namespace.createWithIpv6();
              Stack.Running stack = Stack.attach(ns, Stack.Options.configured().enableIpv6())) {
-            Thread t = Thread.ofPlatform().daemon().start(() -> {
-                byte[] buf = new byte[65535];
-                while (!echo.isClosed()) {
-                    try {
-                        DatagramPacket p = new DatagramPacket(buf, buf.length);
-                        echo.receive(p);
-                        received.incrementAndGet();
-                        echo.send(new DatagramPacket(p.getData(), p.getOffset(), p.getLength(), p.getSocketAddress()));
-                    } catch (SocketException closed) {
-                        return;
-                    } catch (Exception e) {
-                        e.printStackTrace();
-                    }
-                }
-            });
             awaitSlaac(ns, stack);
-            int port = echo.getLocalPort();
+            int port = echo.port();
             for (int size : new int[] {1, 512, 1452}) { // 1452: a full MTU-1500 datagram (40 + 8 bytes of headers)
                 Cmd.Result r = ns.exec(Duration.ofSeconds(30), ItEnv.python(), "-c", UdpEchoIT.CLIENT,
                         Integer.toString(port), Integer.toString(size), "fd00::2");
                 assertThat(r.exit()).as("size %d\n%s\n%s", size, r, stack.describe()).isZero();
                 assertThat(r.out()).as("size %d", size).startsWith("reply " + size + " True fd00::2 " + port + " ");
             }
-            assertThat(received.get()).isGreaterThanOrEqualTo(3);
+            assertThat(echo.received.get()).isGreaterThanOrEqualTo(3);
             echo.close();
-            t.join(2000);
 
             // Now the port is closed: the host's error comes back as ICMPv6 port unreachable.
             Cmd.Result refused = ns.exec(Duration.ofSeconds(30), ItEnv.python(), "-c", GuestProbes.UDP_CLOSED_PORT_CLIENT, Integer.toString(port));
