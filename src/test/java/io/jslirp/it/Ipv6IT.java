@@ -187,31 +187,24 @@ class Ipv6IT {
     void dnsToFd00Colon3OverUdpAndTcpReachesTheResolverFromResolvConf() throws Exception {
         ItEnv.assumeJslirp("slirp4netns would relay fd00::3 to the machine's resolver");
         ItEnv.assumeTools("dnsmasq", "busybox", ItEnv.python());
-        String resolver = DnsIT.loopbackAddresses(1).getFirst();
-        Path log = tmp.resolve("dnsmasq.log");
-        Process dnsmasq = DnsIT.startDnsmasq(List.of(), resolver, log);
-        try {
-            DnsIT.awaitResolver(resolver, dnsmasq, log);
-            Path resolvConf = tmp.resolve("resolv.conf");
-            Files.writeString(resolvConf, "# written by Ipv6IT\nnameserver " + resolver + "\n");
+        try (TestResolver dnsmasq = TestResolver.start(tmp)) {
+            Path resolvConf = dnsmasq.resolvConf();
             try (Namespace ns = Namespace.createWithIpv6();
                  Stack.Running stack = Stack.attach(ns, Stack.Options.configured().enableIpv6()
                          .extra("--resolv-conf", resolvConf.toString()))) {
                 awaitSlaac(ns, stack);
                 Cmd.Result r = ns.exec(Duration.ofSeconds(30), "busybox", "nslookup", "-type=a", "jslirp.test", Namespace.DNS6);
-                assertThat(r.exit()).as("%s\n%s\ndnsmasq: %s", r, stack.describe(), Files.readString(log)).isZero();
+                assertThat(r.exit()).as("%s\n%s\ndnsmasq: %s", r, stack.describe(), dnsmasq.logged()).isZero();
                 assertThat(r.out()).containsPattern("Server:\\s+fd00::3");
                 assertThat(r.out()).containsPattern("Name:\\s+jslirp\\.test\\s+Address:\\s+192\\.0\\.2\\.7");
-                assertThat(Files.readString(log)).as("the query went to the test's resolver").contains("query[A] jslirp.test");
+                assertThat(dnsmasq.logged()).as("the query went to the test's resolver").contains("query[A] jslirp.test");
 
                 Cmd.Result tcp = ns.exec(Duration.ofSeconds(30), ItEnv.python(), "-c", DnsIT.CLIENT, Namespace.DNS6, "tcp", "jslirp.test");
-                assertThat(tcp.out()).as("over TCP\n%s\n%s\ndnsmasq: %s", tcp, stack.describe(), Files.readString(log))
+                assertThat(tcp.out()).as("over TCP\n%s\n%s\ndnsmasq: %s", tcp, stack.describe(), dnsmasq.logged())
                         .contains(DnsIT.ANSWERED);
-                assertThat(Files.readString(log).split("query\\[A\\] jslirp\\.test", -1)).as("the TCP query reached dnsmasq too")
+                assertThat(dnsmasq.logged().split("query\\[A\\] jslirp\\.test", -1)).as("the TCP query reached dnsmasq too")
                         .hasSizeGreaterThanOrEqualTo(3);
             }
-        } finally {
-            DnsIT.stop(dnsmasq);
         }
     }
 
