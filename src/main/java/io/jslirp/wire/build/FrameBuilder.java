@@ -12,7 +12,6 @@ import io.jslirp.wire.Ipv6;
 import io.jslirp.wire.Tcp;
 import io.jslirp.wire.Udp;
 
-import java.io.ByteArrayOutputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -45,7 +44,8 @@ public final class FrameBuilder {
     private final IpVersion version;
     private final IpHeader ip = new IpHeader();
     private long srcMac = GUEST_MAC, dstMac = GATEWAY_MAC;
-    private final ByteArrayOutputStream extensions = new ByteArrayOutputStream();
+    /** The extension headers' bytes, in order. */
+    private byte[] extensions = NO_BYTES;
     /** Each extension header's type and where its next-header byte is in extensions. */
     private final List<int[]> extensionTypes = new ArrayList<>();
     private Kind kind = Kind.RAW;
@@ -160,8 +160,10 @@ public final class FrameBuilder {
 
     /** Any extension header: its first byte (next header) is filled in; body's second byte is its length field. */
     public FrameBuilder extension(int type, byte[] body) {
-        extensionTypes.add(new int[] {type, extensions.size()});
-        extensions.writeBytes(body);
+        extensionTypes.add(new int[] {type, extensions.length});
+        byte[] more = Arrays.copyOf(extensions, extensions.length + body.length);
+        System.arraycopy(body, 0, more, extensions.length, body.length);
+        extensions = more;
         return this;
     }
 
@@ -381,7 +383,7 @@ public final class FrameBuilder {
 
     /** Where the transport header starts in the frame. */
     public int transportOffset() {
-        return Ethernet.HEADER_LENGTH + version.headerLength() + extensions.size() + (v6Fragment(fragmentOffset) ? Ipv6.FRAGMENT_HEADER_LENGTH : 0);
+        return Ethernet.HEADER_LENGTH + version.headerLength() + extensions.length + (v6Fragment(fragmentOffset) ? Ipv6.FRAGMENT_HEADER_LENGTH : 0);
     }
 
     /** Where the payload starts in the frame. */
@@ -447,7 +449,7 @@ public final class FrameBuilder {
     /** Ethernet, the IP header and the extension headers for dataLength bytes after them; returns where those go. */
     private long writeHeaders(MemorySegment s, long off, int dataLength, int fragment) {
         boolean fragmentHeader = v6Fragment(fragment);
-        int ext = extensions.size() + (fragmentHeader ? Ipv6.FRAGMENT_HEADER_LENGTH : 0);
+        int ext = extensions.length + (fragmentHeader ? Ipv6.FRAGMENT_HEADER_LENGTH : 0);
         Ethernet.write(s, off, dstMac, srcMac, version.etherType());
         ip.protocol(extensionTypes.isEmpty() ? fragmentHeader ? Ipv6.FRAGMENT : protocol : extensionTypes.getFirst()[0])
                 .payloadLength(ext + dataLength).id(id);
@@ -469,7 +471,7 @@ public final class FrameBuilder {
 
     /** The extension headers at at, each naming the next, the last naming last; returns where they end. */
     private long writeExtensions(MemorySegment s, long at, int last) {
-        byte[] ext = extensions.toByteArray();
+        byte[] ext = extensions;
         MemorySegment.copy(MemorySegment.ofArray(ext), 0, s, at, ext.length);
         for (int i = 0; i < extensionTypes.size(); i++) {
             int next = i + 1 < extensionTypes.size() ? extensionTypes.get(i + 1)[0] : last;
@@ -493,7 +495,7 @@ public final class FrameBuilder {
     private void writeTransport(MemorySegment s, long at) {
         int header = transportHeaderLength();
         int length = header + payloadLength();
-        if (payloadInPlace == NONE) MemorySegment.copy(MemorySegment.ofArray(payload), 0, s, at + header, payload.length);
+        if (payloadInPlace == NONE && payload.length > 0) MemorySegment.copy(MemorySegment.ofArray(payload), 0, s, at + header, payload.length);
         if (kind == Kind.RAW || kind == Kind.ARP) return;
         int checksumAt = switch (kind) {
             case TCP -> {
@@ -533,6 +535,6 @@ public final class FrameBuilder {
         if (timestamps) length = Tcp.appendTimestamps(s, at, length, tsVal, tsEcr);
         if (sackPermitted) length = Tcp.appendSackPermitted(s, at, length);
         if (sackEdges.length > 0) length = Tcp.appendSack(s, at, length, sackEdges, sackEdges.length / 2);
-        MemorySegment.copy(MemorySegment.ofArray(tcpOptions), 0, s, at + length, tcpOptions.length);
+        if (tcpOptions.length > 0) MemorySegment.copy(MemorySegment.ofArray(tcpOptions), 0, s, at + length, tcpOptions.length);
     }
 }
