@@ -18,7 +18,6 @@ import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.QemuStream;
 import io.jslirp.wire.Tcp;
 import io.jslirp.wire.TcpOptions;
-import io.jslirp.wire.Udp;
 import io.jslirp.wire.build.FrameBuilder;
 
 import java.lang.foreign.Arena;
@@ -203,10 +202,11 @@ public final class Warmup implements Runnable {
         private final Timer reopen = new Timer(this::reopenWindow);
         private final Arena arena = Arena.ofAuto();
         private final MemorySegment in = arena.allocate(1 << 20, 64);
-        private final MemorySegment out = arena.allocate(1 << 20, 64);
+        private final GuestOutput output;
         private final TcpOptions options = new TcpOptions();
         /** The guest's frames: its TCP segments, its DHCP messages from 0.0.0.0, its ARP request for the gateway. */
-        private final FrameBuilder tcp, dhcp, arp;
+        private final FrameBuilder tcp, arp;
+        private final GuestDhcp dhcp;
         /** The MTU's MSS, and the MSS of the connection now (the MTU's, or {@link #SMALL_MSS}). */
         private final int fullMss;
         private int mss;
@@ -216,7 +216,7 @@ public final class Warmup implements Runnable {
         private int connections, step;
         private long roundStarted, roundCompilerNanos;
         private int rounds;
-        private int inEnd, outStart, outEnd;
+        private int inEnd;
         // The guest's one connection at a time.
         private Kind kind;
         private final Timer request = new Timer(this::request);
@@ -226,13 +226,11 @@ public final class Warmup implements Runnable {
          * The guest's address: its DHCP lease once it has one, as a VM's, from the connection after
          * the lease came (a connection keeps its address); the network's guest address until then.
          */
-        private int guestAddress, leased;
-        private int xid = 0x5741_0000;
+        private int guestAddress;
         /** The first segment's payload toward the host (a request). */
         private int header;
         /** The connection is over: the next one is due. */
         private boolean over;
-        private int writes;
         /** The guest reads no frame now (a slow VM); reads so far in this connection; its descriptor's epoll events. */
         private boolean paused;
         private int reads;
@@ -257,12 +255,13 @@ public final class Warmup implements Runnable {
             this.loop = loop;
             this.network = network;
             this.guestFd = guestFd;
+            this.output = new GuestOutput(guestFd);
             this.host = new HostPeer(loop, listener);
             this.hostPort = hostPort;
             this.fullMss = network.mtu() - Ipv4.MIN_HEADER_LENGTH - Tcp.MIN_HEADER_LENGTH;
             this.guestAddress = network.guest();
             this.tcp = FrameBuilder.v4(guestAddress, network.gateway()).macs(GUEST_MAC, network.gatewayMac()).tcp(GUEST_PORT, hostPort);
-            this.dhcp = FrameBuilder.v4(0, 0xffff_ffff).macs(GUEST_MAC, Ethernet.BROADCAST).udp(Dhcp.CLIENT_PORT, Dhcp.SERVER_PORT);
+            this.dhcp = new GuestDhcp(network, GUEST_MAC);
             this.arp = FrameBuilder.arp(Arp.REQUEST, guestAddress, 0, network.gateway());
             this.deadline = loop.clock().now() + BUDGET_NANOS;
         }
@@ -325,13 +324,13 @@ public final class Warmup implements Runnable {
             reads = 0;
             echoes = 0;
             loop.schedule(request, Long.MAX_VALUE); // a request due belonged to the connection before
-            if (leased != 0) {
-                guestAddress = leased;
+            if (dhcp.leased() != 0) {
+                guestAddress = dhcp.leased();
                 dhcpConnections++;
             }
-            dhcp(Dhcp.RELEASE); // the lease is bound afresh, and the first frame from it finds it so
-            dhcp(Dhcp.DISCOVER);
-            dhcp(Dhcp.REQUEST);
+            append(dhcp.message(output, Dhcp.RELEASE)); // the lease is bound afresh, and the first frame from it finds it so
+            append(dhcp.message(output, Dhcp.DISCOVER));
+            append(dhcp.message(output, Dhcp.REQUEST));
             append(arp.source4(guestAddress)); // who has the gateway's address: what a VM asks once it has its own
             header = 1 + connections * 37 % 300;
             long bytes = kind == Kind.UPLOAD || kind == Kind.DOWNLOAD ? Math.min((long) FRAMES * segment, MAX_BYTES) + connections * 13 % 64 : 0;
@@ -356,23 +355,9 @@ public final class Warmup implements Runnable {
             append(tcp.flags(flags).seq(sndNxt).ack(rcvNxt).window(window).timestamps(tsVal(), tsRecent).payloadInPlace(payload));
         }
 
-        /** A DHCP message from 0.0.0.0 to the broadcast address, as a VM's client sends it before it has an address. */
-        private void dhcp(int type) {
-            long msg = outEnd + QemuStream.PREFIX_LENGTH + dhcp.payloadOffset();
-            Dhcp.writeRequest(out, msg, ++xid, Dhcp.FLAG_BROADCAST, GUEST_MAC);
-            long p = Dhcp.putOption(out, msg + Dhcp.FIXED_LENGTH, Dhcp.OPT_MESSAGE_TYPE, 1, type);
-            if (type == Dhcp.REQUEST) {
-                p = Dhcp.putOption(out, p, Dhcp.OPT_REQUESTED_IP, 4, network.dhcpStart());
-                p = Dhcp.putOption(out, p, Dhcp.OPT_SERVER_ID, 4, network.gateway());
-            }
-            append(dhcp.payloadInPlace((int) (Dhcp.putEnd(out, p) - msg)));
-        }
-
-        /** Appends the frame b describes after its stream prefix (its payload, if any, is in place). */
+        /** Appends the frame b describes (its payload, if any, is in place), with the next IP identification. */
         private void append(FrameBuilder b) {
-            int length = b.id(ipId++ & 0xffff).writeTo(out, outEnd + QemuStream.PREFIX_LENGTH);
-            QemuStream.setFrameLength(out, outEnd, length);
-            outEnd += QemuStream.PREFIX_LENGTH + length;
+            output.append(b.id(ipId++ & 0xffff));
         }
 
         /** An ACK (with flags) carrying payload bytes of data from seq; the payload is what the buffer held. */
@@ -480,7 +465,7 @@ public final class Warmup implements Runnable {
             if (length < Ethernet.HEADER_LENGTH + Ipv4.MIN_HEADER_LENGTH + Tcp.MIN_HEADER_LENGTH
                     || Ethernet.type(in, f) != Ethernet.TYPE_IPV4) return false;
             if (Ipv4.protocol(in, ipOff) == Ipv4.PROTO_UDP) {
-                dhcpReply(ipOff, length - Ethernet.HEADER_LENGTH);
+                dhcp.received(in, ipOff, length - Ethernet.HEADER_LENGTH); // its lease, for its next connections
                 return false;
             }
             if (Ipv4.protocol(in, ipOff) != Ipv4.PROTO_TCP) return false;
@@ -538,16 +523,6 @@ public final class Warmup implements Runnable {
             return ackDue;
         }
 
-        /** A DHCP ACK gives the guest its address for its next connections (the lease a VM gets); OFFERs and the rest change nothing. */
-        private void dhcpReply(long ipOff, int ipLength) {
-            int ipHeader = Ipv4.headerLength(in, ipOff);
-            long udp = ipOff + ipHeader;
-            long msg = udp + Udp.HEADER_LENGTH;
-            int len = ipLength - ipHeader - Udp.HEADER_LENGTH;
-            if (len < Dhcp.FIXED_LENGTH || Udp.destinationPort(in, udp) != Dhcp.CLIENT_PORT) return;
-            if (Dhcp.messageType(in, msg, len) == Dhcp.ACK) leased = Dhcp.yourAddress(in, msg);
-        }
-
         /** The upload's data, or the request of another kind (as far as the window and IN_FLIGHT allow), then an upload's FIN. */
         private void sendData() {
             if (!established || finSent || over) return;
@@ -555,7 +530,7 @@ public final class Warmup implements Runnable {
                 int inFlight = sndNxt - sndUna;
                 int room = Math.min(peerWindow, IN_FLIGHT) - inFlight;
                 int len = (int) Math.min(Math.min(header > 0 ? header : segment, toSend), room);
-                if (len <= 0 || out.byteSize() - outEnd < 100 + len) break; // as much as the window takes, as a guest does
+                if (len <= 0 || output.free() < 100 + len) break; // as much as the window takes, as a guest does
                 send(Tcp.PSH, len);
                 sndNxt += len;
                 toSend -= len;
@@ -601,21 +576,10 @@ public final class Warmup implements Runnable {
             }
         }
 
+        /** Writes the guest's frames; reading unless paused, writing while some wait. */
         private void flushGuest() {
-            boolean split = ++writes % SPLIT_EVERY == 0 && outEnd - outStart > 1;
-            while (outEnd > outStart) {
-                int n = Libc.write(guestFd, out, outStart, split ? (outEnd - outStart) / 2 : outEnd - outStart);
-                if (n <= 0) break;
-                outStart += n;
-                if (split) break; // the rest when the loop comes back (EPOLLOUT)
-            }
-            if (outStart == outEnd) outStart = outEnd = 0;
-            else if (outStart > out.byteSize() / 2) {
-                MemorySegment.copy(out, outStart, out, 0, outEnd - outStart);
-                outEnd -= outStart;
-                outStart = 0;
-            }
-            int events = (paused ? 0 : Epoll.IN) | (outEnd > outStart ? Epoll.OUT : 0);
+            boolean pending = output.flush();
+            int events = (paused ? 0 : Epoll.IN) | (pending ? Epoll.OUT : 0);
             if (events != guestEvents) {
                 loop.modify(guestFd, events);
                 guestEvents = events;
