@@ -1,6 +1,7 @@
 package io.jslirp.bench;
 
 import io.jslirp.stack.Counters;
+import io.jslirp.stack.NetworkConfig;
 import io.jslirp.stack.Stack;
 import io.jslirp.tcp.FlowAddresses;
 import io.jslirp.tcp.GuestSyn;
@@ -10,8 +11,11 @@ import io.jslirp.tcp.HostSink;
 import io.jslirp.tcp.HostStream;
 import io.jslirp.tcp.TcpConnection;
 import io.jslirp.util.BufferPool;
+import io.jslirp.wire.Ethernet;
+import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Tcp;
 import io.jslirp.wire.TcpOptions;
+import io.jslirp.wire.build.FrameBuilder;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -22,6 +26,15 @@ import java.lang.foreign.MemorySegment;
  * headers are still built. Its ring buffers are confined: make it on the benchmark thread.
  */
 final class Established {
+    static final NetworkConfig NETWORK = NetworkConfig.defaults();
+    static final int GUEST = NETWORK.guest();
+    static final int REMOTE = Ipv4.parse("192.0.2.1");
+    static final int GUEST_PORT = 40000;
+    static final int REMOTE_PORT = 5201;
+    /** Where the TCP header starts in a frame from the guest. */
+    static final long TCP_OFFSET = Ethernet.HEADER_LENGTH + Ipv4.MIN_HEADER_LENGTH;
+    /** Payload of a full-size segment: MSS 1460 less the timestamps option. */
+    static final int FULL_PAYLOAD = NETWORK.mtu() - Ipv4.MIN_HEADER_LENGTH - Tcp.MIN_HEADER_LENGTH - Tcp.TIMESTAMPS_LENGTH;
     static final int GUEST_ISN = 0x1000_0000;
     static final int ISS = 0x5000_0000;
     /** The clock stands still: timers never fire in these benchmarks. */
@@ -63,7 +76,7 @@ final class Established {
     }
 
     Established() {
-        TcpConfig c = TcpConfig.forMtu(GuestFrames.NETWORK.mtu());
+        TcpConfig c = TcpConfig.forMtu(NETWORK.mtu());
         // Buffers at full size, as a busy flow's have grown to.
         TcpConfig config = new TcpConfig(c.mss(), c.receiveBuffer(), c.sendBuffer(), Math.max(c.receiveBuffer(), c.sendBuffer()), c.timeWaitNanos(), c.bufferBudget());
         TcpOptions syn = new TcpOptions();
@@ -72,21 +85,38 @@ final class Established {
         syn.sackPermitted = true;
         syn.hasTimestamp = true;
         syn.tsVal = 1_000;
-        Stack stack = new Stack(GuestFrames.NETWORK, (f, n) -> true, new Counters());
+        Stack stack = new Stack(NETWORK, (f, n) -> true, new Counters());
         // Addresses above the wire are handles of the stack's book.
-        int guest = stack.addresses().acquire4(GuestFrames.GUEST), remote = stack.addresses().acquire4(GuestFrames.REMOTE);
-        conn = new TcpConnection(new FlowAddresses(guest, GuestFrames.GUEST_PORT, remote, GuestFrames.REMOTE_PORT),
+        int guest = stack.addresses().acquire4(GUEST), remote = stack.addresses().acquire4(REMOTE);
+        conn = new TcpConnection(new FlowAddresses(guest, GUEST_PORT, remote, REMOTE_PORT),
                 new GuestSyn(GUEST_ISN, 0xffff, syn), ISS, new TcpContext(config, new BufferPool(config.bufferBudget()), stack.ipv4()), host);
         if (conn.hostConnected(NOW).sendNow()) conn.sendNow();
-        MemorySegment ack = GuestFrames.tcp(Tcp.ACK, GUEST_ISN + 1, ISS + 1, 0xffff, 0);
-        conn.onSegment(ack, GuestFrames.TCP_OFFSET, GuestFrames.tcpLength(ack), options(ack), TAKES_ALL, NOW);
+        MemorySegment ack = fromGuest(Tcp.ACK, GUEST_ISN + 1, ISS + 1, 0xffff, 0);
+        conn.onSegment(ack, TCP_OFFSET, tcpLength(ack), options(ack), TAKES_ALL, NOW);
         if (conn.state() != TcpConnection.State.ESTABLISHED) throw new IllegalStateException(conn.toString());
     }
 
-    /** The options of a frame made by {@link GuestFrames#tcp}, parsed as TcpNat does. */
+    /**
+     * A frame of this connection from the guest as Linux sends it at MTU 1500 (IPv4, TCP with the
+     * timestamps option) with payload bytes of data, valid checksums, in native memory.
+     */
+    static MemorySegment fromGuest(int flags, int seq, int ack, int window, int payload) {
+        FrameBuilder b = FrameBuilder.v4(GUEST, REMOTE).id(1).tcp(GUEST_PORT, REMOTE_PORT, flags, seq, ack).window(window)
+                .timestamps(1_000, 2_000).payload(payload);
+        MemorySegment f = Arena.ofAuto().allocate(b.length(), 64);
+        b.writeTo(f, 0);
+        return f;
+    }
+
+    /** The TCP segment's length in a frame made by {@link #fromGuest}. */
+    static int tcpLength(MemorySegment frame) {
+        return (int) (frame.byteSize() - TCP_OFFSET);
+    }
+
+    /** The options of a frame made by {@link #fromGuest}, parsed as TcpNat does. */
     static TcpOptions options(MemorySegment frame) {
         TcpOptions o = new TcpOptions();
-        if (!Tcp.parseOptions(frame, GuestFrames.TCP_OFFSET, o)) throw new IllegalStateException("bad options");
+        if (!Tcp.parseOptions(frame, TCP_OFFSET, o)) throw new IllegalStateException("bad options");
         return o;
     }
 }

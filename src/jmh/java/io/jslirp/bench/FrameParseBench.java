@@ -32,7 +32,7 @@ public class FrameParseBench {
 
     @Setup
     public void setup() {
-        frame = GuestFrames.tcp(Tcp.ACK | Tcp.PSH, 1, 1, 0xffff, GuestFrames.FULL_PAYLOAD);
+        frame = Established.fromGuest(Tcp.ACK | Tcp.PSH, 1, 1, 0xffff, Established.FULL_PAYLOAD);
         length = (int) frame.byteSize();
     }
 
@@ -42,13 +42,13 @@ public class FrameParseBench {
         int ipLength = length - Ethernet.HEADER_LENGTH;
         return Ethernet.type(frame, 0) == Ethernet.TYPE_IPV4
                 && Ipv4.check(frame, Ethernet.HEADER_LENGTH, ipLength) == null
-                && Tcp.check(frame, GuestFrames.TCP_OFFSET, ipLength - Ipv4.headerLength(frame, Ethernet.HEADER_LENGTH)) == null;
+                && Tcp.check(frame, Established.TCP_OFFSET, ipLength - Ipv4.headerLength(frame, Ethernet.HEADER_LENGTH)) == null;
     }
 
     /** Tcp.parseOptions into a reused TcpOptions (the stack parses them within its check of every segment). */
     @Benchmark
     public int parseOptions() {
-        Tcp.parseOptions(frame, GuestFrames.TCP_OFFSET, options);
+        Tcp.parseOptions(frame, Established.TCP_OFFSET, options);
         return options.tsVal;
     }
 }

@@ -33,7 +33,7 @@ public class StackReceiveBench {
 
     @Setup
     public void setup() {
-        stack = new Stack(GuestFrames.NETWORK, (f, n) -> true, new Counters());
+        stack = new Stack(Established.NETWORK, (f, n) -> true, new Counters());
         stack.setTransport(new Transport() {
             @Override
             public void tcp(MemorySegment f, long offset, int n, int source, int destination, io.jslirp.wire.TcpOptions options) {
@@ -50,7 +50,7 @@ public class StackReceiveBench {
                 throw new IllegalStateException("the benchmark sends TCP only");
             }
         });
-        frame = GuestFrames.tcp(Tcp.ACK | Tcp.PSH, 1, 1, 0xffff, GuestFrames.FULL_PAYLOAD);
+        frame = Established.fromGuest(Tcp.ACK | Tcp.PSH, 1, 1, 0xffff, Established.FULL_PAYLOAD);
         length = (int) frame.byteSize();
     }
 

@@ -31,15 +31,15 @@ public class TcpChecksumBench {
 
     @Setup
     public void setup() {
-        frame = GuestFrames.tcp(Tcp.ACK | Tcp.PSH, 1, 1, 0xffff, GuestFrames.FULL_PAYLOAD);
-        tcpLength = GuestFrames.tcpLength(frame);
+        frame = Established.fromGuest(Tcp.ACK | Tcp.PSH, 1, 1, 0xffff, Established.FULL_PAYLOAD);
+        tcpLength = Established.tcpLength(frame);
     }
 
     /** Pseudo-header, header and payload summed; the result stored in the header. Compiled on its own, as ChecksumBench. */
     @Benchmark
     @CompilerControl(CompilerControl.Mode.DONT_INLINE)
     public void fillChecksum4() {
-        Tcp.fillChecksum(frame, GuestFrames.TCP_OFFSET, tcpLength,
-                Checksum.pseudoHeader4(GuestFrames.GUEST, GuestFrames.REMOTE, Ipv4.PROTO_TCP, tcpLength));
+        Tcp.fillChecksum(frame, Established.TCP_OFFSET, tcpLength,
+                Checksum.pseudoHeader4(Established.GUEST, Established.REMOTE, Ipv4.PROTO_TCP, tcpLength));
     }
 }

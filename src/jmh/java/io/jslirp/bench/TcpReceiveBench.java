@@ -36,9 +36,9 @@ public class TcpReceiveBench {
     public void setup() {
         flow = new Established();
         seq = Established.GUEST_ISN + 1;
-        segment = GuestFrames.tcp(Tcp.ACK | Tcp.PSH, seq, Established.ISS + 1, 0xffff, GuestFrames.FULL_PAYLOAD);
+        segment = Established.fromGuest(Tcp.ACK | Tcp.PSH, seq, Established.ISS + 1, 0xffff, Established.FULL_PAYLOAD);
         options = Established.options(segment);
-        tcpLength = GuestFrames.tcpLength(segment);
+        tcpLength = Established.tcpLength(segment);
     }
 
     /**
@@ -48,10 +48,10 @@ public class TcpReceiveBench {
     @Benchmark
     public int receiveSegment() {
         TcpConnection conn = flow.conn;
-        Bytes.u32(segment, GuestFrames.TCP_OFFSET + 4, seq); // the next in-order sequence number
-        conn.onSegment(segment, GuestFrames.TCP_OFFSET, tcpLength, options, Established.TAKES_ALL, Established.NOW);
+        Bytes.u32(segment, Established.TCP_OFFSET + 4, seq); // the next in-order sequence number
+        conn.onSegment(segment, Established.TCP_OFFSET, tcpLength, options, Established.TAKES_ALL, Established.NOW);
         conn.flush(Established.NOW);
-        seq += GuestFrames.FULL_PAYLOAD;
+        seq += Established.FULL_PAYLOAD;
         return conn.toHost().size();
     }
 }

@@ -38,9 +38,9 @@ public class TcpSendBench {
     public void setup() {
         flow = new Established();
         acked = Established.ISS + 1;
-        ack = GuestFrames.tcp(Tcp.ACK, Established.GUEST_ISN + 1, acked, 0xffff, 0);
+        ack = Established.fromGuest(Tcp.ACK, Established.GUEST_ISN + 1, acked, 0xffff, 0);
         options = Established.options(ack);
-        tcpLength = GuestFrames.tcpLength(ack);
+        tcpLength = Established.tcpLength(ack);
     }
 
     /** hostReadable (new host data; its peek is not a syscall here), flush (the segments), one cumulative guest ACK. */
@@ -51,8 +51,8 @@ public class TcpSendBench {
         conn.hostReadable();
         conn.flush(Established.NOW);
         acked += CHUNK;
-        Bytes.u32(ack, GuestFrames.TCP_OFFSET + 8, acked); // the acknowledgment number
-        conn.onSegment(ack, GuestFrames.TCP_OFFSET, tcpLength, options, Established.TAKES_ALL, Established.NOW);
+        Bytes.u32(ack, Established.TCP_OFFSET + 8, acked); // the acknowledgment number
+        conn.onSegment(ack, Established.TCP_OFFSET, tcpLength, options, Established.TAKES_ALL, Established.NOW);
         return conn.unacknowledged();
     }
 }

@@ -12,15 +12,13 @@ import io.jslirp.sys.Libc;
 import io.jslirp.sys.Sockets;
 import io.jslirp.util.Log;
 import io.jslirp.wire.Arp;
-import io.jslirp.wire.Checksum;
 import io.jslirp.wire.Dhcp;
 import io.jslirp.wire.Ethernet;
-import io.jslirp.wire.IpHeader;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.QemuStream;
 import io.jslirp.wire.Tcp;
 import io.jslirp.wire.TcpOptions;
-import io.jslirp.wire.Udp;
+import io.jslirp.wire.build.FrameBuilder;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -184,8 +182,6 @@ public final class Warmup implements Runnable {
                 chatEchoes = run.chatEchoes;
             }
             finished = run.done;
-            framesDown = run.framesDown;
-            framesUp = run.framesUp;
             long took = System.nanoTime() - started;
             Log.debug(() -> "warm-up: " + framesDown + " frames down, " + framesUp + " up in " + took / 1_000_000 + " ms");
         } catch (RuntimeException | Error e) {
@@ -200,16 +196,17 @@ public final class Warmup implements Runnable {
     private final class Run {
         private final EventLoop loop;
         private final NetworkConfig network;
-        private final int guestFd, listener, hostPort;
+        private final int guestFd, hostPort;
         private final long deadline;
         private final Timer timeout = new Timer(this::end);
         private final Timer reopen = new Timer(this::reopenWindow);
         private final Arena arena = Arena.ofAuto();
         private final MemorySegment in = arena.allocate(1 << 20, 64);
-        private final MemorySegment out = arena.allocate(1 << 20, 64);
-        private final MemorySegment hostBuffer = arena.allocate(256 << 10, 64);
-        private final IpHeader ip = new IpHeader();
+        private final GuestOutput output;
         private final TcpOptions options = new TcpOptions();
+        /** The guest's frames: its TCP segments, its DHCP messages from 0.0.0.0, its ARP request for the gateway. */
+        private final FrameBuilder tcp, arp;
+        private final GuestDhcp dhcp;
         /** The MTU's MSS, and the MSS of the connection now (the MTU's, or {@link #SMALL_MSS}). */
         private final int fullMss;
         private int mss;
@@ -219,7 +216,7 @@ public final class Warmup implements Runnable {
         private int connections, step;
         private long roundStarted, roundCompilerNanos;
         private int rounds;
-        private int inEnd, outStart, outEnd;
+        private int inEnd;
         // The guest's one connection at a time.
         private Kind kind;
         private final Timer request = new Timer(this::request);
@@ -229,19 +226,11 @@ public final class Warmup implements Runnable {
          * The guest's address: its DHCP lease once it has one, as a VM's, from the connection after
          * the lease came (a connection keeps its address); the network's guest address until then.
          */
-        private int guestAddress, leased;
-        private int xid = 0x5741_0000;
-        /** The first segment's payload each way (a request, a response's header), and what of it the host peer has yet to write. */
-        private int header, hostHeaderLeft;
-        /** The host peer waits until the guest has the header before it writes the rest, as a server that answers in two writes. */
-        private boolean hostHeld;
-        /** The host peer has the guest's request (it answers only then); it stops reading now (a slow server); its epoll events. */
-        private boolean requestIn, hostPaused;
-        private int hostReads, hostEvents;
-        private final Timer hostResume = new Timer(this::hostResume);
+        private int guestAddress;
+        /** The first segment's payload toward the host (a request). */
+        private int header;
         /** The connection is over: the next one is due. */
         private boolean over;
-        private int writes;
         /** The guest reads no frame now (a slow VM); reads so far in this connection; its descriptor's epoll events. */
         private boolean paused;
         private int reads;
@@ -259,26 +248,27 @@ public final class Warmup implements Runnable {
         int windowsClosed;
         private long toSend;
         private int framesDown, framesUp;
-        // The host peer's connection.
-        private int host = -1;
-        private long hostToSend;
+        private final HostPeer host;
         private boolean done;
 
         Run(EventLoop loop, NetworkConfig network, int guestFd, int listener, int hostPort) {
             this.loop = loop;
             this.network = network;
             this.guestFd = guestFd;
-            this.listener = listener;
+            this.output = new GuestOutput(guestFd);
+            this.host = new HostPeer(loop, listener);
             this.hostPort = hostPort;
             this.fullMss = network.mtu() - Ipv4.MIN_HEADER_LENGTH - Tcp.MIN_HEADER_LENGTH;
             this.guestAddress = network.guest();
+            this.tcp = FrameBuilder.v4(guestAddress, network.gateway()).macs(GUEST_MAC, network.gatewayMac()).tcp(GUEST_PORT, hostPort);
+            this.dhcp = new GuestDhcp(network, GUEST_MAC);
+            this.arp = FrameBuilder.arp(Arp.REQUEST, guestAddress, 0, network.gateway());
             this.deadline = loop.clock().now() + BUDGET_NANOS;
         }
 
         void begin() {
             Sockets.setInt(guestFd, Sockets.SOL_SOCKET, Sockets.SO_SNDBUF, 4 << 20);
             loop.register(guestFd, Epoll.IN, this::guestReady);
-            loop.register(listener, Epoll.IN, events -> accept());
             loop.schedule(timeout, deadline);
             startRound();
             connect(kindOf(0));
@@ -315,7 +305,7 @@ public final class Warmup implements Runnable {
 
 
         private void end() {
-            if (host >= 0) closeHost();
+            host.close();
             loop.stop();
         }
 
@@ -334,92 +324,45 @@ public final class Warmup implements Runnable {
             reads = 0;
             echoes = 0;
             loop.schedule(request, Long.MAX_VALUE); // a request due belonged to the connection before
-            if (leased != 0) {
-                guestAddress = leased;
+            if (dhcp.leased() != 0) {
+                guestAddress = dhcp.leased();
                 dhcpConnections++;
             }
-            dhcp(Dhcp.RELEASE); // the lease is bound afresh, and the first frame from it finds it so
-            dhcp(Dhcp.DISCOVER);
-            dhcp(Dhcp.REQUEST);
-            arpForGateway();
+            append(dhcp.message(output, Dhcp.RELEASE)); // the lease is bound afresh, and the first frame from it finds it so
+            append(dhcp.message(output, Dhcp.DISCOVER));
+            append(dhcp.message(output, Dhcp.REQUEST));
+            append(arp.source4(guestAddress)); // who has the gateway's address: what a VM asks once it has its own
             header = 1 + connections * 37 % 300;
             long bytes = kind == Kind.UPLOAD || kind == Kind.DOWNLOAD ? Math.min((long) FRAMES * segment, MAX_BYTES) + connections * 13 % 64 : 0;
             toSend = upload() ? bytes : 0; // the others' requests come a little after the handshake (request())
-            hostHeaderLeft = kind == Kind.DOWNLOAD || kind == Kind.SHORT ? 1 + connections * 53 % 300 : 0;
-            hostToSend = upload() ? 0 : kind == Kind.SHORT ? hostHeaderLeft : bytes;
-            hostHeld = false;
-            long off = tcpOffset();
-            int hdr = Tcp.writeSynOptions(out, off, mss, GUEST_SHIFT);
-            hdr = Tcp.appendTimestamps(out, off, hdr, tsVal(), 0);
-            hdr = Tcp.appendSackPermitted(out, off, hdr); // as Linux offers it: the VM's connections take SACK's paths
-            segment(sndNxt, 0, Tcp.SYN, GUEST_WINDOW > 0xffff ? 0xffff : GUEST_WINDOW, hdr, 0);
+            int answerHeader = kind == Kind.DOWNLOAD || kind == Kind.SHORT ? 1 + connections * 53 % 300 : 0;
+            host.expect(kind, answerHeader, upload() ? 0 : kind == Kind.SHORT ? answerHeader : bytes);
+            tsRecent = 0;
+            tcp.source4(guestAddress).ports(guestPort, hostPort).clearOptions().mss(mss).windowScale(GUEST_SHIFT)
+                    .sackPermitted(); // as Linux offers it: the VM's connections take SACK's paths
+            segment(Tcp.SYN, Math.min(GUEST_WINDOW, 0xffff), 0);
+            tcp.clearOptions();
             sndNxt++;
             flushGuest();
-        }
-
-        private long tcpOffset() {
-            return outEnd + QemuStream.PREFIX_LENGTH + Ethernet.HEADER_LENGTH + Ipv4.MIN_HEADER_LENGTH;
         }
 
         private int tsVal() {
             return (int) (loop.clock().now() / 1_000_000L);
         }
 
-        /** Appends a segment whose header (hdr bytes, options written) and payload go at tcpOffset(). */
-        private void segment(int seq, int ack, int flags, int window, int hdr, int payload) {
-            long frame = outEnd + QemuStream.PREFIX_LENGTH;
-            long off = frame + Ethernet.HEADER_LENGTH + Ipv4.MIN_HEADER_LENGTH;
-            Ethernet.write(out, frame, network.gatewayMac(), GUEST_MAC, Ethernet.TYPE_IPV4);
-            int tcpLength = hdr + payload;
-            ip.source4(guestAddress).destination4(network.gateway()).protocol(Ipv4.PROTO_TCP).ttl(64)
-                    .payloadLength(tcpLength).id(ipId++ & 0xffff);
-            Ipv4.write(out, frame + Ethernet.HEADER_LENGTH, ip);
-            Tcp.write(out, off, guestPort, hostPort, seq, ack, flags, window, hdr);
-            Tcp.fillChecksum(out, off, tcpLength, Checksum.pseudoHeader4(guestAddress, network.gateway(), Ipv4.PROTO_TCP, tcpLength));
-            endFrame(Ethernet.HEADER_LENGTH + Ipv4.MIN_HEADER_LENGTH + tcpLength);
+        /** Appends a segment from sndNxt with the timestamps option and payload bytes of data: what the buffer held. */
+        private void segment(int flags, int window, int payload) {
+            append(tcp.flags(flags).seq(sndNxt).ack(rcvNxt).window(window).timestamps(tsVal(), tsRecent).payloadInPlace(payload));
         }
 
-        /** A DHCP message from 0.0.0.0 to the broadcast address, as a VM's client sends it before it has an address. */
-        private void dhcp(int type) {
-            long frame = outEnd + QemuStream.PREFIX_LENGTH;
-            long udp = frame + Ethernet.HEADER_LENGTH + Ipv4.MIN_HEADER_LENGTH;
-            long msg = udp + Udp.HEADER_LENGTH;
-            Ethernet.write(out, frame, Ethernet.BROADCAST, GUEST_MAC, Ethernet.TYPE_IPV4);
-            Dhcp.writeRequest(out, msg, ++xid, Dhcp.FLAG_BROADCAST, GUEST_MAC);
-            long p = Dhcp.putOption(out, msg + Dhcp.FIXED_LENGTH, Dhcp.OPT_MESSAGE_TYPE, 1, type);
-            if (type == Dhcp.REQUEST) {
-                p = Dhcp.putOption(out, p, Dhcp.OPT_REQUESTED_IP, 4, network.dhcpStart());
-                p = Dhcp.putOption(out, p, Dhcp.OPT_SERVER_ID, 4, network.gateway());
-            }
-            int length = (int) (Dhcp.putEnd(out, p) - msg);
-            int broadcast = 0xffff_ffff;
-            Udp.write(out, udp, Dhcp.CLIENT_PORT, Dhcp.SERVER_PORT, length,
-                    Checksum.pseudoHeader4(0, broadcast, Ipv4.PROTO_UDP, Udp.HEADER_LENGTH + length));
-            ip.source4(0).destination4(broadcast).protocol(Ipv4.PROTO_UDP).ttl(64)
-                    .payloadLength(Udp.HEADER_LENGTH + length).id(ipId++ & 0xffff);
-            Ipv4.write(out, frame + Ethernet.HEADER_LENGTH, ip);
-            endFrame(Ethernet.HEADER_LENGTH + Ipv4.MIN_HEADER_LENGTH + Udp.HEADER_LENGTH + length);
-        }
-
-        /** Who has the gateway's address: what a VM asks once it has its own. */
-        private void arpForGateway() {
-            long frame = outEnd + QemuStream.PREFIX_LENGTH;
-            Ethernet.write(out, frame, Ethernet.BROADCAST, GUEST_MAC, Ethernet.TYPE_ARP);
-            Arp.write(out, frame + Ethernet.HEADER_LENGTH, Arp.REQUEST, GUEST_MAC, guestAddress, 0, network.gateway());
-            endFrame(Ethernet.HEADER_LENGTH + Arp.LENGTH);
-        }
-
-        /** Completes the frame of length bytes written after the stream prefix at outEnd. */
-        private void endFrame(int length) {
-            QemuStream.setFrameLength(out, outEnd, length);
-            outEnd += QemuStream.PREFIX_LENGTH + length;
+        /** Appends the frame b describes (its payload, if any, is in place), with the next IP identification. */
+        private void append(FrameBuilder b) {
+            output.append(b.id(ipId++ & 0xffff));
         }
 
         /** An ACK (with flags) carrying payload bytes of data from seq; the payload is what the buffer held. */
         private void send(int flags, int payload) {
-            long off = tcpOffset();
-            int hdr = Tcp.appendTimestamps(out, off, Tcp.MIN_HEADER_LENGTH, tsVal(), tsRecent);
-            segment(sndNxt, rcvNxt, Tcp.ACK | flags, windowClosed ? 0 : GUEST_WINDOW >>> GUEST_SHIFT, hdr, payload);
+            segment(Tcp.ACK | flags, windowClosed ? 0 : GUEST_WINDOW >>> GUEST_SHIFT, payload);
         }
 
         /**
@@ -522,7 +465,7 @@ public final class Warmup implements Runnable {
             if (length < Ethernet.HEADER_LENGTH + Ipv4.MIN_HEADER_LENGTH + Tcp.MIN_HEADER_LENGTH
                     || Ethernet.type(in, f) != Ethernet.TYPE_IPV4) return false;
             if (Ipv4.protocol(in, ipOff) == Ipv4.PROTO_UDP) {
-                dhcpReply(ipOff, length - Ethernet.HEADER_LENGTH);
+                dhcp.received(in, ipOff, length - Ethernet.HEADER_LENGTH); // its lease, for its next connections
                 return false;
             }
             if (Ipv4.protocol(in, ipOff) != Ipv4.PROTO_TCP) return false;
@@ -562,7 +505,7 @@ public final class Warmup implements Runnable {
                 rcvNxt += payload;
                 framesDown++;
                 ackDue = true;
-                if (hostHeld) releaseHost();
+                host.release();
                 if (kind == Kind.CHAT) {
                     echoes++;
                     chatEchoes++;
@@ -580,22 +523,6 @@ public final class Warmup implements Runnable {
             return ackDue;
         }
 
-        /** A DHCP ACK gives the guest its address for its next connections (the lease a VM gets); OFFERs and the rest change nothing. */
-        private void dhcpReply(long ipOff, int ipLength) {
-            int ipHeader = Ipv4.headerLength(in, ipOff);
-            long udp = ipOff + ipHeader;
-            long msg = udp + Udp.HEADER_LENGTH;
-            int len = ipLength - ipHeader - Udp.HEADER_LENGTH;
-            if (len < Dhcp.FIXED_LENGTH || Udp.destinationPort(in, udp) != Dhcp.CLIENT_PORT) return;
-            if (Dhcp.messageType(in, msg, len) == Dhcp.ACK) leased = Dhcp.yourAddress(in, msg);
-        }
-
-        /** The guest has the response's header: the host peer writes the rest. */
-        private void releaseHost() {
-            hostHeld = false;
-            hostInterest();
-        }
-
         /** The upload's data, or the request of another kind (as far as the window and IN_FLIGHT allow), then an upload's FIN. */
         private void sendData() {
             if (!established || finSent || over) return;
@@ -603,7 +530,7 @@ public final class Warmup implements Runnable {
                 int inFlight = sndNxt - sndUna;
                 int room = Math.min(peerWindow, IN_FLIGHT) - inFlight;
                 int len = (int) Math.min(Math.min(header > 0 ? header : segment, toSend), room);
-                if (len <= 0 || out.byteSize() - outEnd < 100 + len) break; // as much as the window takes, as a guest does
+                if (len <= 0 || output.free() < 100 + len) break; // as much as the window takes, as a guest does
                 send(Tcp.PSH, len);
                 sndNxt += len;
                 toSend -= len;
@@ -649,105 +576,14 @@ public final class Warmup implements Runnable {
             }
         }
 
+        /** Writes the guest's frames; reading unless paused, writing while some wait. */
         private void flushGuest() {
-            boolean split = ++writes % SPLIT_EVERY == 0 && outEnd - outStart > 1;
-            while (outEnd > outStart) {
-                int n = Libc.write(guestFd, out, outStart, split ? (outEnd - outStart) / 2 : outEnd - outStart);
-                if (n <= 0) break;
-                outStart += n;
-                if (split) break; // the rest when the loop comes back (EPOLLOUT)
-            }
-            if (outStart == outEnd) outStart = outEnd = 0;
-            else if (outStart > out.byteSize() / 2) {
-                MemorySegment.copy(out, outStart, out, 0, outEnd - outStart);
-                outEnd -= outStart;
-                outStart = 0;
-            }
-            int events = (paused ? 0 : Epoll.IN) | (outEnd > outStart ? Epoll.OUT : 0);
+            boolean pending = output.flush();
+            int events = (paused ? 0 : Epoll.IN) | (pending ? Epoll.OUT : 0);
             if (events != guestEvents) {
                 loop.modify(guestFd, events);
                 guestEvents = events;
             }
-        }
-
-        // ---- the host peer ----
-
-        private void accept() {
-            int fd = Sockets.accept4(listener, null);
-            if (fd < 0) return;
-            if (host >= 0) {
-                loop.unregister(host);
-                Libc.close(host);
-            }
-            host = fd;
-            requestIn = hostPaused = false;
-            hostReads = 0;
-            hostEvents = Epoll.IN;
-            loop.register(host, hostEvents, events -> hostReady());
-        }
-
-        private void hostReady() {
-            while (host >= 0 && !hostPaused) {
-                int n = Libc.read(host, hostBuffer, 0, (int) hostBuffer.byteSize());
-                if (n == 0) {
-                    closeHost();
-                    return;
-                }
-                if (n < 0) break;
-                requestIn = true;
-                if (kind == Kind.CHAT) Libc.write(host, hostBuffer, 0, n); // an echo, as an interactive server answers
-                if (upload() && ++hostReads % PAUSE_EVERY == PAUSE_EVERY / 2) { // a slow server
-                    hostPaused = true;
-                    loop.schedule(hostResume, loop.clock().now() + PAUSE_NANOS);
-                }
-            }
-            if (host < 0 || !requestIn) return; // a server answers once the request is in
-            if (kind == Kind.RESET) {
-                Sockets.setLingerZero(host);
-                closeHost();
-                return;
-            }
-            if (hostHeaderLeft > 0) {
-                int n = Libc.write(host, hostBuffer, 0, hostHeaderLeft);
-                if (n > 0) {
-                    hostHeaderLeft -= n;
-                    hostToSend -= n;
-                    hostHeld = hostHeaderLeft == 0 && hostToSend > 0;
-                }
-            }
-            while (!hostHeld && hostHeaderLeft == 0 && hostToSend > 0) {
-                int n = Libc.write(host, hostBuffer, 0, (int) Math.min(hostBuffer.byteSize(), hostToSend));
-                if (n <= 0) break;
-                hostToSend -= n;
-            }
-            if (hostToSend == 0 && (kind == Kind.DOWNLOAD || kind == Kind.SHORT)) {
-                hostToSend = -1;
-                Sockets.shutdown(host, Sockets.SHUT_WR);
-            }
-            hostInterest();
-        }
-
-        private void hostResume() {
-            hostPaused = false;
-            if (host < 0) return;
-            hostInterest();
-            hostReady();
-        }
-
-        /** Reading unless paused; writing while there is more to answer with and nothing holds it back. */
-        private void hostInterest() {
-            if (host < 0) return;
-            int events = (hostPaused ? 0 : Epoll.IN) | (requestIn && !hostHeld && hostToSend > 0 ? Epoll.OUT : 0);
-            if (events != hostEvents) {
-                loop.modify(host, events);
-                hostEvents = events;
-            }
-        }
-
-        private void closeHost() {
-            loop.unregister(host);
-            Libc.close(host);
-            host = -1;
         }
     }
 }

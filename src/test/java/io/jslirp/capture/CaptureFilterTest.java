@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.jslirp.wire.Arp;
-import io.jslirp.wire.Bytes;
-import io.jslirp.wire.Ethernet;
-import io.jslirp.wire.IpHeader;
 import io.jslirp.wire.Ipv4;
+import io.jslirp.wire.build.FrameBuilder;
 import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.Test;
 
@@ -15,19 +13,16 @@ class CaptureFilterTest {
     private static final int GUEST = Ipv4.parse("10.0.2.100"), GATEWAY = Ipv4.parse("10.0.2.2");
 
     private static MemorySegment ipv4(int protocol, int source, int destination, int sourcePort, int destinationPort) {
-        MemorySegment f = MemorySegment.ofArray(new byte[64]);
-        Ethernet.write(f, 0, 1, 2, Ethernet.TYPE_IPV4);
-        Ipv4.write(f, 14, new IpHeader().source4(source).destination4(destination).protocol(protocol).ttl(64).id(1).payloadLength(30));
-        Bytes.u16(f, 34, sourcePort);
-        Bytes.u16(f, 36, destinationPort);
-        return f;
+        FrameBuilder f = FrameBuilder.v4(source, destination);
+        return switch (protocol) {
+            case Ipv4.PROTO_TCP -> f.tcp(sourcePort, destinationPort).build();
+            case Ipv4.PROTO_UDP -> f.udp(sourcePort, destinationPort).build();
+            default -> f.icmp(sourcePort >>> 8, sourcePort & 0xff, destinationPort << 16).build(); // ICMP has no ports: the numbers as its type, code and more
+        };
     }
 
     private static MemorySegment arp() {
-        MemorySegment f = MemorySegment.ofArray(new byte[42]);
-        Ethernet.write(f, 0, Ethernet.BROADCAST, 2, Ethernet.TYPE_ARP);
-        Arp.write(f, 14, Arp.REQUEST, 2, GUEST, 0, GATEWAY);
-        return f;
+        return FrameBuilder.arp(Arp.REQUEST, GUEST, 0, GATEWAY).build();
     }
 
     private static boolean matches(String expression, MemorySegment f) {
@@ -65,9 +60,7 @@ class CaptureFilterTest {
 
     @Test
     void laterFragmentsAndShortFramesHaveNoPorts() {
-        MemorySegment fragment = ipv4(Ipv4.PROTO_UDP, GUEST, GATEWAY, 53, 53);
-        Ipv4.write(fragment, 14, new IpHeader().source4(GUEST).destination4(GATEWAY).protocol(Ipv4.PROTO_UDP).ttl(64).id(1)
-                .payloadLength(30).fragment(800, false)); // fragment offset 800
+        MemorySegment fragment = FrameBuilder.v4(GUEST, GATEWAY).udp(53, 53).fragment(800, false, 1).build(); // ports' bytes where a later fragment has data
         assertThat(matches("udp", fragment)).isTrue();
         assertThat(matches("port 53", fragment)).isFalse();
         MemorySegment f = ipv4(Ipv4.PROTO_TCP, GUEST, GATEWAY, 1, 2);

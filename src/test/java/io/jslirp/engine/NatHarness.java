@@ -22,6 +22,7 @@ import io.jslirp.stack.Counters;
 import io.jslirp.stack.NetworkConfig;
 import io.jslirp.sys.FakeSockets;
 import io.jslirp.util.AddressBook;
+import io.jslirp.wire.build.FrameBuilder;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -284,7 +285,7 @@ public final class NatHarness {
 
     /** The guest makes itself known by a ping of the gateway (which answers it itself), from its address of version 4 or 6. */
     public void guestAnnounces(int version) {
-        send(version == 6 ? Packet.echo(GUEST6, GATEWAY6, 1, 1, new byte[8]) : Packet.echo(GUEST, GATEWAY, 1, 1, new byte[8]));
+        send(FrameBuilder.ip(version == 6 ? GUEST6 : GUEST, version == 6 ? GATEWAY6 : GATEWAY).echo(1, 1).payload(new byte[8]).bytes());
         assertThat(received()).as("the gateway's echo reply").hasSize(1);
     }
 

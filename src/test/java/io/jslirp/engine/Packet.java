@@ -7,15 +7,13 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
- * Frames a test guest sends, built by hand (independent of the codecs under test), and the frames
- * jslirp sends back, parsed and checked: every checksum (IPv4 header, TCP, UDP, ICMP, ICMPv6) is
- * verified on parsing.
+ * A frame jslirp sent, parsed by hand (independent of the codecs under test) and checked: every
+ * checksum (IPv4 header, TCP, UDP, ICMP, ICMPv6) is verified on parsing. What the test guest sends
+ * is built by {@code wire.build.FrameBuilder}.
  */
 public final class Packet {
     public static final int TCP = 6, UDP = 17, ICMP = 1, ICMPV6 = 58;
     public static final int FIN = 0x01, SYN = 0x02, RST = 0x04, PSH = 0x08, ACK = 0x10;
-    public static final byte[] GATEWAY_MAC = {0x52, 0x55, 0x0a, 0x00, 0x02, 0x02};
-    public static final byte[] GUEST_MAC = {0x52, 0x54, 0x00, 0x12, 0x34, 0x56};
 
     // ---- parsed fields of a frame jslirp sent ----
     public final int etherType, version, protocol;
@@ -161,114 +159,6 @@ public final class Packet {
             default -> "icmp type " + icmpType + " code " + icmpCode;
         };
         return "IPv" + version + " " + source + " > " + destination + " " + what;
-    }
-
-    // ---- building the guest's frames ----
-
-    /** A TCP segment from the guest; set what matters, then {@link Tcp#frame()}. */
-    public static Tcp tcp(String source, int sourcePort, String destination, int destinationPort) {
-        return new Tcp(source, sourcePort, destination, destinationPort);
-    }
-
-    public static final class Tcp {
-        private final String source, destination;
-        private final int sourcePort, destinationPort;
-        private int flags = ACK, window = 65535, mss = -1, windowScale = -1;
-        private long seq, ack;
-        private byte[] data = new byte[0];
-
-        private Tcp(String source, int sourcePort, String destination, int destinationPort) {
-            this.source = source;
-            this.sourcePort = sourcePort;
-            this.destination = destination;
-            this.destinationPort = destinationPort;
-        }
-
-        public Tcp flags(int v) {
-            flags = v;
-            return this;
-        }
-
-        public Tcp seq(long v) {
-            seq = v;
-            return this;
-        }
-
-        public Tcp ack(long v) {
-            ack = v;
-            return this;
-        }
-
-        public Tcp window(int v) {
-            window = v;
-            return this;
-        }
-
-        public Tcp mss(int v) {
-            mss = v;
-            return this;
-        }
-
-        public Tcp windowScale(int v) {
-            windowScale = v;
-            return this;
-        }
-
-        public Tcp data(byte[] v) {
-            data = v;
-            return this;
-        }
-
-        public byte[] frame() {
-            int opts = (mss >= 0 ? 4 : 0) + (windowScale >= 0 ? 4 : 0);
-            int hdr = 20 + opts;
-            ByteBuffer t = ByteBuffer.allocate(hdr + data.length);
-            t.putShort((short) sourcePort).putShort((short) destinationPort).putInt((int) seq).putInt((int) ack);
-            t.put((byte) ((hdr / 4) << 4)).put((byte) flags).putShort((short) window).putShort((short) 0).putShort((short) 0);
-            if (mss >= 0) t.put((byte) 2).put((byte) 4).putShort((short) mss);
-            if (windowScale >= 0) t.put((byte) 1).put((byte) 3).put((byte) 3).put((byte) windowScale);
-            t.put(data);
-            return ip(source, destination, TCP, t.array(), 16);
-        }
-    }
-
-    /** A UDP datagram from the guest. */
-    public static byte[] udp(String source, int sourcePort, String destination, int destinationPort, byte[] data) {
-        ByteBuffer u = ByteBuffer.allocate(8 + data.length);
-        u.putShort((short) sourcePort).putShort((short) destinationPort).putShort((short) (8 + data.length)).putShort((short) 0).put(data);
-        return ip(source, destination, UDP, u.array(), 6);
-    }
-
-    /** An echo request from the guest (ICMP, or ICMPv6 between IPv6 addresses). */
-    public static byte[] echo(String source, String destination, int id, int sequence, byte[] data) {
-        boolean v6 = source.contains(":");
-        ByteBuffer e = ByteBuffer.allocate(8 + data.length);
-        e.put((byte) (v6 ? 128 : 8)).put((byte) 0).putShort((short) 0).putShort((short) id).putShort((short) sequence).put(data);
-        return ip(source, destination, v6 ? ICMPV6 : ICMP, e.array(), 2);
-    }
-
-    /** An Ethernet frame to the gateway's MAC with an IP header in front of the transport bytes l4, whose checksum (at checksumAt) is filled. */
-    private static byte[] ip(String source, String destination, int protocol, byte[] l4, int checksumAt) {
-        byte[] src = address(source), dst = address(destination);
-        boolean v6 = src.length == 16;
-        long pseudo = protocol == ICMP ? 0 : pseudoHeader(src, dst, protocol, l4.length);
-        int sum = checksum(l4, 0, l4.length, pseudo);
-        if (sum == 0 && protocol == UDP) sum = 0xffff;
-        l4[checksumAt] = (byte) (sum >>> 8);
-        l4[checksumAt + 1] = (byte) sum;
-        ByteBuffer f = ByteBuffer.allocate(14 + (v6 ? 40 : 20) + l4.length);
-        f.put(GATEWAY_MAC).put(GUEST_MAC).putShort((short) (v6 ? 0x86dd : 0x0800));
-        if (v6) {
-            f.putInt(6 << 28).putShort((short) l4.length).put((byte) protocol).put((byte) 64).put(src).put(dst);
-        } else {
-            int at = f.position();
-            f.put((byte) 0x45).put((byte) 0).putShort((short) (20 + l4.length)).putShort((short) 1).putShort((short) 0)
-                    .put((byte) 64).put((byte) protocol).putShort((short) 0).put(src).put(dst);
-            int h = checksum(f.array(), at, 20, 0);
-            f.putShort(at + 10, (short) h);
-        }
-        f.put(l4);
-        return f.array();
     }
 
     // ---- addresses and checksums ----

@@ -14,6 +14,7 @@ import io.jslirp.sys.FakeSockets;
 import io.jslirp.sys.FakeSockets.Kind;
 import io.jslirp.sys.Sockets;
 import io.jslirp.wire.Ipv4;
+import io.jslirp.wire.build.FrameBuilder;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -56,10 +57,10 @@ class ForwardsTest {
         assertThat(syn.destinationPort).isEqualTo(GUEST_PORT);
         assertThat(h.flows()).singleElement().satisfies(f -> assertThat(f.state()).isEqualTo("SYN_SENT"));
 
-        h.send(Packet.tcp(Version.V4.guest(), GUEST_PORT, Version.V4.gateway(), syn.sourcePort).flags(SYN | ACK).seq(500).ack(syn.seq + 1).frame());
+        h.send(FrameBuilder.ip(Version.V4.guest(), Version.V4.gateway()).tcp(GUEST_PORT, syn.sourcePort).flags(SYN | ACK).seq(500).ack(syn.seq + 1).bytes());
         assertThat(h.receivedOne().flags).as("the handshake's last ACK").isEqualTo(ACK);
-        h.send(Packet.tcp(Version.V4.guest(), GUEST_PORT, Version.V4.gateway(), syn.sourcePort).flags(ACK).seq(501).ack(syn.seq + 1)
-                .data("welcome".getBytes()).frame());
+        h.send(FrameBuilder.ip(Version.V4.guest(), Version.V4.gateway()).tcp(GUEST_PORT, syn.sourcePort).flags(ACK).seq(501).ack(syn.seq + 1)
+                .payload("welcome".getBytes()).bytes());
         assertThat(new String(accepted.written())).isEqualTo("welcome");
         assertThat(h.flows()).singleElement().satisfies(f -> {
             assertThat(f.forwarded()).isTrue();
@@ -137,7 +138,7 @@ class ForwardsTest {
         assertThat(in.destinationPort).isEqualTo(53);
         assertThat(new String(in.payload)).isEqualTo("question");
 
-        h.send(Packet.udp(Version.V4.guest(), 53, Version.V4.gateway(), in.sourcePort, "answer".getBytes()));
+        h.send(FrameBuilder.ip(Version.V4.guest(), Version.V4.gateway()).udp(53, in.sourcePort).payload("answer".getBytes()).bytes());
         assertThat(bound.sent).singleElement().satisfies(d -> {
             assertThat(new String(d.payload())).isEqualTo("answer");
             assertThat(d.port()).isEqualTo(42000);
@@ -171,7 +172,7 @@ class ForwardsTest {
         Packet syn = h.receivedOne();
         h.transport().unforward(f);
         assertThat(listener(h).closed).isTrue();
-        h.send(Packet.tcp(Version.V4.guest(), GUEST_PORT, Version.V4.gateway(), syn.sourcePort).flags(SYN | ACK).seq(500).ack(syn.seq + 1).frame());
+        h.send(FrameBuilder.ip(Version.V4.guest(), Version.V4.gateway()).tcp(GUEST_PORT, syn.sourcePort).flags(SYN | ACK).seq(500).ack(syn.seq + 1).bytes());
         assertThat(h.receivedOne().flags).isEqualTo(ACK);
         assertThat(h.transport().tcpConnections()).isEqualTo(1);
     }

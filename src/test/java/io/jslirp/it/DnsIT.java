@@ -85,21 +85,15 @@ class DnsIT {
     @Timeout(120)
     void queryToTenZeroTwoThreeReachesTheResolverFromResolvConf() throws Exception {
         assumeDnsTools();
-        String resolver = loopbackAddresses(1).getFirst();
-        Path log = tmp.resolve("dnsmasq.log");
-        Process dnsmasq = startDnsmasq(List.of(), resolver, log);
-        try {
-            awaitResolver(resolver, dnsmasq, log);
-            Path resolvConf = resolvConf(resolver);
+        try (TestResolver dnsmasq = TestResolver.start(tmp)) {
+            Path resolvConf = dnsmasq.resolvConf();
             try (Namespace ns = Namespace.create();
                  Stack.Running stack = Stack.attach(ns, Stack.Options.configured().extra("--resolv-conf", resolvConf.toString()))) {
                 Cmd.Result r = nslookup(ns);
-                assertThat(r.exit()).as("%s\n%s\ndnsmasq: %s", r, stack.describe(), Files.readString(log)).isZero();
+                assertThat(r.exit()).as("%s\n%s\ndnsmasq: %s", r, stack.describe(), dnsmasq.logged()).isZero();
                 assertThat(r.out()).containsPattern("Name:\\s+jslirp\\.test\\s+Address:\\s+192\\.0\\.2\\.7");
-                assertThat(Files.readString(log)).as("the query went to the test's resolver").contains("query[A] jslirp.test");
+                assertThat(dnsmasq.logged()).as("the query went to the test's resolver").contains("query[A] jslirp.test");
             }
-        } finally {
-            stop(dnsmasq);
         }
     }
 
@@ -111,21 +105,15 @@ class DnsIT {
     @Timeout(120)
     void queryOverTcpReachesTheResolverAlsoWithoutHostLoopback() throws Exception {
         assumeDnsTools();
-        String resolver = loopbackAddresses(1).getFirst();
-        Path log = tmp.resolve("dnsmasq.log");
-        Process dnsmasq = startDnsmasq(List.of(), resolver, log);
-        try {
-            awaitResolver(resolver, dnsmasq, log);
-            Stack.Options options = Stack.Options.configured().disableHostLoopback().extra("--resolv-conf", resolvConf(resolver).toString());
+        try (TestResolver dnsmasq = TestResolver.start(tmp)) {
+            Stack.Options options = Stack.Options.configured().disableHostLoopback().extra("--resolv-conf", dnsmasq.resolvConf().toString());
             try (Namespace ns = Namespace.create(); Stack.Running stack = Stack.attach(ns, options)) {
                 Cmd.Result tcp = query(ns, "tcp");
-                assertThat(tcp.out()).as("%s\n%s\ndnsmasq: %s", tcp, stack.describe(), Files.readString(log)).contains(ANSWERED);
+                assertThat(tcp.out()).as("%s\n%s\ndnsmasq: %s", tcp, stack.describe(), dnsmasq.logged()).contains(ANSWERED);
                 Cmd.Result udp = query(ns, "udp");
                 assertThat(udp.out()).as("%s\n%s", udp, stack.describe()).contains(ANSWERED);
-                assertThat(Files.readString(log)).as("both queries went to the test's resolver").containsSubsequence("query[A] jslirp.test", "query[A] jslirp.test");
+                assertThat(dnsmasq.logged()).as("both queries went to the test's resolver").containsSubsequence("query[A] jslirp.test", "query[A] jslirp.test");
             }
-        } finally {
-            stop(dnsmasq);
         }
     }
 
@@ -214,13 +202,9 @@ class DnsIT {
     @Timeout(120)
     void disableDnsLeavesTheDnsAddressSilent() throws Exception {
         assumeDnsTools();
-        String resolver = loopbackAddresses(1).getFirst();
-        Path log = tmp.resolve("dnsmasq.log");
-        Process dnsmasq = startDnsmasq(List.of(), resolver, log);
-        try {
-            awaitResolver(resolver, dnsmasq, log);
-            int logged = Files.readString(log).length(); // the check's own query
-            Stack.Options options = Stack.Options.configured().extra("--disable-dns", "--resolv-conf", resolvConf(resolver).toString());
+        try (TestResolver dnsmasq = TestResolver.start(tmp)) {
+            int logged = dnsmasq.logged().length(); // the check's own query
+            Stack.Options options = Stack.Options.configured().extra("--disable-dns", "--resolv-conf", dnsmasq.resolvConf().toString());
             try (Namespace ns = Namespace.create(); Stack.Running stack = Stack.attach(ns, options)) {
                 Cmd.Result udp = query(ns, "udp");
                 assertThat(udp.out()).as("%s", udp).contains("timeout");
@@ -228,10 +212,8 @@ class DnsIT {
                 assertThat(tcp.exit()).as("%s", tcp).isNotZero();
                 assertThat(tcp.out()).as("refused like any unassigned address").contains("ECONNREFUSED");
                 assertThat(stack.alive()).as(stack.describe()).isTrue();
-                assertThat(Files.readString(log).substring(logged)).as("nothing reached the resolver").doesNotContain("jslirp.test");
+                assertThat(dnsmasq.logged().substring(logged)).as("nothing reached the resolver").doesNotContain("jslirp.test");
             }
-        } finally {
-            stop(dnsmasq);
         }
     }
 

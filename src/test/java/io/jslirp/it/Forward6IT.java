@@ -24,57 +24,6 @@ class Forward6IT {
     private static final Duration T = Duration.ofSeconds(30);
     private static final String HOST_SIDE = "2001:db8:77::1", CLIENT = "2001:db8:77::77";
 
-    /** In the guest: TCP port 80 and UDP port 53, on [::] (IPv4 clients too), answer each client with its address and port. */
-    static final String GUEST_SERVERS = """
-            import selectors, socket
-            sel = selectors.DefaultSelector()
-            t = socket.socket(socket.AF_INET6)
-            t.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            t.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
-            t.bind(("::", 80))
-            t.listen(16)
-            sel.register(t, selectors.EVENT_READ, "tcp")
-            u = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
-            u.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
-            u.bind(("::", 53))
-            sel.register(u, selectors.EVENT_READ, "udp")
-            print("ready", flush=True)
-            while True:
-                for key, _ in sel.select():
-                    if key.data == "tcp":
-                        c, peer = t.accept()
-                        c.sendall(("%s:%d" % peer[:2]).encode())
-                        c.close()
-                    else:
-                        data, peer = u.recvfrom(100)
-                        u.sendto(("%s:%d" % peer[:2]).encode() + b" " + data, peer)
-            """;
-
-    /**
-     * A client at argv[1]: TCP to port argv[2] and, if given, UDP to port argv[3] (several
-     * datagrams of different sizes, each echoed back); prints what the guest saw with the client's own ports.
-     */
-    static final String CLIENT_PROBE = """
-            import socket, sys
-            host = sys.argv[1]
-            t = socket.create_connection((host, int(sys.argv[2])), timeout=10)
-            print("tcp", t.recv(100).decode(), "own port", t.getsockname()[1])
-            if len(sys.argv) > 3:
-                u = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
-                u.settimeout(1)
-                u.connect((host, int(sys.argv[3])))
-                for size in (1, 60):
-                    msg = bytes(65 + (i * 7 + size) % 26 for i in range(size))
-                    for attempt in range(10):
-                        u.send(msg)
-                        try:
-                            seen, echoed = u.recv(200).split(b" ", 1)
-                            print("udp", seen.decode(), "own port", u.getsockname()[1], "echo", echoed == msg)
-                            break
-                        except socket.timeout:
-                            pass
-            """;
-
     @TempDir
     Path tmp;
 
@@ -137,13 +86,13 @@ class Forward6IT {
     private String probeFromLoopback(boolean ipv6) throws Exception {
         int tcpPort = freePort6(), udpPort = freePort6();
         try (Namespace ns = Namespace.createWithIpv6()) {
-            Process p = startGuestServers(ns);
+            Process p = ForwardedClients.startServers(tmp, ns);
             Stack.Options options = Stack.Options.configured().extra("-t", "::1/" + tcpPort + ":80", "-u", "::1/" + udpPort + ":53");
             if (ipv6) options.enableIpv6();
             try (Stack.Running stack = Stack.attach(ns, options)) {
                 if (ipv6) Ipv6IT.awaitSlaac(ns, stack);
-                awaitReady();
-                Cmd.Result r = RemoteClient.retry(() -> Cmd.run(T, ItEnv.python(), "-c", CLIENT_PROBE, "::1", Integer.toString(tcpPort),
+                ForwardedClients.awaitReady(tmp);
+                Cmd.Result r = RemoteClient.retry(() -> Cmd.run(T, ItEnv.python(), "-c", ForwardedClients.CLIENT_PROBE, "::1", Integer.toString(tcpPort),
                         Integer.toString(udpPort)));
                 assertThat(r.exit()).as("%s\n%s\n%s", r, stack.describe(), Files.readString(tmp.resolve("guest_servers.log"))).isZero();
                 System.out.printf("[forward6 ipv6=%s] %s%n", ipv6, r.out().strip().replace('\n', ','));
@@ -157,50 +106,13 @@ class Forward6IT {
     @Test
     @Timeout(180)
     void forwardedClientsKeepTheirIpv6AddressWithPreserveSource() throws Exception {
-        String preserved = probeFromElsewhere(true);
+        String preserved = ForwardedClients.probeFromElsewhere(tmp, true, HOST_SIDE, CLIENT, true);
         String c = CLIENT.replace(".", "\\.");
         assertThat(preserved).containsPattern("remote tcp " + c + ":(\\d+) own port \\1\\b")
                 .containsPattern("remote udp " + c + ":(\\d+) own port \\1 echo True")
                 .as("a loopback client cannot be answered at ::1: it comes from the gateway")
                 .contains("loopback tcp fd00::2:").contains("loopback udp fd00::2:");
-        String mapped = probeFromElsewhere(false);
+        String mapped = ForwardedClients.probeFromElsewhere(tmp, true, HOST_SIDE, CLIENT, false);
         assertThat(mapped).contains("remote tcp fd00::2:").contains("remote udp fd00::2:").doesNotContain(CLIENT);
-    }
-
-    /** Runs the probe from the client namespace ("remote") and from the host side's ::1 ("loopback"). */
-    private String probeFromElsewhere(boolean preserveSource) throws Exception {
-        try (RemoteClient peers = new RemoteClient(true, HOST_SIDE, CLIENT); Namespace ns = Namespace.createWithIpv6()) {
-            Namespace hostSide = peers.hostSide, client = peers.client;
-            ns.allowEgress6(CLIENT); // the guest's answers to the preserved client address
-            Process p = startGuestServers(ns);
-            Stack.Options options = Stack.Options.configured().enableIpv6().extra("-t", "::/8080:80", "-u", "::/8053:53");
-            if (preserveSource) options.extra("--preserve-source");
-            try (Stack.Running stack = Stack.start(hostSide.inside(Stack.attachCommand(options, Long.toString(ns.pid()))))) {
-                stack.awaitConfigured(ns, options.ifname, Duration.ofSeconds(90));
-                Ipv6IT.awaitSlaac(ns, stack);
-                awaitReady();
-                Cmd.Result remote = RemoteClient.retry(() -> client.exec(T, ItEnv.python(), "-c", CLIENT_PROBE, HOST_SIDE, "8080", "8053"));
-                Cmd.Result loopback = hostSide.exec(T, ItEnv.python(), "-c", CLIENT_PROBE, "::1", "8080", "8053");
-                String log = Files.readString(tmp.resolve("guest_servers.log"));
-                assertThat(remote.exit()).as("%s\n%s\n%s", remote, stack.describe(), log).isZero();
-                assertThat(loopback.exit()).as("%s\n%s", loopback, stack.describe()).isZero();
-                String seen = RemoteClient.prefixed("remote", remote.out()) + RemoteClient.prefixed("loopback", loopback.out());
-                System.out.printf("[preserve-source6 %s] %s%n", preserveSource, seen.strip().replace('\n', ','));
-                return seen;
-            } finally {
-                p.destroy();
-            }
-        }
-    }
-
-    private Process startGuestServers(Namespace ns) throws IOException {
-        Path servers = tmp.resolve("guest_servers.py");
-        Files.writeString(servers, GUEST_SERVERS);
-        return new ProcessBuilder(ns.inside(List.of(ItEnv.python(), servers.toString())))
-                .redirectErrorStream(true).redirectOutput(tmp.resolve("guest_servers.log").toFile()).start();
-    }
-
-    private void awaitReady() throws IOException {
-        for (int i = 0; i < 100 && !Files.readString(tmp.resolve("guest_servers.log")).contains("ready"); i++) Namespace.sleep(50);
     }
 }

@@ -2,18 +2,13 @@ package io.jslirp.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.DatagramPacket;
-import java.net.DatagramSocket;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.SocketException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -166,95 +161,50 @@ class Ipv6IT {
     @Timeout(120)
     void udpEchoThroughTheGatewayToHostLoopback() throws Exception {
         ItEnv.assumeTools(ItEnv.python());
-        AtomicInteger received = new AtomicInteger();
-        try (DatagramSocket echo = new DatagramSocket(new InetSocketAddress(LOOPBACK6, 0));
+        try (UdpEchoServer echo = new UdpEchoServer(LOOPBACK6);
              Namespace ns = Namespace.createWithIpv6();
              Stack.Running stack = Stack.attach(ns, Stack.Options.configured().enableIpv6())) {
-            Thread t = Thread.ofPlatform().daemon().start(() -> {
-                byte[] buf = new byte[65535];
-                while (!echo.isClosed()) {
-                    try {
-                        DatagramPacket p = new DatagramPacket(buf, buf.length);
-                        echo.receive(p);
-                        received.incrementAndGet();
-                        echo.send(new DatagramPacket(p.getData(), p.getOffset(), p.getLength(), p.getSocketAddress()));
-                    } catch (SocketException closed) {
-                        return;
-                    } catch (Exception e) {
-                        e.printStackTrace();
-                    }
-                }
-            });
             awaitSlaac(ns, stack);
-            int port = echo.getLocalPort();
+            int port = echo.port();
             for (int size : new int[] {1, 512, 1452}) { // 1452: a full MTU-1500 datagram (40 + 8 bytes of headers)
                 Cmd.Result r = ns.exec(Duration.ofSeconds(30), ItEnv.python(), "-c", UdpEchoIT.CLIENT,
                         Integer.toString(port), Integer.toString(size), "fd00::2");
                 assertThat(r.exit()).as("size %d\n%s\n%s", size, r, stack.describe()).isZero();
                 assertThat(r.out()).as("size %d", size).startsWith("reply " + size + " True fd00::2 " + port + " ");
             }
-            assertThat(received.get()).isGreaterThanOrEqualTo(3);
+            assertThat(echo.received.get()).isGreaterThanOrEqualTo(3);
             echo.close();
-            t.join(2000);
 
             // Now the port is closed: the host's error comes back as ICMPv6 port unreachable.
-            Cmd.Result refused = ns.exec(Duration.ofSeconds(30), ItEnv.python(), "-c", UDP_CLOSED_PORT_CLIENT, Integer.toString(port));
+            Cmd.Result refused = ns.exec(Duration.ofSeconds(30), ItEnv.python(), "-c", GuestProbes.UDP_CLOSED_PORT_CLIENT, Integer.toString(port));
             assertThat(refused.exit()).as("%s\n%s", refused, stack.describe()).isZero();
             assertThat(refused.out()).startsWith("refused");
         }
     }
-
-    /** PORT [ADDRESS]: a connected UDP socket to a closed port (of fd00::2, or ADDRESS) must see "connection refused". */
-    static final String UDP_CLOSED_PORT_CLIENT = """
-            import socket, sys
-            s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
-            s.connect((sys.argv[2] if len(sys.argv) > 2 else 'fd00::2', int(sys.argv[1])))
-            s.settimeout(0.5)
-            for attempt in range(6):
-                try:
-                    s.send(b'anyone?')
-                    s.recv(100)
-                    print('answered')
-                    sys.exit(2)
-                except ConnectionRefusedError:
-                    print('refused', attempt)
-                    sys.exit(0)
-                except socket.timeout:
-                    continue
-            print('no answer')
-            sys.exit(1)
-            """;
 
     @Test
     @Timeout(120)
     void dnsToFd00Colon3OverUdpAndTcpReachesTheResolverFromResolvConf() throws Exception {
         ItEnv.assumeJslirp("slirp4netns would relay fd00::3 to the machine's resolver");
         ItEnv.assumeTools("dnsmasq", "busybox", ItEnv.python());
-        String resolver = DnsIT.loopbackAddresses(1).getFirst();
-        Path log = tmp.resolve("dnsmasq.log");
-        Process dnsmasq = DnsIT.startDnsmasq(List.of(), resolver, log);
-        try {
-            DnsIT.awaitResolver(resolver, dnsmasq, log);
-            Path resolvConf = tmp.resolve("resolv.conf");
-            Files.writeString(resolvConf, "# written by Ipv6IT\nnameserver " + resolver + "\n");
+        try (TestResolver dnsmasq = TestResolver.start(tmp)) {
+            Path resolvConf = dnsmasq.resolvConf();
             try (Namespace ns = Namespace.createWithIpv6();
                  Stack.Running stack = Stack.attach(ns, Stack.Options.configured().enableIpv6()
                          .extra("--resolv-conf", resolvConf.toString()))) {
                 awaitSlaac(ns, stack);
                 Cmd.Result r = ns.exec(Duration.ofSeconds(30), "busybox", "nslookup", "-type=a", "jslirp.test", Namespace.DNS6);
-                assertThat(r.exit()).as("%s\n%s\ndnsmasq: %s", r, stack.describe(), Files.readString(log)).isZero();
+                assertThat(r.exit()).as("%s\n%s\ndnsmasq: %s", r, stack.describe(), dnsmasq.logged()).isZero();
                 assertThat(r.out()).containsPattern("Server:\\s+fd00::3");
                 assertThat(r.out()).containsPattern("Name:\\s+jslirp\\.test\\s+Address:\\s+192\\.0\\.2\\.7");
-                assertThat(Files.readString(log)).as("the query went to the test's resolver").contains("query[A] jslirp.test");
+                assertThat(dnsmasq.logged()).as("the query went to the test's resolver").contains("query[A] jslirp.test");
 
                 Cmd.Result tcp = ns.exec(Duration.ofSeconds(30), ItEnv.python(), "-c", DnsIT.CLIENT, Namespace.DNS6, "tcp", "jslirp.test");
-                assertThat(tcp.out()).as("over TCP\n%s\n%s\ndnsmasq: %s", tcp, stack.describe(), Files.readString(log))
+                assertThat(tcp.out()).as("over TCP\n%s\n%s\ndnsmasq: %s", tcp, stack.describe(), dnsmasq.logged())
                         .contains(DnsIT.ANSWERED);
-                assertThat(Files.readString(log).split("query\\[A\\] jslirp\\.test", -1)).as("the TCP query reached dnsmasq too")
+                assertThat(dnsmasq.logged().split("query\\[A\\] jslirp\\.test", -1)).as("the TCP query reached dnsmasq too")
                         .hasSizeGreaterThanOrEqualTo(3);
             }
-        } finally {
-            DnsIT.stop(dnsmasq);
         }
     }
 
@@ -339,7 +289,7 @@ class Ipv6IT {
                             .contains(noRoute + " ENETUNREACH");      // ICMPv6 no route to destination
                     assertThat(r.took()).as("the errors must come at once").isLessThan(Duration.ofSeconds(8));
                     // UDP to a closed port beyond the router: the host's ICMPv6 error comes back as port unreachable
-                    Cmd.Result refused = ns.exec(t, ItEnv.python(), "-c", UDP_CLOSED_PORT_CLIENT, "9999", remote);
+                    Cmd.Result refused = ns.exec(t, ItEnv.python(), "-c", GuestProbes.UDP_CLOSED_PORT_CLIENT, "9999", remote);
                     assertThat(refused.exit()).as("%s\n%s", refused, stack.describe()).isZero();
                     assertThat(refused.out()).startsWith("refused");
                 }

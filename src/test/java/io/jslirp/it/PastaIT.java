@@ -75,7 +75,7 @@ class PastaIT {
      * "put N" N bytes read and their sha256 in hex, "port" the port it came to; each UDP port
      * answers a datagram with "PORT " and the datagram.
      */
-    private static final String SERVER = """
+    static final String SERVER = """
             import hashlib, socket, sys, threading
             blob = sys.argv[1]
             tcp = [int(p) for p in sys.argv[2].split(",") if p]
@@ -124,15 +124,12 @@ class PastaIT {
     @TempDir
     Path tmp;
 
-    private final List<Process> started = new ArrayList<>();
-    private final List<String> namespaces = new ArrayList<>();
+    private final PastaNamespaces namespaces = new PastaNamespaces("jslirp-pasta-");
     private final List<Long> pastas = new ArrayList<>();
 
     @BeforeAll
     static void tools() {
-        ItEnv.assumeRootAndTun();
-        ItEnv.assumeJslirp("bin/pasta is jslirp's");
-        ItEnv.assumeTools("ip", "nft", "dnsmasq", "busybox", "curl", "sha256sum", "nsenter", "unshare");
+        PastaNamespaces.assumeUsable("ip", "nft", "dnsmasq", "busybox", "curl", "sha256sum", "nsenter", "unshare");
     }
 
     @AfterAll
@@ -143,8 +140,7 @@ class PastaIT {
     @AfterEach
     void cleanUp() throws Exception {
         for (long pid : pastas) ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
-        for (Process p : started) Cmd.killTree(p.toHandle());
-        for (String ns : namespaces) Cmd.run(T, "ip", "netns", "del", ns);
+        namespaces.close();
         if (user != null) user.killProcesses();
     }
 
@@ -163,7 +159,7 @@ class PastaIT {
         String resolver = DnsIT.loopbackAddresses(1).getFirst();
         Path log = tmp.resolve("dnsmasq.log");
         Process dnsmasq = DnsIT.startDnsmasq(List.of(), resolver, log);
-        started.add(dnsmasq);
+        namespaces.started(dnsmasq);
         DnsIT.awaitResolver(resolver, dnsmasq, log);
         Path nsFile = Path.of("/run/netns", ns);
 
@@ -205,7 +201,7 @@ class PastaIT {
         long removed = System.nanoTime();
         assertThat(Cmd.run(T, "umount", nsFile.toString()).exit()).isZero();
         Files.delete(nsFile);
-        namespaces.remove(ns);
+        namespaces.removed(ns);
         assertThat(awaitGone(server, Duration.ofSeconds(5))).as("the server exits within 5 s of the namespace file's removal").isTrue();
         long ms = (System.nanoTime() - removed) / 1_000_000;
         System.out.println("PastaIT: server exited " + ms + " ms after the namespace file's removal");
@@ -282,7 +278,7 @@ class PastaIT {
         String resolver = DnsIT.loopbackAddresses(1).getFirst();
         Path log = tmp.resolve("dnsmasq.log");
         Process dnsmasq = DnsIT.startDnsmasq(List.of(), resolver, log);
-        started.add(dnsmasq);
+        namespaces.started(dnsmasq);
         DnsIT.awaitResolver(resolver, dnsmasq, log);
         Started pasta = startPasta(List.of("--config-net", "--dns-host", resolver, "--dns-forward", "198.51.100.1", "-t", "none", "-u",
                 "none", "-T", "none", "-U", "none", "--no-map-gw", "--quiet", "--netns", "/run/netns/" + ns, "--map-guest-addr", HOST));
@@ -356,7 +352,7 @@ class PastaIT {
         Process fg = new ProcessBuilder(pastaCommand(List.of("-f", "--config-net", "--quiet", "--pid", pid2.toString(), "-t", "none",
                 "-u", "none", "-T", "none", "-U", "none", "--netns", ns2)))
                 .redirectErrorStream(true).redirectOutput(tmp.resolve("fg.log").toFile()).start();
-        started.add(fg);
+        namespaces.started(fg);
         awaitFile(pid2, fg);
         assertThat(Long.parseLong(Files.readString(pid2).trim())).as("-f: the PID file names the command itself").isEqualTo(fg.pid());
         Cmd.run(T, "kill", "-TERM", Long.toString(fg.pid()));
@@ -368,10 +364,10 @@ class PastaIT {
         Path pid3 = tmp.resolve("fg3.pid");
         Process fg3 = new ProcessBuilder(pastaCommand(List.of("-f", "--config-net", "--quiet", "--pid", pid3.toString(), "-t", "none",
                 "-u", "none", "--netns", ns3))).redirectErrorStream(true).redirectOutput(tmp.resolve("fg3.log").toFile()).start();
-        started.add(fg3);
+        namespaces.started(fg3);
         awaitFile(pid3, fg3);
         assertThat(Cmd.run(T, "ip", "netns", "del", ns3).exit()).isZero();
-        namespaces.remove(ns3);
+        namespaces.removed(ns3);
         assertThat(fg3.waitFor(5, TimeUnit.SECONDS)).as("exits within 5 s of the namespace file's removal").isTrue();
         assertThat(fg3.exitValue()).as("%s", Files.readString(tmp.resolve("fg3.log"))).isZero();
     }
@@ -506,12 +502,7 @@ class PastaIT {
 
     /** A namespace of ip netns, guarded; the guard also lets the namespace send to the also addresses (jslirp's own ones). */
     private String netns(String... also) {
-        String ns = "jslirp-pasta-" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 1).substring(0, 8);
-        Cmd.Result r = Cmd.run(T, "ip", "netns", "add", ns);
-        assertThat(r.exit()).as("%s", r).isZero();
-        namespaces.add(ns);
-        guard("/run/netns/" + ns, also);
-        return ns;
+        return namespaces.create(also);
     }
 
     static void guard(String netns, String... also) {
@@ -576,7 +567,7 @@ class PastaIT {
         Function<List<Integer>, String> join = l -> String.join(",", l.stream().map(String::valueOf).toList());
         c.addAll(List.of(ItEnv.python(), "-c", SERVER, blob.toString(), join.apply(tcp), join.apply(udp)));
         Process p = new ProcessBuilder(c).redirectErrorStream(true).start();
-        started.add(p);
+        namespaces.started(p);
         BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         String line = r.readLine();
         assertThat(line).as("the namespace's server").isEqualTo("listening");

@@ -77,51 +77,18 @@ class PastaPortsIT {
                 print(hashlib.sha256(data).hexdigest(), s.makefile().readline().strip())
             """;
 
-    /** A server in the namespace on argv PORT (IPv4 and IPv6): "port" answers the port, "get" 10 MiB of seed 31, "put N" the sha256. */
-    private static final String SERVER = """
-            import hashlib, socket, sys, threading
-            port = int(sys.argv[1])
-            def serve(c):
-                with c:
-                    f = c.makefile("rb"); line = f.readline().decode().split()
-                    if line[0] == "port":
-                        c.sendall(("%d\\n" % port).encode())
-                    elif line[0] == "put":
-                        n, h = int(line[1]), hashlib.sha256()
-                        while n > 0:
-                            d = f.read(min(n, 65536))
-                            if not d: break
-                            h.update(d); n -= len(d)
-                        c.sendall((h.hexdigest() + "\\n").encode())
-            s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
-            s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            s.bind(("::", port)); s.listen(16)
-            print("listening", flush=True)
-            while True:
-                c, _ = s.accept()
-                threading.Thread(target=serve, args=(c,), daemon=True).start()
-            """;
-
-    private final List<Process> started = new ArrayList<>();
-    private final List<String> namespaces = new ArrayList<>();
+    private final PastaNamespaces namespaces = new PastaNamespaces("jslirp-ports-");
     private final List<AutoCloseable> closing = new ArrayList<>();
 
     @BeforeAll
     static void tools() {
-        ItEnv.assumeRootAndTun();
-        ItEnv.assumeJslirp("bin/pasta is jslirp's");
-        ItEnv.assumeTools("ip", "nft", "nsenter");
+        PastaNamespaces.assumeUsable("ip", "nft", "nsenter");
     }
 
     @AfterEach
     void cleanUp() throws Exception {
         for (AutoCloseable c : closing) c.close();
-        for (Process p : started) Cmd.killTree(p.toHandle());
-        for (String ns : namespaces) {
-            for (long pid : pastaPids(ns)) ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
-            Cmd.run(T, "ip", "netns", "del", ns);
-        }
+        namespaces.close();
     }
 
     /** -T and -U: one port, a range, a translated port, IPv4 and IPv6 loopback, and 10 MiB each way through a splice. */
@@ -206,7 +173,7 @@ class PastaPortsIT {
         String ns = netns();
         Process server = new ProcessBuilder("ip", "netns", "exec", ns, ItEnv.python(), "-c", UDP_SOURCE, String.valueOf(port))
                 .redirectErrorStream(true).start();
-        started.add(server);
+        namespaces.started(server);
         assertThat(new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8)).readLine()).isEqualTo("listening");
         pasta(ns, "-t", "none", "-u", String.valueOf(port), "-T", "none", "-U", "none");
         try (DatagramSocket c = new DatagramSocket(new InetSocketAddress("127.0.0.1", 0))) {
@@ -275,13 +242,8 @@ class PastaPortsIT {
 
     // ---- helpers ----
 
-    private String netns() throws IOException {
-        String ns = "jslirp-ports-" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 1).substring(0, 8);
-        Cmd.Result r = Cmd.run(T, "ip", "netns", "add", ns);
-        assertThat(r.exit()).as("%s", r).isZero();
-        namespaces.add(ns);
-        PastaIT.guard("/run/netns/" + ns);
-        return ns;
+    private String netns() {
+        return namespaces.create();
     }
 
     /** Podman's list around the port options given. */
@@ -295,19 +257,6 @@ class PastaPortsIT {
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).as("bin/pasta: %s", out).isZero();
-    }
-
-    private static List<Long> pastaPids(String ns) {
-        List<Long> out = new ArrayList<>();
-        for (ProcessHandle h : ProcessHandle.allProcesses().toList()) {
-            try {
-                String cmdline = Files.readString(Path.of("/proc/" + h.pid() + "/cmdline")).replace('\0', ' ');
-                if (cmdline.contains("jslirp.jar pasta ") && cmdline.contains("/run/netns/" + ns + " ")) out.add(h.pid());
-            } catch (IOException gone) {
-                // not ours
-            }
-        }
-        return out;
     }
 
     /** A base below the ephemeral ports with 40 free ports above it on the host's loopback. */
@@ -388,9 +337,11 @@ class PastaPortsIT {
         return r.out().trim();
     }
 
+    /** {@link PastaIT#SERVER} in the namespace on port (IPv4 and IPv6), no file to get, no UDP: "port" answers the port, "put N" the sha256. */
     private Process nsServer(String ns, int port) throws IOException {
-        Process p = new ProcessBuilder("ip", "netns", "exec", ns, ItEnv.python(), "-c", SERVER, String.valueOf(port)).redirectErrorStream(true).start();
-        started.add(p);
+        Process p = new ProcessBuilder("ip", "netns", "exec", ns, ItEnv.python(), "-c", PastaIT.SERVER, "/dev/null", String.valueOf(port), "")
+                .redirectErrorStream(true).start();
+        namespaces.started(p);
         assertThat(new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)).readLine()).isEqualTo("listening");
         return p;
     }

@@ -257,25 +257,18 @@ class PolicyIT {
         ItEnv.assumeStack();
         ItEnv.assumeJslirp("slirp4netns would relay 10.0.2.3 to the machine's resolver");
         ItEnv.assumeTools("dnsmasq", "busybox");
-        String resolver = DnsIT.loopbackAddresses(1).getFirst();
-        Path log = tmp.resolve("dnsmasq.log");
-        Process dnsmasq = DnsIT.startDnsmasq(List.of(), resolver, log);
-        try {
-            DnsIT.awaitResolver(resolver, dnsmasq, log);
-            Path resolvConf = tmp.resolve("resolv.conf");
-            Files.writeString(resolvConf, "nameserver " + resolver + "\n");
+        try (TestResolver dnsmasq = TestResolver.start(tmp)) {
+            Path resolvConf = dnsmasq.resolvConf();
             try (Namespace ns = Namespace.createWithIpv6();
                  Stack.Running stack = Stack.attach(ns, Stack.Options.configured().disableHostLoopback().enableIpv6()
                          .extra("--resolv-conf", resolvConf.toString()))) {
                 Ipv6IT.awaitSlaac(ns, stack);
                 for (String dns : List.of(Namespace.DNS, Namespace.DNS6)) {
                     Cmd.Result r = ns.exec(T, "busybox", "nslookup", "-type=a", "jslirp.test", dns);
-                    assertThat(r.exit()).as("%s\n%s\ndnsmasq: %s", r, stack.describe(), Files.readString(log)).isZero();
+                    assertThat(r.exit()).as("%s\n%s\ndnsmasq: %s", r, stack.describe(), dnsmasq.logged()).isZero();
                     assertThat(r.out()).as(dns).containsPattern("Address:\\s+192\\.0\\.2\\.7");
                 }
             }
-        } finally {
-            DnsIT.stop(dnsmasq);
         }
     }
 

@@ -6,9 +6,7 @@ import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.SocketException;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -43,35 +41,18 @@ class UdpEchoIT {
     void datagramsRoundTrip() throws Exception {
         ItEnv.assumeStack();
         ItEnv.assumeTools(ItEnv.python());
-        AtomicInteger received = new AtomicInteger();
-        try (DatagramSocket echo = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        try (UdpEchoServer echo = new UdpEchoServer(InetAddress.getLoopbackAddress());
              Namespace ns = Namespace.create();
              Stack.Running stack = Stack.attach(ns, Stack.Options.configured())) {
-            Thread t = Thread.ofPlatform().daemon().start(() -> {
-                byte[] buf = new byte[65535];
-                while (!echo.isClosed()) {
-                    try {
-                        DatagramPacket p = new DatagramPacket(buf, buf.length);
-                        echo.receive(p);
-                        received.incrementAndGet();
-                        echo.send(new DatagramPacket(p.getData(), p.getOffset(), p.getLength(), p.getSocketAddress()));
-                    } catch (SocketException closed) {
-                        return;
-                    } catch (Exception e) {
-                        e.printStackTrace();
-                    }
-                }
-            });
-            int port = echo.getLocalPort();
+            int port = echo.port();
             for (int size : new int[] {1, 512, 1472, 4000}) {
                 Cmd.Result r = ns.exec(Duration.ofSeconds(30), ItEnv.python(), "-c", CLIENT,
                         Integer.toString(port), Integer.toString(size));
                 assertThat(r.exit()).as("size %d\n%s\n%s", size, r, stack.describe()).isZero();
                 assertThat(r.out()).as("size %d", size).startsWith("reply " + size + " True 10.0.2.2 " + port + " ");
             }
-            assertThat(received.get()).isGreaterThanOrEqualTo(4);
+            assertThat(echo.received.get()).isGreaterThanOrEqualTo(4);
             echo.close();
-            t.join(2000);
         }
     }
 
@@ -169,28 +150,9 @@ class UdpEchoIT {
         try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
             port = s.getLocalPort();
         }
-        String client = """
-                import socket, sys
-                s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-                s.connect(('10.0.2.2', int(sys.argv[1])))
-                s.settimeout(0.5)
-                for attempt in range(6):
-                    try:
-                        s.send(b'anyone?')
-                        s.recv(100)
-                        print('answered')
-                        sys.exit(2)
-                    except ConnectionRefusedError:
-                        print('refused', attempt)
-                        sys.exit(0)
-                    except socket.timeout:
-                        continue
-                print('no answer')
-                sys.exit(1)
-                """;
         try (Namespace ns = Namespace.create();
              Stack.Running stack = Stack.attach(ns, Stack.Options.configured())) {
-            Cmd.Result r = ns.exec(Duration.ofSeconds(30), ItEnv.python(), "-c", client, Integer.toString(port));
+            Cmd.Result r = ns.exec(Duration.ofSeconds(30), ItEnv.python(), "-c", GuestProbes.UDP_CLOSED_PORT_CLIENT, Integer.toString(port), "10.0.2.2");
             assertThat(r.exit()).as("%s\n%s", r, stack.describe()).isZero();
             assertThat(r.out()).startsWith("refused");
         }

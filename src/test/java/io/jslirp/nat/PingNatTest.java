@@ -8,6 +8,7 @@ import io.jslirp.engine.Packet;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.FakeSockets;
 import io.jslirp.sys.FakeSockets.Kind;
+import io.jslirp.wire.build.FrameBuilder;
 import java.nio.ByteBuffer;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -49,12 +50,12 @@ class PingNatTest {
     void anEchoGoesThroughAPingSocketAndTheReplyGetsTheGuestsIdentifierBack(Case c) {
         NatHarness h = harness(c);
         byte[] data = "ping data".getBytes();
-        h.send(Packet.echo(c.version().guest(), c.remote(), GUEST_ID, 1, data));
+        h.send(FrameBuilder.ip(c.version().guest(), c.remote()).echo(GUEST_ID, 1).payload(data).bytes());
         FakeSockets.Socket s = h.sockets.last(Kind.PING);
         assertThat(s.ipv6).isEqualTo(c.version().ipv6());
         assertThat(Packet.halves(c.remote())).containsExactly(s.peerHi, s.peerLo);
         assertThat(s.sent).singleElement().satisfies(d -> assertThat(d.payload()[0] & 0xff).isEqualTo(c.version().ipv6() ? 128 : 8));
-        h.send(Packet.echo(c.version().guest(), c.remote(), GUEST_ID, 2, data));
+        h.send(FrameBuilder.ip(c.version().guest(), c.remote()).echo(GUEST_ID, 2).payload(data).bytes());
         assertThat(h.sockets.of(Kind.PING)).as("one socket for the guest's ping session").hasSize(1);
         assertThat(h.counters().pingFlows).isEqualTo(1);
 
@@ -75,7 +76,7 @@ class PingNatTest {
     void noRouteIsNetUnreachableFromTheGatewayQuotingTheEcho(Case c) {
         NatHarness h = harness(c);
         h.sockets.datagramConnectResult = s -> -Errno.ENETUNREACH;
-        h.send(Packet.echo(c.version().guest(), c.remote(), GUEST_ID, 3, new byte[4]));
+        h.send(FrameBuilder.ip(c.version().guest(), c.remote()).echo(GUEST_ID, 3).payload(new byte[4]).bytes());
         Packet icmp = h.receivedOne();
         assertThat(icmp.source).isEqualTo(c.version().gateway());
         assertThat(icmp.icmpType).isEqualTo(c.version().ipv6() ? 1 : 3);
@@ -92,7 +93,7 @@ class PingNatTest {
     @MethodSource("cases")
     void theHostsErrorForAnEarlierRequestReachesTheGuest(Case c) {
         NatHarness h = harness(c);
-        h.send(Packet.echo(c.version().guest(), c.remote(), GUEST_ID, 1, new byte[4]));
+        h.send(FrameBuilder.ip(c.version().guest(), c.remote()).echo(GUEST_ID, 1).payload(new byte[4]).bytes());
         h.sockets.last(Kind.PING).icmpError(Errno.EHOSTUNREACH);
         h.settle();
         Packet icmp = h.receivedOne();
@@ -104,12 +105,12 @@ class PingNatTest {
     void withoutPingSocketsNothingAnswersAndAnIdleSessionCloses(Case c) {
         NatHarness h = harness(c);
         h.sockets.refuseSockets = -Errno.EACCES;
-        h.send(Packet.echo(c.version().guest(), c.remote(), GUEST_ID, 1, new byte[4]));
+        h.send(FrameBuilder.ip(c.version().guest(), c.remote()).echo(GUEST_ID, 1).payload(new byte[4]).bytes());
         assertThat(h.received()).isEmpty();
         assertThat(h.counters().unsupported).isEqualTo(1);
 
         NatHarness idle = harness(c);
-        idle.send(Packet.echo(c.version().guest(), c.remote(), GUEST_ID, 1, new byte[4]));
+        idle.send(FrameBuilder.ip(c.version().guest(), c.remote()).echo(GUEST_ID, 1).payload(new byte[4]).bytes());
         FakeSockets.Socket s = idle.sockets.last(Kind.PING);
         idle.advance(61 * NatHarness.SECOND);
         assertThat(s.closed).isTrue();
@@ -120,7 +121,7 @@ class PingNatTest {
     @MethodSource("cases")
     void theGatewayAnswersItself(Case c) {
         NatHarness h = harness(c);
-        h.send(Packet.echo(c.version().guest(), c.version().gateway(), GUEST_ID, 1, new byte[4]));
+        h.send(FrameBuilder.ip(c.version().guest(), c.version().gateway()).echo(GUEST_ID, 1).payload(new byte[4]).bytes());
         assertThat(h.receivedOne().icmpRest >>> 16).isEqualTo(GUEST_ID);
         assertThat(h.sockets.all()).isEmpty();
     }

@@ -15,6 +15,7 @@ import io.jslirp.sys.Errno;
 import io.jslirp.sys.FakeSockets;
 import io.jslirp.sys.FakeSockets.Kind;
 import io.jslirp.sys.Sockets;
+import io.jslirp.wire.build.FrameBuilder;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -34,16 +35,33 @@ class TcpNatTest {
         return Stream.of(Version.V4, Version.V6);
     }
 
+    /** The scenario's harness, and for one through the handshake (see {@link #establish}) our ISN and the host socket. */
+    private NatHarness h;
+    private long iss;
+    private FakeSockets.Socket s;
+
+    /** A scenario of version v begins: h. */
+    private void start(Version v) {
+        h = harness(v);
+    }
+
+    /** A scenario of version v begins with a connection through the handshake: h, iss, s. */
+    private void establish(Version v) {
+        start(v);
+        iss = established(h, v);
+        s = h.sockets.last(Kind.TCP);
+    }
+
     private static NatHarness harness(Version v) {
         return v.ipv6() ? NatHarness.with().ipv6().build() : NatHarness.with().build();
     }
 
-    private static Packet.Tcp fromGuest(Version v) {
-        return Packet.tcp(v.guest(), GUEST_PORT, v.gateway(), PORT);
+    private static FrameBuilder fromGuest(Version v) {
+        return FrameBuilder.ip(v.guest(), v.gateway()).tcp(GUEST_PORT, PORT);
     }
 
     private static byte[] syn(Version v) {
-        return fromGuest(v).flags(SYN).seq(GUEST_ISN).window(65535).mss(1460).frame();
+        return fromGuest(v).flags(SYN).seq(GUEST_ISN).window(65535).mss(1460).bytes();
     }
 
     /** A connection through the handshake: the host socket connected, the SYN-ACK answered; returns our ISN. */
@@ -52,7 +70,7 @@ class TcpNatTest {
         h.sockets.last(Kind.TCP).completeConnect();
         h.settle();
         Packet synAck = h.receivedOne();
-        h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 1).ack(synAck.seq + 1).frame());
+        h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 1).ack(synAck.seq + 1).bytes());
         assertThat(h.received()).as("nothing to answer the handshake's ACK").isEmpty();
         return synAck.seq;
     }
@@ -60,7 +78,7 @@ class TcpNatTest {
     @ParameterizedTest
     @MethodSource("versions")
     void aSynBecomesAHostConnectAndOnlyItsSuccessIsAnsweredWithASynAck(Version v) {
-        NatHarness h = harness(v);
+        start(v);
         h.send(syn(v));
         FakeSockets.Socket s = h.sockets.last(Kind.TCP);
         assertThat(s.ipv6).isEqualTo(v.ipv6());
@@ -85,10 +103,8 @@ class TcpNatTest {
     @ParameterizedTest
     @MethodSource("versions")
     void bytesGoBothWaysAndAreAcknowledged(Version v) {
-        NatHarness h = harness(v);
-        long iss = established(h, v);
-        FakeSockets.Socket s = h.sockets.last(Kind.TCP);
-        h.send(fromGuest(v).flags(ACK | PSH).seq(GUEST_ISN + 1).ack(iss + 1).data("hello".getBytes()).frame());
+        establish(v);
+        h.send(fromGuest(v).flags(ACK | PSH).seq(GUEST_ISN + 1).ack(iss + 1).payload("hello".getBytes()).bytes());
         assertThat(new String(s.written())).as("written to the host socket at the flush").isEqualTo("hello");
         Packet ack = h.receivedOne();
         assertThat(ack.flags).isEqualTo(ACK);
@@ -99,7 +115,7 @@ class TcpNatTest {
         assertThat(data.has(ACK | PSH)).isTrue();
         assertThat(s.unread()).as("kept in the host socket until the guest acknowledges it").isEqualTo(5);
         assertThat(h.flows()).singleElement().satisfies(f -> assertThat(f.queuedToGuest()).isEqualTo(5));
-        h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 6).ack(iss + 6).frame());
+        h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 6).ack(iss + 6).bytes());
         assertThat(s.unread()).as("acknowledged: dropped from the socket at the flush").isZero();
         assertThat(h.flows()).singleElement().satisfies(f -> {
             assertThat(f.queuedToGuest()).isZero();
@@ -117,7 +133,7 @@ class TcpNatTest {
     @ParameterizedTest
     @MethodSource("versions")
     void aBulkFlowSendsABurstAnIterationAndAReplyGoesAheadOfItsNext(Version v) {
-        NatHarness h = harness(v);
+        start(v);
         int bulkPort = GUEST_PORT, replyPort = GUEST_PORT + 1;
         long bulkIss = established(h, v, bulkPort);
         FakeSockets.Socket bulk = h.sockets.last(Kind.TCP);
@@ -202,8 +218,8 @@ class TcpNatTest {
         h.loop.iterate();
         assertThat(bulkBytes(h.received(), bulkPort)).as("alone: 8 large segments").isEqualTo(8L * large);
 
-        h.deliver(Packet.tcp(v.guest(), replyPort, v.gateway(), PORT).flags(ACK | PSH).seq(GUEST_ISN + 1).ack(replyIss + 3)
-                .window(65535).data("ping".getBytes()).frame());
+        h.deliver(FrameBuilder.ip(v.guest(), v.gateway()).tcp(replyPort, PORT).flags(ACK | PSH).seq(GUEST_ISN + 1).ack(replyIss + 3)
+                .window(65535).payload("ping".getBytes()).bytes());
         h.loop.iterate();
         assertThat(new String(reply.written())).isEqualTo("ping");
         assertThat(bulkBytes(h.received(), bulkPort)).as("the request's iteration: 2").isEqualTo(2L * large);
@@ -226,29 +242,27 @@ class TcpNatTest {
     @ParameterizedTest
     @MethodSource("versions")
     void aSmallRequestTellsTheLoopItsAnswerIsDue(Version v) {
-        NatHarness h = harness(v);
-        long iss = established(h, v);
-        FakeSockets.Socket s = h.sockets.last(Kind.TCP);
-        Packet.Tcp guest = fromGuest(v).flags(ACK | PSH).ack(iss + 1).window(65535);
-        h.send(guest.seq(GUEST_ISN + 1).data("hello".getBytes()).frame());
+        establish(v);
+        FrameBuilder guest = fromGuest(v).flags(ACK | PSH).ack(iss + 1).window(65535);
+        h.send(guest.seq(GUEST_ISN + 1).payload("hello".getBytes()).bytes());
         assertThat(h.loop.expectedAnswers).as("the connection's first request: maybe its only one").isEmpty();
         s.peerSends("welcome".getBytes());
         h.settle();
         guest = fromGuest(v).flags(ACK | PSH).ack(iss + 8).window(65535);
-        h.send(guest.seq(GUEST_ISN + 6).data("one".getBytes()).frame());
+        h.send(guest.seq(GUEST_ISN + 6).payload("one".getBytes()).bytes());
         assertThat(h.loop.expectedAnswers).as("written from its frame").containsExactly(s.fd);
-        h.deliver(guest.seq(GUEST_ISN + 9).data("two".getBytes()).frame());
-        h.deliver(guest.seq(GUEST_ISN + 12).data("three".getBytes()).frame());
+        h.deliver(guest.seq(GUEST_ISN + 9).payload("two".getBytes()).bytes());
+        h.deliver(guest.seq(GUEST_ISN + 12).payload("three".getBytes()).bytes());
         h.settle();
         assertThat(new String(s.written())).isEqualTo("helloonetwothree");
         assertThat(h.loop.expectedAnswers).as("and the gathered write at the flush: both").containsExactly(s.fd, s.fd, s.fd);
         h.loop.expectedAnswers.clear();
 
-        h.send(guest.seq(GUEST_ISN + 17).data(new byte[20_000]).frame());
+        h.send(guest.seq(GUEST_ISN + 17).payload(new byte[20_000]).bytes());
         assertThat(h.loop.expectedAnswers).as("a bulk write").isEmpty();
         s.peerSends("answer".getBytes());
         h.settle();
-        h.send(guest.seq(GUEST_ISN + 20_017).data("more".getBytes()).frame());
+        h.send(guest.seq(GUEST_ISN + 20_017).payload("more".getBytes()).bytes());
         assertThat(h.loop.expectedAnswers).as("the host's answer not yet acknowledged: it is not awaited").isEmpty();
     }
 
@@ -259,12 +273,12 @@ class TcpNatTest {
 
     /** A connection on guestPort through the handshake, the guest offering a window of 65535 << 7; returns our ISN. */
     private static long established(NatHarness h, Version v, int guestPort) {
-        Packet.Tcp guest = Packet.tcp(v.guest(), guestPort, v.gateway(), PORT);
-        h.send(guest.flags(SYN).seq(GUEST_ISN).window(65535).mss(1460).windowScale(7).frame());
+        FrameBuilder guest = FrameBuilder.ip(v.guest(), v.gateway()).tcp(guestPort, PORT);
+        h.send(guest.flags(SYN).seq(GUEST_ISN).window(65535).mss(1460).windowScale(7).bytes());
         h.sockets.last(Kind.TCP).completeConnect();
         h.settle();
         Packet synAck = h.receivedOne();
-        h.send(Packet.tcp(v.guest(), guestPort, v.gateway(), PORT).flags(ACK).seq(GUEST_ISN + 1).ack(synAck.seq + 1).window(65535).frame());
+        h.send(FrameBuilder.ip(v.guest(), v.gateway()).tcp(guestPort, PORT).flags(ACK).seq(GUEST_ISN + 1).ack(synAck.seq + 1).window(65535).bytes());
         assertThat(h.received()).as("no data yet").allSatisfy(p -> assertThat(p.payload).isEmpty());
         return synAck.seq;
     }
@@ -273,13 +287,11 @@ class TcpNatTest {
     @ParameterizedTest
     @MethodSource("versions")
     void bufferMemoryAConnectionNoLongerNeedsIsReturnedWithinTwoTrims(Version v) {
-        NatHarness h = harness(v);
-        long iss = established(h, v);
-        FakeSockets.Socket s = h.sockets.last(Kind.TCP);
+        establish(v);
         hostSends(h, s, "world");
         assertThat(h.transport().tcpBuffers().inUse()).as("bytes toward the guest wait in the host socket").isZero();
         s.room = 0;
-        h.send(fromGuest(v).flags(ACK | PSH).seq(GUEST_ISN + 1).ack(iss + 6).data("hello".getBytes()).frame());
+        h.send(fromGuest(v).flags(ACK | PSH).seq(GUEST_ISN + 1).ack(iss + 6).payload("hello".getBytes()).bytes());
         assertThat(h.transport().tcpBuffers().inUse()).as("held while the host socket refuses them").isPositive();
         assertThat(h.flows()).singleElement().satisfies(f -> {
             assertThat(f.queuedToHost()).as("held for the host socket").isEqualTo(5);
@@ -308,7 +320,7 @@ class TcpNatTest {
             long iss = established(h, v);
             FakeSockets.Socket s = h.sockets.last(Kind.TCP);
             hostSends(h, s, "first");
-            h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 1).ack(iss + 6).frame());
+            h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 1).ack(iss + 6).bytes());
             assertThat(s.unread()).as("acknowledged, dropped").isZero();
             Packet lost = hostSends(h, s, "second");
             assertThat(lost.seq).isEqualTo(iss + 6);
@@ -318,7 +330,7 @@ class TcpNatTest {
                 assertThat(new String(again.payload)).isEqualTo("second");
             });
             assertThat(s.unread()).as("still in the socket until acknowledged").isEqualTo(6);
-            h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 1).ack(iss + 12).frame());
+            h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 1).ack(iss + 12).bytes());
             assertThat(s.unread()).isZero();
             hostSends(h, s, "third");
         }
@@ -337,13 +349,11 @@ class TcpNatTest {
     @ParameterizedTest
     @MethodSource("versions")
     void aLargeInOrderSegmentIsWrittenStraightFromItsFrame(Version v) {
-        NatHarness h = harness(v);
-        long iss = established(h, v);
-        FakeSockets.Socket s = h.sockets.last(Kind.TCP);
+        establish(v);
         s.room = 20_000;
         byte[] data = new byte[22_000]; // within the 4 KiB window the buffer starts with, beyond what the socket takes
         for (int i = 0; i < data.length; i++) data[i] = (byte) (i * 31);
-        h.deliver(fromGuest(v).flags(ACK).seq(GUEST_ISN + 1).ack(iss + 1).data(data).frame());
+        h.deliver(fromGuest(v).flags(ACK).seq(GUEST_ISN + 1).ack(iss + 1).payload(data).bytes());
         assertThat(s.written()).as("taken from the frame before any flush").isEqualTo(java.util.Arrays.copyOf(data, 20_000));
         s.room = 1 << 20;
         h.settle();
@@ -360,15 +370,13 @@ class TcpNatTest {
     @ParameterizedTest
     @MethodSource("versions")
     void theHostSocketsRoomIsMeasuredOnlyWhereItCanNarrowTheWindow(Version v) {
-        NatHarness h = harness(v);
-        long iss = established(h, v);
-        FakeSockets.Socket s = h.sockets.last(Kind.TCP);
+        establish(v);
         int asked = s.roomAsked;
         assertThat(asked).as("measured for the SYN-ACK").isPositive();
         long seq = GUEST_ISN + 1, ack = iss + 1;
         java.util.Set<Integer> windows = new java.util.HashSet<>();
         for (int i = 0; i < 3; i++) {
-            h.send(fromGuest(v).flags(ACK | PSH).seq(seq).ack(ack).data("ping".getBytes()).frame());
+            h.send(fromGuest(v).flags(ACK | PSH).seq(seq).ack(ack).payload("ping".getBytes()).bytes());
             seq += 4;
             Packet acked = h.receivedOne();
             assertThat(acked.ack).isEqualTo(seq);
@@ -376,7 +384,7 @@ class TcpNatTest {
             Packet pong = hostSends(h, s, "pong");
             windows.add(pong.window);
             ack += 4;
-            h.send(fromGuest(v).flags(ACK).seq(seq).ack(ack).frame());
+            h.send(fromGuest(v).flags(ACK).seq(seq).ack(ack).bytes());
             assertThat(h.received()).isEmpty();
         }
         assertThat(new String(s.written())).isEqualTo("pingpingping");
@@ -384,7 +392,7 @@ class TcpNatTest {
         assertThat(windows).as("the whole window, every time").hasSize(1);
 
         s.room = 3;
-        h.send(fromGuest(v).flags(ACK | PSH).seq(seq).ack(ack).data("0123456789".getBytes()).frame());
+        h.send(fromGuest(v).flags(ACK | PSH).seq(seq).ack(ack).payload("0123456789".getBytes()).bytes());
         assertThat(new String(s.written())).isEqualTo("pingpingping012");
         assertThat(s.roomAsked).as("a full socket is measured").isGreaterThan(asked);
         assertThat(h.receivedOne().ack).isEqualTo(seq + 10);
@@ -394,7 +402,7 @@ class TcpNatTest {
     @ParameterizedTest
     @MethodSource("versions")
     void aRefusedConnectResetsTheGuestAndOtherFailuresAnswerAsARouter(Version v) {
-        NatHarness h = harness(v);
+        start(v);
         h.send(syn(v));
         h.sockets.last(Kind.TCP).failConnect(Errno.ECONNREFUSED);
         h.settle();
@@ -404,7 +412,7 @@ class TcpNatTest {
         assertThat(h.sockets.last(Kind.TCP).closed).isTrue();
         assertThat(h.transport().tcpConnections()).isZero();
 
-        h.send(fromGuest(v).flags(SYN).seq(GUEST_ISN + 50).frame());
+        h.send(fromGuest(v).flags(SYN).seq(GUEST_ISN + 50).bytes());
         h.sockets.last(Kind.TCP).failConnect(Errno.EHOSTUNREACH);
         h.settle();
         Packet icmp = h.receivedOne();
@@ -420,15 +428,13 @@ class TcpNatTest {
     @ParameterizedTest
     @MethodSource("versions")
     void theHostClosingFirstSendsFinAndLingersInTimeWaitWithoutItsDescriptor(Version v) {
-        NatHarness h = harness(v);
-        long iss = established(h, v);
-        FakeSockets.Socket s = h.sockets.last(Kind.TCP);
+        establish(v);
         s.peerSends("bye".getBytes()).peerFinishes();
         h.settle();
         List<Packet> toGuest = h.received();
         assertThat(toGuest.getLast().has(FIN)).as("the FIN after the data").isTrue();
         assertThat(toGuest.stream().map(p -> new String(p.payload)).reduce("", String::concat)).isEqualTo("bye");
-        h.send(fromGuest(v).flags(ACK | FIN).seq(GUEST_ISN + 1).ack(iss + 5).frame());
+        h.send(fromGuest(v).flags(ACK | FIN).seq(GUEST_ISN + 1).ack(iss + 5).bytes());
         assertThat(s.shutWrite).isTrue();
         assertThat(h.receivedOne().ack).isEqualTo(GUEST_ISN + 2);
         assertThat(s.closed).as("both directions finished on the host side: the descriptor goes").isTrue();
@@ -441,17 +447,15 @@ class TcpNatTest {
     @ParameterizedTest
     @MethodSource("versions")
     void theGuestClosingFirstEndsTheConnectionWhenOurFinIsAcknowledged(Version v) {
-        NatHarness h = harness(v);
-        long iss = established(h, v);
-        FakeSockets.Socket s = h.sockets.last(Kind.TCP);
-        h.send(fromGuest(v).flags(ACK | FIN).seq(GUEST_ISN + 1).ack(iss + 1).frame());
+        establish(v);
+        h.send(fromGuest(v).flags(ACK | FIN).seq(GUEST_ISN + 1).ack(iss + 1).bytes());
         assertThat(s.shutWrite).isTrue();
         h.received();
         s.peerFinishes();
         h.settle();
         Packet fin = h.receivedOne();
         assertThat(fin.has(FIN)).isTrue();
-        h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 2).ack(fin.seq + 1).frame());
+        h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 2).ack(fin.seq + 1).bytes());
         assertThat(s.closed).isTrue();
         assertThat(h.transport().tcpConnections()).isZero();
         assertThat(h.sockets.openCount()).isZero();
@@ -460,10 +464,9 @@ class TcpNatTest {
     @ParameterizedTest
     @MethodSource("versions")
     void aGuestResetResetsTheHostPeerAndAHostResetTheGuest(Version v) {
-        NatHarness h = harness(v);
-        long iss = established(h, v);
+        establish(v);
         FakeSockets.Socket first = h.sockets.last(Kind.TCP);
-        h.send(fromGuest(v).flags(RST).seq(GUEST_ISN + 1).frame());
+        h.send(fromGuest(v).flags(RST).seq(GUEST_ISN + 1).bytes());
         assertThat(first.lingerZero).isTrue();
         assertThat(first.closed).isTrue();
         assertThat(h.received()).isEmpty();
@@ -484,8 +487,7 @@ class TcpNatTest {
     @ParameterizedTest
     @MethodSource("versions")
     void unacknowledgedDataIsSentAgainAfterTheRetransmissionTimeout(Version v) {
-        NatHarness h = harness(v);
-        long iss = established(h, v);
+        establish(v);
         h.sockets.last(Kind.TCP).peerSends("lost".getBytes());
         h.settle();
         assertThat(h.receivedOne().seq).isEqualTo(iss + 1);
@@ -503,7 +505,7 @@ class TcpNatTest {
         NatHarness h = v.ipv6() ? NatHarness.with().ipv6().limits(new Limits(1, 10, 10)).build()
                 : NatHarness.with().limits(new Limits(1, 10, 10)).build();
         h.send(syn(v));
-        h.send(Packet.tcp(v.guest(), GUEST_PORT + 1, v.gateway(), PORT).flags(SYN).seq(7).frame());
+        h.send(FrameBuilder.ip(v.guest(), v.gateway()).tcp(GUEST_PORT + 1, PORT).flags(SYN).seq(7).bytes());
         assertThat(h.receivedOne().flags).isEqualTo(RST | ACK);
         assertThat(h.counters().refusedAtLimit).isEqualTo(1);
         assertThat(h.sockets.of(Kind.TCP)).hasSize(1);
@@ -532,9 +534,7 @@ class TcpNatTest {
     @ParameterizedTest
     @MethodSource("versions")
     void shutdownResetsEveryConnectionOnBothSides(Version v) {
-        NatHarness h = harness(v);
-        established(h, v);
-        FakeSockets.Socket s = h.sockets.last(Kind.TCP);
+        establish(v);
         h.transport().shutdown();
         assertThat(h.receivedOne().flags & RST).isEqualTo(RST);
         assertThat(s.lingerZero).isTrue();
@@ -547,7 +547,7 @@ class TcpNatTest {
     @MethodSource("versions")
     void tcpToTheDnsAddressTriesTheNameserversInTurn(Version v) {
         NatHarness h = (v.ipv6() ? NatHarness.with().ipv6() : NatHarness.with()).nameservers("192.0.2.53", "2001:db8::53").build();
-        h.send(Packet.tcp(v.guest(), GUEST_PORT, v.dns(), 53).flags(SYN).seq(GUEST_ISN).frame());
+        h.send(FrameBuilder.ip(v.guest(), v.dns()).tcp(GUEST_PORT, 53).flags(SYN).seq(GUEST_ISN).bytes());
         FakeSockets.Socket first = h.sockets.last(Kind.TCP);
         assertThat(first.ipv6).as("the first nameserver's version, whatever the guest's").isFalse();
         first.failConnect(Errno.ECONNREFUSED);
@@ -567,7 +567,7 @@ class TcpNatTest {
     @org.junit.jupiter.api.Test
     void anIpv6PacketToAnIpv4MappedAddressIsDropped() {
         NatHarness h = NatHarness.with().ipv6().build();
-        h.send(Packet.tcp(Version.V6.guest(), GUEST_PORT, "::ffff:10.0.2.2", PORT).flags(SYN).seq(1).frame());
+        h.send(FrameBuilder.ip(Version.V6.guest(), "::ffff:10.0.2.2").tcp(GUEST_PORT, PORT).flags(SYN).seq(1).bytes());
         assertThat(h.sockets.all()).isEmpty();
         assertThat(h.received()).isEmpty();
         assertThat(h.counters().unsupported).isEqualTo(1);

@@ -9,6 +9,7 @@ import io.jslirp.policy.DestinationRules;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.FakeSockets;
 import io.jslirp.sys.FakeSockets.Kind;
+import io.jslirp.wire.build.FrameBuilder;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.stream.Stream;
@@ -27,20 +28,29 @@ class UdpNatTest {
         return Stream.of(Version.V4, Version.V6);
     }
 
+    /** The scenario's harness and the host socket of its first flow (see {@link #flowFrom}). */
+    private NatHarness h;
+    private FakeSockets.Socket s;
+
+    /** A scenario of version v begins with the guest's datagram of text: h, and s, the flow's host socket. */
+    private void flowFrom(Version v, String text) {
+        h = with(v).build();
+        h.send(datagram(v, text));
+        s = h.sockets.last(Kind.UDP);
+    }
+
     private static NatHarness.Builder with(Version v) {
         return v.ipv6() ? NatHarness.with().ipv6() : NatHarness.with();
     }
 
     private static byte[] datagram(Version v, String text) {
-        return Packet.udp(v.guest(), GUEST_PORT, v.gateway(), PORT, text.getBytes());
+        return FrameBuilder.ip(v.guest(), v.gateway()).udp(GUEST_PORT, PORT).payload(text.getBytes()).bytes();
     }
 
     @ParameterizedTest
     @MethodSource("versions")
     void aDatagramGoesOutOnAConnectedSocketAndTheReplyComesBackFromWhereItWent(Version v) {
-        NatHarness h = with(v).build();
-        h.send(datagram(v, "query"));
-        FakeSockets.Socket s = h.sockets.last(Kind.UDP);
+        flowFrom(v, "query");
         assertThat(s.ipv6).isEqualTo(v.ipv6());
         assertThat(Packet.halves(v.hostLoopback())).containsExactly(s.peerHi, s.peerLo);
         assertThat(s.peerPort).isEqualTo(PORT);
@@ -73,9 +83,7 @@ class UdpNatTest {
     @ParameterizedTest
     @MethodSource("versions")
     void datagramsGoAndComeManyPerSystemCall(Version v) {
-        NatHarness h = with(v).build();
-        h.send(datagram(v, "first"));
-        FakeSockets.Socket s = h.sockets.last(Kind.UDP);
+        flowFrom(v, "first");
         int calls = h.sockets.sendManyCalls;
         for (int i = 0; i < 10; i++) h.deliver(datagram(v, "datagram " + i)); // one iteration's frames
         assertThat(s.sent).as("nothing before the flush").hasSize(1);
@@ -139,8 +147,7 @@ class UdpNatTest {
     @ParameterizedTest
     @MethodSource("versions")
     void aClosedPortIsAnsweredWithPortUnreachable(Version v) {
-        NatHarness h = with(v).build();
-        h.send(datagram(v, "anyone?"));
+        flowFrom(v, "anyone?");
         h.sockets.last(Kind.UDP).icmpError(Errno.ECONNREFUSED);
         h.settle();
         Packet icmp = h.receivedOne();
@@ -158,9 +165,7 @@ class UdpNatTest {
     @ParameterizedTest
     @MethodSource("versions")
     void anIdleFlowClosesAfterTheTimeout(Version v) {
-        NatHarness h = with(v).build();
-        h.send(datagram(v, "x"));
-        FakeSockets.Socket s = h.sockets.last(Kind.UDP);
+        flowFrom(v, "x");
         h.advance(59 * NatHarness.SECOND);
         h.send(datagram(v, "y")); // traffic keeps it
         h.advance(59 * NatHarness.SECOND);
@@ -176,7 +181,7 @@ class UdpNatTest {
     void theFlowLimitAndThePolicyRefuseNewFlowsAsARouter(Version v) {
         NatHarness h = with(v).limits(new Limits(10, 10, 1)).build();
         h.send(datagram(v, "first"));
-        h.send(Packet.udp(v.guest(), GUEST_PORT + 1, v.gateway(), PORT, "second".getBytes()));
+        h.send(FrameBuilder.ip(v.guest(), v.gateway()).udp(GUEST_PORT + 1, PORT).payload("second".getBytes()).bytes());
         Packet refused = h.receivedOne();
         assertThat(refused.icmpCode).as("administratively prohibited").isEqualTo(v.ipv6() ? 1 : 13);
         assertThat(h.counters().refusedAtLimit).isEqualTo(1);

@@ -8,6 +8,7 @@ import io.jslirp.engine.Packet;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.FakeSockets;
 import io.jslirp.sys.FakeSockets.Kind;
+import io.jslirp.wire.build.FrameBuilder;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -32,7 +33,7 @@ class DnsForwarderTest {
     }
 
     private static byte[] query(Version v) {
-        return Packet.udp(v.guest(), GUEST_PORT, v.dns(), 53, QUERY);
+        return FrameBuilder.ip(v.guest(), v.dns()).udp(GUEST_PORT, 53).payload(QUERY).bytes();
     }
 
     @ParameterizedTest

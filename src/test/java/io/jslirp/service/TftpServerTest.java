@@ -9,10 +9,9 @@ import io.jslirp.stack.NetworkConfig;
 import io.jslirp.stack.Stack;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Tftp;
+import io.jslirp.wire.TftpMessages;
 import io.jslirp.wire.Udp;
-import java.io.ByteArrayOutputStream;
 import java.lang.foreign.MemorySegment;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -54,14 +53,7 @@ class TftpServerTest {
     }
 
     private void receive(int port, int opcode, String... strings) {
-        ByteArrayOutputStream b = new ByteArrayOutputStream();
-        b.write(opcode >> 8);
-        b.write(opcode);
-        for (String s : strings) {
-            b.writeBytes(s.getBytes(StandardCharsets.ISO_8859_1));
-            b.write(0);
-        }
-        byte[] m = b.toByteArray();
+        byte[] m = TftpMessages.of(opcode, strings);
         server.datagram(MemorySegment.ofArray(m), 0, m.length, stack.addresses().acquire4(GUEST), port);
     }
 

@@ -19,6 +19,7 @@ import io.jslirp.util.AddressBook;
 import io.jslirp.wire.Arp;
 import io.jslirp.wire.Ethernet;
 import io.jslirp.wire.Ipv4;
+import io.jslirp.wire.build.FrameBuilder;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.Test;
@@ -36,10 +37,7 @@ class ProxiedNeighboursTest {
             PASTA_MAC), null, sent, new Counters(), new AddressBook());
 
     private MemorySegment request(int sender, int target) {
-        MemorySegment f = arena.allocate(42);
-        Ethernet.write(f, 0, Ethernet.BROADCAST, GUEST_MAC, Ethernet.TYPE_ARP);
-        Arp.write(f, 14, Arp.REQUEST, GUEST_MAC, sender, 0, target);
-        return f;
+        return FrameBuilder.arp(Arp.REQUEST, sender, 0, target).macs(GUEST_MAC, Ethernet.BROADCAST).build();
     }
 
     @Test

@@ -20,7 +20,7 @@ import static io.jslirp.check.Checker.type;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jslirp.check.Checker;
-import io.jslirp.check.Frames;
+import io.jslirp.wire.build.FrameBuilder;
 import io.jslirp.check.Recorder;
 import io.jslirp.check.TestNetwork;
 import io.jslirp.util.AddressBook;
@@ -41,7 +41,7 @@ import java.util.List;
 
 /** The IPv6 router's own services and the IPv6 input through an in-memory link: frames in, frames out. */
 class StackIpv6Test {
-    private static final long GUEST_MAC = Frames.GUEST_MAC, ROUTER_MAC = Frames.ROUTER_MAC, ALL_NODES_MAC = 0x3333_0000_0001L;
+    private static final long GUEST_MAC = FrameBuilder.GUEST_MAC, ROUTER_MAC = FrameBuilder.GATEWAY_MAC, ALL_NODES_MAC = 0x3333_0000_0001L;
     private static final String GUEST = "fd00::1:2:3:4", GUEST_LL = "fe80::1:2:3:4";
     private static final String GATEWAY = "fd00::2", DNS = "fd00::3", ROUTER_LL = "fe80::2";
     private static final String UNSPECIFIED = "::", ALL_ROUTERS = "ff02::2", SOLICITED = "ff02::1:ff00:2";
@@ -50,7 +50,7 @@ class StackIpv6Test {
     private final Recorder sent = lan.link;
     private final Counters counters = lan.counters;
 
-    static Frames neighborSolicitation(String src, String target, int hopLimit) {
+    static FrameBuilder neighborSolicitation(String src, String target, int hopLimit) {
         byte[] body = new byte[Ndp.NEIGHBOR_SOLICITATION_LENGTH - 8];
         MemorySegment b = MemorySegment.ofArray(body);
         long[] t = Ipv6.parse(target);
@@ -58,14 +58,14 @@ class StackIpv6Test {
         Bytes.u8(b, 16, Ndp.OPT_SOURCE_LINK_ADDRESS);
         Bytes.u8(b, 17, 1);
         Bytes.mac(b, 18, GUEST_MAC);
-        return Frames.v6(src, SOLICITED).ttl(hopLimit).icmp(Ndp.NEIGHBOR_SOLICITATION, 0, 0).payload(body);
+        return FrameBuilder.v6(src, SOLICITED).ttl(hopLimit).icmp(Ndp.NEIGHBOR_SOLICITATION, 0, 0).payload(body);
     }
 
-    private static Frames neighborAdvertisement(String src, String target) {
+    private static FrameBuilder neighborAdvertisement(String src, String target) {
         byte[] body = new byte[16];
         long[] t = Ipv6.parse(target);
         Ipv6.address(MemorySegment.ofArray(body), 0, t[0], t[1]);
-        return Frames.v6(src, "ff02::1").ttl(255).icmp(Ndp.NEIGHBOR_ADVERTISEMENT, 0, Ndp.NA_OVERRIDE << 24).payload(body);
+        return FrameBuilder.v6(src, "ff02::1").ttl(255).icmp(Ndp.NEIGHBOR_ADVERTISEMENT, 0, Ndp.NA_OVERRIDE << 24).payload(body);
     }
 
     @Test
@@ -115,17 +115,17 @@ class StackIpv6Test {
         answersNeighborSolicitationsForTheRoutersAddressesOnly(); // still answers as itself
     }
 
-    private static Frames tcpSyn(String dst) {
-        return Frames.v6(GUEST, dst).tcp(40000, 80, Tcp.SYN, 1, 0);
+    private static FrameBuilder tcpSyn(String dst) {
+        return FrameBuilder.v6(GUEST, dst).tcp(40000, 80, Tcp.SYN, 1, 0);
     }
 
-    private static Frames udp(String dst, int dstPort) {
-        return Frames.v6(GUEST, dst).udp(5353, dstPort).payload(3);
+    private static FrameBuilder udp(String dst, int dstPort) {
+        return FrameBuilder.v6(GUEST, dst).udp(5353, dstPort).payload(3);
     }
 
     @Test
     void wrongTcpAndUdpChecksumsAreCountedAndGoNoFurther() {
-        MemorySegment dhcp = Frames.v6(GUEST_LL, "ff02::1:2").ttl(1).udp(Dhcpv6.CLIENT_PORT, Dhcpv6.SERVER_PORT)
+        MemorySegment dhcp = FrameBuilder.v6(GUEST_LL, "ff02::1:2").ttl(1).udp(Dhcpv6.CLIENT_PORT, Dhcpv6.SERVER_PORT)
                 .payload(new byte[] {Dhcpv6.INFORMATION_REQUEST, 0, 0, 1}).badChecksum().build();
         for (MemorySegment f : List.of(tcpSyn(GATEWAY).badChecksum().build(), udp(DNS, 53).badChecksum().build(),
                 udp("2001:db8::1", 9).zeroChecksum().build(), dhcp)) { // zero: "no checksum", which IPv4 allows and IPv6 does not
@@ -144,8 +144,8 @@ class StackIpv6Test {
     @Test
     void ipv4MappedAddressesAndALoopbackSourceAreDropped() {
         lan.receive(tcpSyn("::ffff:10.0.2.2").build());
-        lan.receive(Frames.v6("::ffff:10.0.2.100", GATEWAY).tcp(40000, 80, Tcp.SYN, 1, 0).build());
-        lan.receive(Frames.v6("::1", GATEWAY).tcp(40000, 80, Tcp.SYN, 1, 0).build());
+        lan.receive(FrameBuilder.v6("::ffff:10.0.2.100", GATEWAY).tcp(40000, 80, Tcp.SYN, 1, 0).build());
+        lan.receive(FrameBuilder.v6("::1", GATEWAY).tcp(40000, 80, Tcp.SYN, 1, 0).build());
         assertThat(lan.transport).isEmpty();
         assertThat(counters.unsupported).isEqualTo(3);
         lan.receive(tcpSyn("::1").build());
@@ -162,7 +162,7 @@ class StackIpv6Test {
         assertThat(lan.transport).containsExactly("tcp fd00::1:2:3:4 -> fd00::2 20", "udp fd00::1:2:3:4:5353 -> fd00::3:53 3");
         assertThat(counters.badChecksum).isZero();
 
-        lan.receive(Frames.v6(GUEST, GATEWAY).icmp(Icmpv6.ECHO_REQUEST, 0, 0).badChecksum().build(), true);
+        lan.receive(FrameBuilder.v6(GUEST, GATEWAY).icmp(Icmpv6.ECHO_REQUEST, 0, 0).badChecksum().build(), true);
         assertThat(counters.badChecksum).as("ICMPv6 is always checked, as ICMPv4 is").isOne();
         sent.expectNone();
     }
@@ -197,7 +197,7 @@ class StackIpv6Test {
     void answersARouterSolicitationWithPrefixMtuAndDns() {
         byte[] slla = {Ndp.OPT_SOURCE_LINK_ADDRESS, 1, 0, 0, 0, 0, 0, 0};
         Bytes.mac(MemorySegment.ofArray(slla), 2, GUEST_MAC);
-        lan.receive(Frames.v6(GUEST_LL, ALL_ROUTERS).ttl(255).icmp(Ndp.ROUTER_SOLICITATION, 0, 0).payload(slla).build());
+        lan.receive(FrameBuilder.v6(GUEST_LL, ALL_ROUTERS).ttl(255).icmp(Ndp.ROUTER_SOLICITATION, 0, 0).payload(slla).build());
         sent.expect(ethDst(GUEST_MAC), ipv6(src(ROUTER_LL), dst(GUEST_LL), ttl(255), routerAdvertisement()));
         sent.expectNone();
     }
@@ -212,7 +212,7 @@ class StackIpv6Test {
     void answersEchoForTheRouterAndHandsOtherEchoToTheTransport() {
         byte[] data = {0x61, 0x62, 0x63, 0x64};
         for (String dst : new String[] {GATEWAY, "2001:db8::1"}) {
-            lan.receive(Frames.v6(GUEST, dst).icmp(Icmpv6.ECHO_REQUEST, 0, 0x12340007).payload(data).build());
+            lan.receive(FrameBuilder.v6(GUEST, dst).icmp(Icmpv6.ECHO_REQUEST, 0, 0x12340007).payload(data).build());
         }
         assertThat(lan.transport).containsExactly("echo fd00::1:2:3:4 -> 2001:db8::1 12"); // the transport's to relay or drop
         sent.expect(ipv6(src(GATEWAY), dst(GUEST), icmp(type(Icmpv6.ECHO_REPLY), rest(0x12340007), payload(data))));
@@ -222,7 +222,7 @@ class StackIpv6Test {
     @Test
     void answersADhcpv6InformationRequestWithTheDnsServer() {
         byte[] request = {0x0b, 0x12, (byte) 0xa4, (byte) 0xf0, 0, 1, 0, 4, 0, 3, 0, 1};
-        Frames f = Frames.v6(GUEST_LL, "ff02::1:2").ttl(1).udp(Dhcpv6.CLIENT_PORT, Dhcpv6.SERVER_PORT).payload(request);
+        FrameBuilder f = FrameBuilder.v6(GUEST_LL, "ff02::1:2").ttl(1).udp(Dhcpv6.CLIENT_PORT, Dhcpv6.SERVER_PORT).payload(request);
         lan.receive(f.build());
         sent.expect(ipv6(src(ROUTER_LL), dst(GUEST_LL), Checker.udp(srcPort(Dhcpv6.SERVER_PORT), dstPort(Dhcpv6.CLIENT_PORT), at((reply, l4) -> {
             long m = l4 + Udp.HEADER_LENGTH;
@@ -258,7 +258,7 @@ class StackIpv6Test {
         lan.receive(neighborSolicitation(UNSPECIFIED, GUEST, 255).build());
         assertThat(lan.name(v6.guestAddress())).isEqualTo(GUEST);
 
-        lan.receive(Frames.v6("fd00::77", DNS).udp(5353, 53).payload(3).build());
+        lan.receive(FrameBuilder.v6("fd00::77", DNS).udp(5353, 53).payload(3).build());
         assertThat(lan.name(v6.guestAddress())).as("the latest it sent from").isEqualTo("fd00::77");
         assertThat(lan.addresses.size()).as("the old address released").isEqualTo(held + 1);
     }
@@ -276,7 +276,7 @@ class StackIpv6Test {
     /** Was: dropped, counted in send_dropped. IPv6 now fragments what jslirp originates larger than the MTU, as IPv4 does. */
     @Test
     void oversizedEchoIsAnsweredInFragmentsAndAnOversizedClientIdDropped() {
-        MemorySegment echo = Frames.v6(GUEST, GATEWAY).icmp(Icmpv6.ECHO_REQUEST, 0, 0x4242_0001).payload(65000 - 8).build();
+        MemorySegment echo = FrameBuilder.v6(GUEST, GATEWAY).icmp(Icmpv6.ECHO_REQUEST, 0, 0x4242_0001).payload(65000 - 8).build();
         lan.receive(echo);
         byte[] reply = reassemble(sent.drain(), GATEWAY, GUEST);
         assertThat(reply).hasSize(65000);
@@ -292,7 +292,7 @@ class StackIpv6Test {
         Bytes.u32(d, 0, (Dhcpv6.INFORMATION_REQUEST << 24) | 1);
         Bytes.u16(d, 4, Dhcpv6.OPT_CLIENT_ID);
         Bytes.u16(d, 6, idLength);
-        lan.receive(Frames.v6(GUEST_LL, "ff02::1:2").ttl(1).udp(Dhcpv6.CLIENT_PORT, Dhcpv6.SERVER_PORT).payload(m).build());
+        lan.receive(FrameBuilder.v6(GUEST_LL, "ff02::1:2").ttl(1).udp(Dhcpv6.CLIENT_PORT, Dhcpv6.SERVER_PORT).payload(m).build());
         assertThat(counters.malformed).isEqualTo(1);
         sent.expectNone();
     }
@@ -320,7 +320,7 @@ class StackIpv6Test {
     void aSynAndADatagramBehindHopByHopAndDestinationOptionsReachTheTransport() {
         byte[] routerAlert = {5, 2, 0, 0};
         lan.receive(tcpSyn(GATEWAY).hopByHop(routerAlert).destinationOptions(new byte[0]).build());
-        lan.receive(udp(DNS, 53).hopByHop(new byte[0]).destinationOptions(Frames.option(0x1e, 3)).build()); // 00xxxxxx: skipped
+        lan.receive(udp(DNS, 53).hopByHop(new byte[0]).destinationOptions(FrameBuilder.option(0x1e, 3)).build()); // 00xxxxxx: skipped
         lan.receive(udp(DNS, 53).routing(4, 0).build()); // an unknown routing type with no segments left: ignored
         lan.receive(tcpSyn(GATEWAY).fragment(0, false, 7).build()); // an atomic fragment (RFC 6946)
         assertThat(lan.transport).containsExactly("tcp fd00::1:2:3:4 -> fd00::2 20", "udp fd00::1:2:3:4:5353 -> fd00::3:53 3",
@@ -330,15 +330,15 @@ class StackIpv6Test {
 
     @Test
     void anUnknownNextHeaderGetsAParameterProblemPointingAtIt() {
-        MemorySegment f = Frames.v6(GUEST, GATEWAY).destinationOptions(new byte[0]).raw(253).payload(8).build();
+        MemorySegment f = FrameBuilder.v6(GUEST, GATEWAY).destinationOptions(new byte[0]).raw(253).payload(8).build();
         lan.receive(f);
         sent.expect(ipv6(src(GATEWAY), dst(GUEST), icmp(type(Icmpv6.PARAMETER_PROBLEM), code(Ipv6.PROBLEM_NEXT_HEADER),
                 rest(40), quoted(src(GUEST), dst(GATEWAY)))));
         assertThat(counters.unsupported).isOne();
 
-        lan.receive(Frames.v6(GUEST, GATEWAY).raw(132).payload(8).build()); // SCTP, named by the fixed header
+        lan.receive(FrameBuilder.v6(GUEST, GATEWAY).raw(132).payload(8).build()); // SCTP, named by the fixed header
         sent.expect(ipv6(icmp(type(Icmpv6.PARAMETER_PROBLEM), code(Ipv6.PROBLEM_NEXT_HEADER), rest(6))));
-        lan.receive(Frames.v6(GUEST, GATEWAY).destinationOptions(new byte[0]).hopByHop(new byte[0]).raw(Ipv6.PROTO_UDP).build());
+        lan.receive(FrameBuilder.v6(GUEST, GATEWAY).destinationOptions(new byte[0]).hopByHop(new byte[0]).raw(Ipv6.PROTO_UDP).build());
         sent.expect(ipv6(icmp(code(Ipv6.PROBLEM_NEXT_HEADER), rest(40)))); // hop-by-hop only right after the fixed header
         assertThat(lan.transport).isEmpty();
     }
@@ -346,7 +346,7 @@ class StackIpv6Test {
     /** RFC 4443 section 2.4 (f): a guest sending nothing but unknown headers gets a burst of errors, then a few a second. */
     @Test
     void parameterProblemsAreRateLimited() {
-        MemorySegment f = Frames.v6(GUEST, GATEWAY).raw(253).payload(8).build();
+        MemorySegment f = FrameBuilder.v6(GUEST, GATEWAY).raw(253).payload(8).build();
         for (int i = 0; i < 3 * IpInput.ERROR_BURST; i++) lan.receive(f);
         assertThat(sent.drain()).hasSize(IpInput.ERROR_BURST);
         lan.now += 100_000_000L; // 0.1 s
@@ -357,15 +357,15 @@ class StackIpv6Test {
 
     @Test
     void unrecognisedOptionsAreTreatedAsTheirTypeSays() {
-        lan.receive(udp(DNS, 53).destinationOptions(Frames.option(0x5e, 2)).build());       // 01: discard silently
+        lan.receive(udp(DNS, 53).destinationOptions(FrameBuilder.option(0x5e, 2)).build());       // 01: discard silently
         sent.expectNone();
-        lan.receive(udp(DNS, 53).destinationOptions(Frames.option(0x9e, 2)).build());       // 10: discard and tell
+        lan.receive(udp(DNS, 53).destinationOptions(FrameBuilder.option(0x9e, 2)).build());       // 10: discard and tell
         sent.expect(ipv6(icmp(type(Icmpv6.PARAMETER_PROBLEM), code(Ipv6.PROBLEM_OPTION), rest(42))));
-        lan.receive(udp("ff02::fb", 5353).destinationOptions(Frames.option(0x9e, 2)).build()); // even to multicast
+        lan.receive(udp("ff02::fb", 5353).destinationOptions(FrameBuilder.option(0x9e, 2)).build()); // even to multicast
         sent.expect(ipv6(src(GATEWAY), icmp(code(Ipv6.PROBLEM_OPTION))));
-        lan.receive(udp(DNS, 53).hopByHop(Frames.option(0xde, 2)).build());                 // 11: tell unless multicast
+        lan.receive(udp(DNS, 53).hopByHop(FrameBuilder.option(0xde, 2)).build());                 // 11: tell unless multicast
         sent.expect(ipv6(icmp(code(Ipv6.PROBLEM_OPTION), rest(42))));
-        lan.receive(udp("ff02::fb", 5353).hopByHop(Frames.option(0xde, 2)).build());
+        lan.receive(udp("ff02::fb", 5353).hopByHop(FrameBuilder.option(0xde, 2)).build());
         sent.expectNone();
         lan.receive(udp(DNS, 53).routing(4, 1).build()); // segments left of a routing type not processed here
         sent.expect(ipv6(icmp(code(Ipv6.PROBLEM_FIELD), rest(42))));
@@ -388,14 +388,14 @@ class StackIpv6Test {
 
     @Test
     void fragmentsAreReassembledInAnyOrderAndHandedOnWhole() {
-        Frames datagram = Frames.v6(GUEST, DNS).destinationOptions(new byte[0]).udp(5353, 53).payload(3000);
+        FrameBuilder datagram = FrameBuilder.v6(GUEST, DNS).destinationOptions(new byte[0]).udp(5353, 53).payload(3000);
         lan.receive(datagram.piece(1448, 3008 - 1448, false, 99));
         lan.receive(datagram.piece(0, 1448, true, 99));
         lan.receive(datagram.piece(0, 1448, true, 99)); // a duplicate the link made: ignored
         assertThat(lan.transport).containsExactly("udp fd00::1:2:3:4:5353 -> fd00::3:53 3000");
         assertThat(counters.reassemblyDropped).isZero();
 
-        Frames echo = Frames.v6(GUEST, GATEWAY).icmp(Icmpv6.ECHO_REQUEST, 0, 0x4242_0002).payload(4992);
+        FrameBuilder echo = FrameBuilder.v6(GUEST, GATEWAY).icmp(Icmpv6.ECHO_REQUEST, 0, 0x4242_0002).payload(4992);
         lan.receive(echo.piece(0, 2000, true, 100));
         lan.receive(echo.piece(2000, 3000, false, 100));
         byte[] reply = reassemble(sent.drain(), GATEWAY, GUEST);
@@ -405,7 +405,7 @@ class StackIpv6Test {
 
     @Test
     void overlappingFragmentsAbandonTheirDatagram() {
-        Frames datagram = Frames.v6(GUEST, DNS).udp(5353, 53).payload(3000);
+        FrameBuilder datagram = FrameBuilder.v6(GUEST, DNS).udp(5353, 53).payload(3000);
         lan.receive(datagram.piece(0, 1448, true, 5));
         lan.receive(datagram.piece(1000, 2008, false, 5)); // overlaps the first (RFC 5722)
         lan.receive(datagram.piece(1448, 1560, false, 5)); // would have completed it
@@ -415,9 +415,9 @@ class StackIpv6Test {
 
     @Test
     void fragmentsOutOfBoundsGetAParameterProblem() {
-        lan.receive(Frames.v6(GUEST, DNS).udp(5353, 53).payload(100).piece(0, 100, true, 6)); // a middle piece not in 8-byte units
+        lan.receive(FrameBuilder.v6(GUEST, DNS).udp(5353, 53).payload(100).piece(0, 100, true, 6)); // a middle piece not in 8-byte units
         sent.expect(ipv6(icmp(type(Icmpv6.PARAMETER_PROBLEM), code(Ipv6.PROBLEM_FIELD), rest(4))));
-        lan.receive(Frames.v6(GUEST, DNS).raw(Ipv6.PROTO_UDP).payload(200).fragment(65528, false, 6).build()); // past 64 KiB
+        lan.receive(FrameBuilder.v6(GUEST, DNS).raw(Ipv6.PROTO_UDP).payload(200).fragment(65528, false, 6).build()); // past 64 KiB
         sent.expect(ipv6(icmp(type(Icmpv6.PARAMETER_PROBLEM), code(Ipv6.PROBLEM_FIELD), rest(42))));
         assertThat(counters.malformed).isEqualTo(2);
     }
@@ -458,7 +458,7 @@ class StackIpv6Test {
         int len = Math.min(body.length, 2000);
         String dst = toRouter ? GATEWAY : "ff02::1:2";
         byte[] b = java.util.Arrays.copyOf(body, len);
-        MemorySegment f = Frames.v6(GUEST, dst).ttl(255).raw(protocol).payload(b).build();
+        MemorySegment f = FrameBuilder.v6(GUEST, dst).ttl(255).raw(protocol).payload(b).build();
         int payload = Math.min(claimed, len + 1); // sometimes one byte more than the frame holds
         Bytes.u16(f, 18, payload);
         if (protocol == Ipv6.PROTO_ICMPV6 && payload <= len && payload >= 4) {

@@ -20,7 +20,7 @@ import static io.jslirp.check.Checker.type;
 import static io.jslirp.check.Checker.udp;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.jslirp.check.Frames;
+import io.jslirp.wire.build.FrameBuilder;
 import io.jslirp.check.Recorder;
 import io.jslirp.check.TestNetwork;
 import io.jslirp.util.AddressBook;
@@ -39,7 +39,7 @@ import java.lang.foreign.MemorySegment;
 
 /** The gateway's own services through an in-memory link: frames in, frames out. */
 class StackTest {
-    private static final long GUEST_MAC = Frames.GUEST_MAC;
+    private static final long GUEST_MAC = FrameBuilder.GUEST_MAC;
     private static final int GUEST = Ipv4.parse("10.0.2.100");
     private static final int GATEWAY = Ipv4.parse("10.0.2.2");
     private static final int DNS = Ipv4.parse("10.0.2.3");
@@ -76,7 +76,7 @@ class StackTest {
 
     @Test
     void handsPingToOtherHostsToTheTransport() {
-        net.receive(Frames.v4("10.0.2.100", "192.0.2.1").icmp(Icmpv4.ECHO_REQUEST, 0, 0x1234_0000).payload(16).build());
+        net.receive(FrameBuilder.v4("10.0.2.100", "192.0.2.1").icmp(Icmpv4.ECHO_REQUEST, 0, 0x1234_0000).payload(16).build());
         sent.expectNone();
         assertThat(net.transport).containsExactly("echo 10.0.2.100 -> 192.0.2.1 24");
     }
@@ -85,7 +85,7 @@ class StackTest {
     void answersPingToTheGateway() {
         byte[] data = new byte[56];
         for (int i = 0; i < 56; i++) data[i] = (byte) i;
-        net.receive(Frames.v4("10.0.2.100", "10.0.2.2").icmp(Icmpv4.ECHO_REQUEST, 0, 0x1234_0007).payload(data).build());
+        net.receive(FrameBuilder.v4("10.0.2.100", "10.0.2.2").icmp(Icmpv4.ECHO_REQUEST, 0, 0x1234_0007).payload(data).build());
         sent.expect(ipv4(src("10.0.2.2"), dst("10.0.2.100"), icmp(type(Icmpv4.ECHO_REPLY), rest(0x1234_0007), payload(data))));
         sent.expectNone();
     }
@@ -164,7 +164,7 @@ class StackTest {
             if (i == 5) continue; // offered, never requested
             dhcpRequestAcked(client, address);
             // the address is used: a frame comes from it
-            net.receive(Frames.v4(address, GATEWAY).macs(client, Frames.ROUTER_MAC).icmp(Icmpv4.ECHO_REPLY, 0, 0).build());
+            net.receive(FrameBuilder.v4(address, GATEWAY).macs(client, FrameBuilder.GATEWAY_MAC).icmp(Icmpv4.ECHO_REPLY, 0, 0).build());
         }
         sent.drain();
         net.now += 60_000_000_000L;
@@ -242,7 +242,7 @@ class StackTest {
         Bytes.u8(d, o + 4, 4);
         Bytes.u32(d, o + 5, requested);
         Bytes.u8(d, o + 9, Dhcp.OPT_END);
-        net.receive(Frames.v4(0, 0xffffffff).macs(mac, Ethernet.BROADCAST).udp(Dhcp.CLIENT_PORT, Dhcp.SERVER_PORT).payload(m).build());
+        net.receive(FrameBuilder.v4(0, 0xffffffff).macs(mac, Ethernet.BROADCAST).udp(Dhcp.CLIENT_PORT, Dhcp.SERVER_PORT).payload(m).build());
         if (sent.waiting() == 0) return null;
         assertThat(sent.waiting()).isEqualTo(1);
         MemorySegment reply = sent.expect(ethDst(mac), ipv4(src("10.0.2.2"), dst("255.255.255.255"), udp(dstPort(Dhcp.CLIENT_PORT))));
@@ -263,17 +263,17 @@ class StackTest {
 
     @Test
     void handsOtherUdpToTheTransport() {
-        net.receive(Frames.v4(GUEST, DNS).udp(40000, 53).payload(5).build());
+        net.receive(FrameBuilder.v4(GUEST, DNS).udp(40000, 53).payload(5).build());
         assertThat(net.transport).containsExactly("udp 10.0.2.100:40000 -> 10.0.2.3:53 5");
     }
 
     @Test
     void countsAndDropsMalformedFrames() {
-        MemorySegment f = Frames.v4(GUEST, GATEWAY).udp(40000, 9).payload(5).build();
+        MemorySegment f = FrameBuilder.v4(GUEST, GATEWAY).udp(40000, 9).payload(5).build();
         stack.receive(f, 5);                       // shorter than an Ethernet header
         stack.receive(f, 30);                      // IPv4 header cut short
-        net.receive(Frames.v4(GUEST, GATEWAY).udp(40000, 9).payload(5).claimPayloadLength(180).build()); // total length beyond the frame
-        MemorySegment tcp = Frames.v4(GUEST, GATEWAY).raw(Ipv4.PROTO_TCP).payload(10).build(); // TCP header truncated
+        net.receive(FrameBuilder.v4(GUEST, GATEWAY).udp(40000, 9).payload(5).claimPayloadLength(180).build()); // total length beyond the frame
+        MemorySegment tcp = FrameBuilder.v4(GUEST, GATEWAY).raw(Ipv4.PROTO_TCP).payload(10).build(); // TCP header truncated
         net.receive(tcp);
         MemorySegment arp = arena.allocate(30);
         Ethernet.write(arp, 0, Ethernet.BROADCAST, GUEST_MAC, Ethernet.TYPE_ARP);

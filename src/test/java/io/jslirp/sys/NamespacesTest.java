@@ -3,8 +3,8 @@ package io.jslirp.sys;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.jslirp.check.Shell;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
@@ -42,8 +42,8 @@ class NamespacesTest {
                 InterfaceConfig.setUp("lo");
                 InterfaceConfig.addDefaultRoute(0x0A000202);
                 // Failures, safely inside the throwaway namespace.
-                String tapError = message(() -> Tap.open("bad/name"));
-                String confError = message(() -> InterfaceConfig.setMtu("nosuchif0", 1500));
+                String tapError = SysExceptions.messageOf(() -> Tap.open("bad/name"));
+                String confError = SysExceptions.messageOf(() -> InterfaceConfig.setMtu("nosuchif0", 1500));
                 ready.complete(new NetnsThread(Libc.getpid(), Libc.gettid(), tapError, confError));
                 done.await();
             } catch (Throwable e) {
@@ -57,15 +57,15 @@ class NamespacesTest {
         try {
             NetnsThread n = ready.get(30, TimeUnit.SECONDS);
             String netns = "--net=/proc/" + n.pid() + "/task/" + n.tid() + "/ns/net";
-            String addrs = run("nsenter", netns, "ip", "-o", "addr");
+            String addrs = Shell.run("nsenter", netns, "ip", "-o", "addr");
             assertThat(addrs).contains("jtap0    inet 10.0.2.100/24 brd 10.0.2.255");
             assertThat(addrs).contains("lo    inet 127.0.0.1/8");
-            String link = run("nsenter", netns, "ip", "-o", "link", "show", "jtap0");
+            String link = Shell.run("nsenter", netns, "ip", "-o", "link", "show", "jtap0");
             assertThat(link).contains("mtu 65520").contains("link/ether 02:50:00:00:00:02").contains(",UP");
-            assertThat(run("nsenter", netns, "ip", "route"))
+            assertThat(Shell.run("nsenter", netns, "ip", "route"))
                     .contains("default via 10.0.2.2 dev jtap0")
                     .contains("10.0.2.0/24 dev jtap0 proto kernel scope link src 10.0.2.100");
-            assertThat(run("ip", "-o", "link")).doesNotContain("jtap0");
+            assertThat(Shell.run("ip", "-o", "link")).doesNotContain("jtap0");
 
             assertThat(n.tapError()).isEqualTo("cannot create tap device bad/name: Invalid argument (EINVAL)");
             assertThat(n.confError()).isEqualTo("set MTU 1500 on nosuchif0: No such device (ENODEV)");
@@ -124,21 +124,5 @@ class NamespacesTest {
         } finally {
             Libc.close(fd);
         }
-    }
-
-    private static String message(Runnable r) {
-        try {
-            r.run();
-            return "no exception";
-        } catch (SysException e) {
-            return e.getMessage();
-        }
-    }
-
-    private static String run(String... command) throws Exception {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor()).as("%s: %s", String.join(" ", command), out).isZero();
-        return out;
     }
 }

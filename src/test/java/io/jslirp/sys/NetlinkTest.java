@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.jslirp.check.Shell;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -59,11 +59,11 @@ class NetlinkTest {
                     nl.addRoute(link, new Netlink.Route(ip("2001:db8:1::"), 48, null, 300));
 
                     List<String> errors = new ArrayList<>();
-                    errors.add(message(() -> nl.link("nosuch0")));
-                    errors.add(message(() -> nl.addAddress(link, ip("198.51.100.2"), 24)));
-                    errors.add(message(() -> nl.addRoute(link, Netlink.Route.defaultVia(ip("10.9.9.9")))));
-                    errors.add(message(() -> nl.addRoute(link, new Netlink.Route(ip("203.0.113.0"), 24, ip("198.51.100.7"), 50))));
-                    errors.add(message(() -> nl.setMtu(link, 70000)));
+                    errors.add(SysExceptions.messageOf(() -> nl.link("nosuch0")));
+                    errors.add(SysExceptions.messageOf(() -> nl.addAddress(link, ip("198.51.100.2"), 24)));
+                    errors.add(SysExceptions.messageOf(() -> nl.addRoute(link, Netlink.Route.defaultVia(ip("10.9.9.9")))));
+                    errors.add(SysExceptions.messageOf(() -> nl.addRoute(link, new Netlink.Route(ip("203.0.113.0"), 24, ip("198.51.100.7"), 50))));
+                    errors.add(SysExceptions.messageOf(() -> nl.setMtu(link, 70000)));
                     ready.complete(new Configured(Libc.getpid(), Libc.gettid(), link.index(), lo.index(), errors));
                 }
                 done.await();
@@ -109,7 +109,7 @@ class NetlinkTest {
                     "add route default via 10.9.9.9 dev jtap0: Network is unreachable (ENETUNREACH)",
                     "add route 203.0.113.0/24 via 198.51.100.7 dev jtap0: File exists (EEXIST)",
                     "set MTU 70000 on jtap0: Invalid argument (EINVAL)");
-            assertThat(run("ip", "-o", "link")).doesNotContain("jtap0");
+            assertThat(Shell.run("ip", "-o", "link")).doesNotContain("jtap0");
         } finally {
             done.countDown();
             t.join();
@@ -146,7 +146,7 @@ class NetlinkTest {
     private static JsonNode ipJson(String netns, String... args) throws Exception {
         List<String> command = new ArrayList<>(List.of("nsenter", netns, "ip"));
         command.addAll(List.of(args));
-        return JSON.readTree(run(command.toArray(String[]::new)));
+        return JSON.readTree(Shell.run(command.toArray(String[]::new)));
     }
 
     private static InetAddress ip(String literal) {
@@ -155,21 +155,5 @@ class NetlinkTest {
         } catch (IOException e) {
             throw new IllegalArgumentException(e);
         }
-    }
-
-    private static String message(Runnable r) {
-        try {
-            r.run();
-            return "no exception";
-        } catch (SysException e) {
-            return e.getMessage();
-        }
-    }
-
-    private static String run(String... command) throws Exception {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor()).as("%s: %s", String.join(" ", command), out).isZero();
-        return out;
     }
 }

@@ -8,8 +8,8 @@ import static io.jslirp.wire.Tcp.SYN;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jslirp.tcp.TcpHarness.FakeOutput;
-import io.jslirp.tcp.TcpHarness.Seg;
 import io.jslirp.tcp.TcpHarness.Sent;
+import io.jslirp.wire.build.FrameBuilder;
 import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.Test;
 
@@ -21,9 +21,9 @@ class ResetsTest {
     private final FakeOutput out = new FakeOutput();
 
     /** The guest sent seg to REMOTE; what does the stack answer? */
-    private Sent answer(Seg seg) {
+    private Sent answer(FrameBuilder seg) {
         MemorySegment s = seg.build();
-        Resets.answer(s, Seg.OFFSET, (int) (s.byteSize() - Seg.OFFSET), GUEST, REMOTE, out);
+        Resets.answer(s, TcpHarness.OFFSET, (int) (s.byteSize() - TcpHarness.OFFSET), GUEST, REMOTE, out);
         assertThat(out.sent).hasSize(1);
         Sent r = out.sent.getFirst();
         assertThat(r.source()).isEqualTo(REMOTE);
@@ -38,7 +38,7 @@ class ResetsTest {
 
     @Test
     void segmentWithAckIsResetAtItsAckNumber() {
-        Sent r = answer(TcpHarness.seg(ACK | PSH).seq(1000).ack(5000).data(new byte[10]));
+        Sent r = answer(TcpHarness.seg(ACK | PSH).seq(1000).ack(5000).payload(new byte[10]));
         assertThat(r.flags()).isEqualTo(RST);
         assertThat(r.seq()).isEqualTo(5000);
         assertThat(r.ack()).isZero();
@@ -46,7 +46,7 @@ class ResetsTest {
 
     @Test
     void synWithoutAckIsResetAndAcknowledged() {
-        Sent r = answer(TcpHarness.seg(SYN).seq(1000).mss(1460).wscale(7)); // 28-byte header, no payload
+        Sent r = answer(TcpHarness.seg(SYN).seq(1000).mss(1460).windowScale(7)); // 28-byte header, no payload
         assertThat(r.flags()).isEqualTo(RST | ACK);
         assertThat(r.seq()).isZero();
         assertThat(r.ack()).isEqualTo(1001);
@@ -54,12 +54,12 @@ class ResetsTest {
 
     @Test
     void ackCountsPayloadAndFin() {
-        Sent r = answer(TcpHarness.seg(FIN).seq(2000).data(new byte[10]));
+        Sent r = answer(TcpHarness.seg(FIN).seq(2000).payload(new byte[10]));
         assertThat(r.flags()).isEqualTo(RST | ACK);
         assertThat(r.ack()).isEqualTo(2011);
 
         out.sent.clear();
-        Sent bare = answer(TcpHarness.seg(0).seq(3000).data(new byte[5]));
+        Sent bare = answer(TcpHarness.seg(0).seq(3000).payload(new byte[5]));
         assertThat(bare.ack()).isEqualTo(3005);
     }
 
@@ -73,7 +73,7 @@ class ResetsTest {
     void resetsAreNeverAnswered() {
         for (int flags : new int[] {RST, RST | ACK, RST | SYN}) {
             MemorySegment s = TcpHarness.seg(flags).seq(1).ack(2).build();
-            Resets.answer(s, Seg.OFFSET, (int) (s.byteSize() - Seg.OFFSET), GUEST, REMOTE, out);
+            Resets.answer(s, TcpHarness.OFFSET, (int) (s.byteSize() - TcpHarness.OFFSET), GUEST, REMOTE, out);
         }
         assertThat(out.sent).isEmpty();
     }

@@ -116,7 +116,7 @@ class TcpAckPacingTest {
     @Test
     void aFinIsAckedAtOnce() {
         TcpHarness h = afterABulkRun();
-        h.guest(seg(ACK | FIN).seq(h.g(RUN + 1)).ack(h.r(1)).data(guestStream(RUN, 100)));
+        h.guest(seg(ACK | FIN).seq(h.g(RUN + 1)).ack(h.r(1)).payload(guestStream(RUN, 100)));
         h.assertSent(h.flush(), sent(ACK).ack(h.g(RUN + 100 + 2)).len(0));
     }
 

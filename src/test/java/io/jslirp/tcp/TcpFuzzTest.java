@@ -7,6 +7,7 @@ import static io.jslirp.tcp.TcpHarness.seg;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jslirp.wire.Tcp;
+import io.jslirp.wire.build.FrameBuilder;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -133,8 +134,8 @@ class TcpFuzzTest {
             int len = rnd.nextInt(4) == 0 ? 0 : rnd.nextInt(8) == 0 ? rnd.nextInt(65000) : rnd.nextInt(3000);
             // The payload is the guest stream at seq: whatever part of it is accepted can be checked.
             long position = (long) (seq - h.g(1));
-            TcpHarness.Seg s = seg(flags).seq(seq).ack(near(sndMax, 1 << 15)).window(rnd.nextInt(0x10000))
-                    .data(guestStream(position, len));
+            FrameBuilder s = seg(flags).seq(seq).ack(near(sndMax, 1 << 15)).window(rnd.nextInt(0x10000))
+                    .payload(guestStream(position, len));
             int sackBlocks = sack && rnd.nextBoolean() ? 1 + rnd.nextInt(timestamps ? 2 : 3) : 0;
             if (sackBlocks > 0) {
                 int[] edges = new int[2 * sackBlocks];
@@ -144,7 +145,7 @@ class TcpFuzzTest {
                 }
                 s.sack(edges);
             }
-            if (timestamps && rnd.nextInt(8) != 0) s.ts(rnd.nextInt(), rnd.nextInt());
+            if (timestamps && rnd.nextInt(8) != 0) s.timestamps(rnd.nextInt(), rnd.nextInt());
             h.host.socketRoom = rnd.nextBoolean() ? 0 : rnd.nextInt(1 << 16);
             h.guest(s);
             byte[] direct = h.host.taken();

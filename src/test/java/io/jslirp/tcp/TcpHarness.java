@@ -6,8 +6,11 @@ import static org.assertj.core.api.Assertions.fail;
 import io.jslirp.util.BufferPool;
 import io.jslirp.util.RingBuffer;
 import io.jslirp.wire.Bytes;
+import io.jslirp.wire.Ethernet;
+import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Tcp;
 import io.jslirp.wire.TcpOptions;
+import io.jslirp.wire.build.FrameBuilder;
 import java.io.ByteArrayOutputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -38,6 +41,8 @@ final class TcpHarness {
     /** The virtual clock starts far from zero so no code can confuse "time 0" with "unset". */
     static final long START = 7 * 24 * 3600 * SECOND;
     static final int NONE = -1;
+    /** Where the TCP header starts in a frame {@link #seg} builds. */
+    static final long OFFSET = Ethernet.HEADER_LENGTH + Ipv4.MIN_HEADER_LENGTH;
 
     final TcpConfig config;
     final int irs;
@@ -56,12 +61,12 @@ final class TcpHarness {
         this.irs = irs;
         this.iss = iss;
         // As TcpNat does: parse the guest's SYN, then create the connection from it.
-        Seg syn = seg(Tcp.SYN).seq(irs).ack(0).window(64240).mss(guestMss).wscale(guestWscale);
-        if (guestTsVal != NONE) syn.ts(guestTsVal, 0);
+        FrameBuilder syn = seg(Tcp.SYN).seq(irs).ack(0).window(64240).mss(guestMss).windowScale(guestWscale);
+        if (guestTsVal != NONE) syn.timestamps(guestTsVal, 0);
         if (guestSack) syn.sackPermitted();
         MemorySegment s = syn.build();
         TcpOptions opts = new TcpOptions();
-        assertThat(Tcp.parseOptions(s, Seg.OFFSET, opts)).isTrue();
+        assertThat(Tcp.parseOptions(s, OFFSET, opts)).isTrue();
         this.conn = new TcpConnection(new FlowAddresses(GUEST, GUEST_PORT, REMOTE, REMOTE_PORT), new GuestSyn(irs, 64240, opts), iss,
                 new TcpContext(config, buffers, out), host);
     }
@@ -175,19 +180,19 @@ final class TcpHarness {
     // ---- driving the connection ----
 
     /** A guest segment with the given flags; fill in the rest fluently. */
-    static Seg seg(int flags) {
-        return new Seg(flags);
+    static FrameBuilder seg(int flags) {
+        return FrameBuilder.v4(GUEST, REMOTE).tcp(GUEST_PORT, REMOTE_PORT, flags, 0, 0);
     }
 
     /**
      * Delivers a segment from the guest as TcpNat and TcpFlow do: options parsed first, in-order
      * bytes the connection writes to the host going to the fake socket, and what it leaves to do done.
      */
-    void guest(Seg seg) {
+    void guest(FrameBuilder seg) {
         MemorySegment s = seg.build();
         TcpOptions opts = new TcpOptions();
-        assertThat(Tcp.parseOptions(s, Seg.OFFSET, opts)).isTrue();
-        settle(conn.onSegment(s, Seg.OFFSET, (int) (s.byteSize() - Seg.OFFSET), opts, host, now));
+        assertThat(Tcp.parseOptions(s, OFFSET, opts)).isTrue();
+        settle(conn.onSegment(s, OFFSET, (int) (s.byteSize() - OFFSET), opts, host, now));
         s.fill((byte) 0x5a); // the frame buffer is reused: the connection must have copied what it keeps
     }
 
@@ -227,8 +232,8 @@ final class TcpHarness {
     }
 
     /** Guest data: an ACK segment (ack = r(ackRel)) carrying bytes [from, from+len) of the guest stream at g(1+from). */
-    Seg guestData(long from, int len, long ackRel) {
-        return seg(Tcp.ACK).seq(g(1 + from)).ack(r(ackRel)).data(guestStream(from, len));
+    FrameBuilder guestData(long from, int len, long ackRel) {
+        return seg(Tcp.ACK).seq(g(1 + from)).ack(r(ackRel)).payload(guestStream(from, len));
     }
 
     /**
@@ -613,128 +618,6 @@ final class TcpHarness {
             byte[] b = written.toByteArray();
             written.reset();
             return b;
-        }
-    }
-
-    // ---- guest segments ----
-
-    /** A guest segment under construction: header fields, optional SYN options and payload. */
-    static final class Seg {
-        /** Where the TCP header starts in the built buffer (room for Ethernet and IPv4 headers). */
-        static final long OFFSET = 14 + 20;
-        private int flags;
-        private int seq, ack, window = 0xffff;
-        private int mss = NONE, wscale = NONE;
-        private boolean timestamps, sackPermitted;
-        private int[] sackEdges = new int[0];
-        private int tsVal, tsEcr;
-        private byte[] data = new byte[0];
-        private int sourcePort = GUEST_PORT, destinationPort = REMOTE_PORT;
-
-        private Seg(int flags) {
-            this.flags = flags;
-        }
-
-        Seg flags(int v) {
-            flags = v;
-            return this;
-        }
-
-        Seg seq(int v) {
-            seq = v;
-            return this;
-        }
-
-        Seg ack(int v) {
-            ack = v;
-            return this;
-        }
-
-        /** The raw 16-bit window field (the receiver scales it). */
-        Seg window(int v) {
-            window = v;
-            return this;
-        }
-
-        Seg data(byte[] v) {
-            data = v;
-            return this;
-        }
-
-        Seg mss(int v) {
-            mss = v;
-            return this;
-        }
-
-        Seg wscale(int v) {
-            wscale = v;
-            return this;
-        }
-
-        /** A timestamps option (NOP, NOP, TS: 12 bytes). */
-        Seg ts(int val, int ecr) {
-            timestamps = true;
-            tsVal = val;
-            tsEcr = ecr;
-            return this;
-        }
-
-        /** SACK blocks [edges[2i], edges[2i+1]) (NOP, NOP, kind 5). */
-        Seg sack(int... edges) {
-            sackEdges = edges;
-            return this;
-        }
-
-        /** A SACK-permitted option (NOP, NOP, kind 4: 4 bytes). */
-        Seg sackPermitted() {
-            sackPermitted = true;
-            return this;
-        }
-
-        Seg ports(int source, int destination) {
-            sourcePort = source;
-            destinationPort = destination;
-            return this;
-        }
-
-        /** TCP header length this segment will have. */
-        int headerLength() {
-            int opts = (mss != NONE ? 4 : 0) + (wscale != NONE ? 4 : 0) + (timestamps ? 12 : 0) + (sackPermitted ? 4 : 0)
-                    + (sackEdges.length > 0 ? 4 + 4 * sackEdges.length : 0);
-            return Tcp.MIN_HEADER_LENGTH + opts;
-        }
-
-        /** The segment in a native buffer of exactly OFFSET + header + payload bytes. */
-        MemorySegment build() {
-            int hdr = headerLength();
-            MemorySegment s = Arena.ofAuto().allocate(OFFSET + hdr + data.length);
-            s.fill((byte) 0xee);
-            Tcp.write(s, OFFSET, sourcePort, destinationPort, seq, ack, flags, window, hdr);
-            long p = OFFSET + Tcp.MIN_HEADER_LENGTH;
-            if (mss != NONE) {
-                Bytes.u8(s, p, 2);
-                Bytes.u8(s, p + 1, 4);
-                Bytes.u16(s, p + 2, mss);
-                p += 4;
-            }
-            if (wscale != NONE) {
-                Bytes.u8(s, p, 1);
-                Bytes.u8(s, p + 1, 3);
-                Bytes.u8(s, p + 2, 3);
-                Bytes.u8(s, p + 3, wscale);
-                p += 4;
-            }
-            if (timestamps) p = OFFSET + Tcp.appendTimestamps(s, OFFSET, (int) (p - OFFSET), tsVal, tsEcr);
-            if (sackPermitted) {
-                Bytes.u8(s, p, 1);
-                Bytes.u8(s, p + 1, 1);
-                Bytes.u8(s, p + 2, 4);
-                Bytes.u8(s, p + 3, 2);
-                p += 4;
-            }
-            if (sackEdges.length > 0) p = OFFSET + Tcp.appendSack(s, OFFSET, (int) (p - OFFSET), sackEdges, sackEdges.length / 2);
-            MemorySegment.copy(data, 0, s, ValueLayout.JAVA_BYTE, OFFSET + hdr, data.length);
-            return s;
         }
     }
 }

@@ -87,7 +87,7 @@ class TcpReceiveTest {
         h.assertSent(h.flush(), sent(ACK).seq(h.r(1)).ack(h.g(101)).window(BUF - 100).len(0));
 
         // BSD / Windows: seq = rcvNxt - 1 with one garbage byte, which must not reach the host.
-        h.guest(seg(ACK).seq(h.g(100)).ack(h.r(1)).data(new byte[] {0x42}));
+        h.guest(seg(ACK).seq(h.g(100)).ack(h.r(1)).payload(new byte[] {0x42}));
         h.assertSent(h.flush(), sent(ACK).seq(h.r(1)).ack(h.g(101)).window(BUF - 100).len(0));
         assertThat(h.toHostBytes()).isEqualTo(guestStream(0, 100));
         assertThat(h.conn.state()).isEqualTo(State.ESTABLISHED);
@@ -169,7 +169,7 @@ class TcpReceiveTest {
     @Test
     void segmentWithoutAckFlagIsDropped() {
         TcpHarness h = established();
-        h.guest(seg(PSH).seq(h.g(1)).data(guestStream(0, 100)));
+        h.guest(seg(PSH).seq(h.g(1)).payload(guestStream(0, 100)));
         assertThat(h.toHostBytes()).isEmpty();
         h.assertSent(h.flush());
     }

@@ -28,8 +28,8 @@ class TcpRecoveryTest {
         assertThat(synAck.hasTimestamps()).isTrue();
         assertThat(synAck.tsEcr()).isEqualTo(1000);
 
-        h.guest(seg(ACK).seq(h.g(1)).ack(h.r(1)).ts(1005, synAck.tsVal()));
-        h.guest(h.guestData(0, 100, 1).ts(1010, synAck.tsVal()));
+        h.guest(seg(ACK).seq(h.g(1)).ack(h.r(1)).timestamps(1005, synAck.tsVal()));
+        h.guest(h.guestData(0, 100, 1).timestamps(1010, synAck.tsVal()));
         TcpHarness.Sent ack = h.single(h.flush());
         assertThat(ack.hasTimestamps()).isTrue();
         assertThat(ack.tsEcr()).as("echoes the newest in-order TSval").isEqualTo(1010);

@@ -120,7 +120,7 @@ class TcpResetTest {
     @Test
     void synCarryingDataDeliversNothing() {
         TcpHarness h = established();
-        h.guest(seg(SYN | ACK).seq(h.g(1)).ack(h.r(1)).data(TcpHarness.guestStream(0, 100)));
+        h.guest(seg(SYN | ACK).seq(h.g(1)).ack(h.r(1)).payload(TcpHarness.guestStream(0, 100)));
         h.assertSent(h.flush(), sent(ACK).ack(h.g(1)));
         assertThat(h.toHostBytes()).isEmpty();
         assertStillOpen(h);

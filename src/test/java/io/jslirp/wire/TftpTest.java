@@ -2,7 +2,6 @@ package io.jslirp.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
@@ -10,14 +9,7 @@ import org.junit.jupiter.api.Test;
 class TftpTest {
     /** A request as a client puts it on the wire: opcode, then NUL-terminated strings. */
     private static MemorySegment message(int opcode, String... strings) {
-        ByteArrayOutputStream b = new ByteArrayOutputStream();
-        b.write(opcode >> 8);
-        b.write(opcode);
-        for (String s : strings) {
-            b.writeBytes(s.getBytes(StandardCharsets.ISO_8859_1));
-            b.write(0);
-        }
-        return MemorySegment.ofArray(b.toByteArray());
+        return MemorySegment.ofArray(TftpMessages.of(opcode, strings));
     }
 
     private static Tftp.Request parse(MemorySegment m) {
