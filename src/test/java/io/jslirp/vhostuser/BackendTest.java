@@ -3,7 +3,11 @@ package io.jslirp.vhostuser;
 import static io.jslirp.vhostuser.Features.bit;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jslirp.virtio.Chain;
 import io.jslirp.virtio.Le;
+import io.jslirp.virtio.VirtioException;
+import io.jslirp.virtio.Virtqueue;
+import java.lang.foreign.ValueLayout;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -74,6 +78,31 @@ class BackendTest {
         assertThat(f.backend.running(1)).isFalse();
         everyDescriptorClosedOnce();
         assertThat(f.actions).contains(new Action.StopRing(0), new Action.UnmapMemory());
+    }
+
+    /** The started queue reads the rings where the front-end's user addresses put them, and the buffers by guest address. */
+    @Test
+    void aStartedRingCarriesChainsThroughGuestMemory() throws ProtocolException, VirtioException {
+        f.negotiate();
+        f.memory();
+        f.ring(0, 8);
+        long desc = 0x10_0000, avail = desc + 0x1_0000, used = desc + 0x2_0000, data = 0x30_0000; // offsets in the region (Frontend.addr)
+        Le.u64(f.guest, desc, Frontend.GPA + data);
+        Le.u32(f.guest, desc + 8, 5);
+        Le.u16(f.guest, avail + 4, 0);
+        Le.u16(f.guest, avail + 2, 1);
+        for (int i = 0; i < 5; i++) f.guest.set(ValueLayout.JAVA_BYTE, data + i, (byte) (i + 1));
+        Virtqueue q = f.backend.queue(0);
+        Chain c = q.pop();
+        assertThat(c.head()).isZero();
+        assertThat(c.readableBytes()).isEqualTo(5);
+        assertThat(c.segment(0).address()).isEqualTo(f.guest.address());
+        assertThat(c.offset(0)).isEqualTo(data);
+        q.push(c.head(), 0);
+        q.publish();
+        assertThat(Le.u16(f.guest, used + 2)).isEqualTo(1);
+        f.state(Request.GET_VRING_BASE, 0, 0);
+        assertThat(Le.u32(f.last.reply(), Message.HEADER + 4)).as("where the device got to").isEqualTo(1);
     }
 
     @Test
