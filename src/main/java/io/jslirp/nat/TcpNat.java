@@ -8,6 +8,7 @@ import io.jslirp.loop.Clock;
 import io.jslirp.loop.Reactor;
 import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
+import io.jslirp.stack.TxBatch;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.HostSockets;
 import io.jslirp.sys.Sockets;
@@ -83,11 +84,11 @@ public final class TcpNat {
     /**
      * @param dns          where TCP to the DNS address goes, or null with --disable-dns
      * @param bufferBudget what all connections' buffers together may grow by (see {@link BufferPool})
-     * @param writeOut     has the link write out the frames it gathered, whose payloads may wait where
-     *                     they were peeked (see {@link PeekArea}); null for a link that gathers none
+     * @param batch        the frames the link has not written out yet, which own the payloads sent
+     *                     from where they were peeked until its flush (see {@link PeekArea})
      */
     public TcpNat(Reactor loop, HostSockets sockets, Counters counters, Nameservers dns, Limits limits, long bufferBudget,
-                  Runnable writeOut) {
+                  TxBatch batch) {
         this.loop = loop;
         this.clock = loop.clock();
         this.sockets = sockets;
@@ -97,7 +98,7 @@ public final class TcpNat {
         this.halfOpenLimit = new LimitWarning(limits.halfOpen() + " TCP connections being opened (--max-half-open)");
         this.counters = counters;
         this.buffers = new BufferPool(bufferBudget);
-        this.peekArea = new PeekArea(writeOut);
+        this.peekArea = new PeekArea(batch);
     }
 
     public int size() {
