@@ -5,6 +5,7 @@ import io.jslirp.policy.Nameservers;
 import io.jslirp.policy.OutboundPolicy;
 
 import io.jslirp.loop.Clock;
+import io.jslirp.loop.Pacing;
 import io.jslirp.loop.Reactor;
 import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
@@ -67,11 +68,10 @@ public final class TcpNat {
      */
     private List<TcpFlow> continuing = new ArrayList<>(), continuingNext = new ArrayList<>();
     /**
-     * Until when flows flush short bursts toward the guest: a flow wrote the host a small request
-     * whose answer the guest awaits (an interactive exchange) within the last {@link #INTERACTIVE_NANOS}.
+     * Whether flows flush short bursts toward the guest: told when a flow wrote the host a small
+     * request whose answer the guest awaits (an interactive exchange).
      */
-    private long interactiveUntil = Long.MIN_VALUE;
-    static final long INTERACTIVE_NANOS = 2_000_000L;
+    private final Pacing pacing;
     private final BufferPool buffers;
     /** Where every flow's peeks at its host socket go (a loop iteration uses them at once): the one copy of bytes toward the guest. */
     private final PeekArea peekArea;
@@ -91,6 +91,7 @@ public final class TcpNat {
                   TxBatch batch) {
         this.loop = loop;
         this.clock = loop.clock();
+        this.pacing = loop.pacing();
         this.sockets = sockets;
         this.dns = dns;
         this.limits = limits;
@@ -352,8 +353,8 @@ public final class TcpNat {
 
     private void flushFlow(TcpFlow flow, long now) {
         if (!flow.dirty()) return; // closed since it was listed, or flushed already by this pass
-        Outcome r = flow.flush(now, now < interactiveUntil);
-        if (flow.takeRequested()) interactiveUntil = now + INTERACTIVE_NANOS;
+        Outcome r = flow.flush(now, pacing.shortBursts(now));
+        if (flow.takeRequested()) pacing.requestWritten(now);
         settle(flow, flow.connecting(), r, false);
         if (r.more() && !r.closed() && flow.markDirty()) continuing.add(flow);
     }
