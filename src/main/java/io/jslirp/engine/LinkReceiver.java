@@ -45,6 +45,7 @@ final class LinkReceiver {
         this.pacing = loop.pacing();
         this.capture = capture;
         int queues = link.queues();
+        pacing.linkQueues(queues);
         batches = new Runnable[queues];
         backlogged = new boolean[queues];
         for (int q = 0; q < queues; q++) {

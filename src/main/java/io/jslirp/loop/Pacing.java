@@ -70,13 +70,17 @@ public final class Pacing {
         return queue < lastBacklog.length && now - lastBacklog[queue] < BUSY_NANOS;
     }
 
+    /** The link has queues receive queues: their state is made now, not on the packet path. */
+    public void linkQueues(int queues) {
+        if (queues <= lastBacklog.length) return;
+        int old = lastBacklog.length;
+        lastBacklog = Arrays.copyOf(lastBacklog, queues);
+        Arrays.fill(lastBacklog, old, queues, Long.MIN_VALUE / 2);
+    }
+
     /** A batch of queue stopped at its budget at now (its next runs in the next iteration): the queue is busy. */
     public void backlogged(int queue, long now) {
-        if (queue >= lastBacklog.length) {
-            int old = lastBacklog.length;
-            lastBacklog = Arrays.copyOf(lastBacklog, queue + 1);
-            Arrays.fill(lastBacklog, old, lastBacklog.length, Long.MIN_VALUE / 2);
-        }
+        linkQueues(queue + 1);
         lastBacklog[queue] = now;
     }
 

@@ -25,6 +25,16 @@ class PacingTest {
     }
 
     @Test
+    void queuesMadeAheadStartQuiet() {
+        pacing.linkQueues(4);
+        assertThat(pacing.busy(3, T)).isFalse();
+        pacing.backlogged(3, T);
+        pacing.linkQueues(2); // fewer: nothing forgotten
+        assertThat(pacing.busy(3, T + 1)).isTrue();
+        assertThat(pacing.busy(2, T + 1)).isFalse();
+    }
+
+    @Test
     void aBusyQueueGetsSmallBatchesOnlyWhileRequestsComeOnQuietOnes() {
         pacing.backlogged(0, T);
         assertThat(pacing.smallBatch(0, T + MS)).as("bulk alone: large batches").isFalse();
