@@ -225,9 +225,10 @@ public final class EventLoop implements Reactor, AutoCloseable {
 
     /**
      * Waits for events. While every recent iteration was small ({@link Pacing#mayBusyPoll}: a
-     * request/response exchange, whose answer comes back within microseconds), polls without sleeping for up to spinNanos first,
-     * so the answer does not pay for the thread's sleep and wake-up. A bulk transfer moves more in
-     * each iteration and never spins, leaving the CPU to the guest and the host peer.
+     * request/response exchange, whose answer comes back within microseconds), polls without
+     * sleeping for up to spinNanos first, so the answer does not pay for the thread's sleep and
+     * wake-up. A bulk transfer moves more in each iteration and never spins, leaving the CPU to
+     * the guest and the host peer.
      */
     private int waitForEvents() {
         int timeout = timeoutMillis();

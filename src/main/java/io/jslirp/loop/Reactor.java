@@ -1,9 +1,9 @@
 package io.jslirp.loop;
 
 /**
- * What the loop offers those it serves (the NAT, the forwards, the gateway's services):
- * readiness of their descriptors, timers on its {@link #clock()}, and work at the end of each
- * iteration. {@link EventLoop} is the one on the machine; tests drive a virtual one, with fake
+ * What the loop offers those it serves (the NAT, the forwards, the gateway's services, the link
+ * receiver): readiness of their descriptors, timers on its {@link #clock()}, work at the end of
+ * each iteration, and the {@link Pacing} policy that decides what is interactive. {@link EventLoop} is the one on the machine; tests drive a virtual one, with fake
  * descriptors and virtual time. Everything runs on the loop's thread.
  */
 public interface Reactor {
