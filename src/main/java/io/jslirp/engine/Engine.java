@@ -10,6 +10,7 @@ import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
 import io.jslirp.stack.FrameSink;
 import io.jslirp.stack.Stack;
+import io.jslirp.stack.TxBatch;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.EventFd;
 import io.jslirp.util.AddressBook;
@@ -52,10 +53,11 @@ public final class Engine {
         this.transport = network.transport();
         network.start(loop);
         // One end-of-iteration step, in this order whatever was built first: the transport's flush
-        // produces frames, the link's writes them out.
+        // produces frames, the link's writes them out (through the batch that owns their payloads).
+        TxBatch batch = stack.transmitBatch();
         loop.atEndOfIteration(() -> {
             transport.flush();
-            link.flush();
+            batch.flush();
         });
         new LinkReceiver(link, stack, loop, capture);
         if (capture != null) loop.schedule(captureWriteOut, loop.clock().now() + CAPTURE_WRITE_OUT_NANOS);

@@ -72,11 +72,9 @@ public final class HostTransport {
      * @param nameservers  where queries to the DNS addresses go, in resolv.conf's order; null
      *                     disables them (--disable-dns)
      * @param limits       how many flows the guest may have, both versions together
-     * @param writeOut     the frame sink's flush, which writes out frames whose payloads wait where TCP
-     *                     peeked them; null for a sink that takes each payload before send returns
      */
     public HostTransport(Reactor loop, HostSockets sockets, Family ipv4, Family ipv6, Nameservers nameservers,
-                         long idleTimeoutNanos, Limits limits, Runnable writeOut) {
+                         long idleTimeoutNanos, Limits limits) {
         this.loop = loop;
         this.sockets = sockets;
         this.addresses = ipv4.addresses();
@@ -84,7 +82,8 @@ public final class HostTransport {
         this.ipv6 = ipv6;
         Counters counters = ipv4.counters();
         this.dns = nameservers == null ? null : new DnsForwarder(loop, sockets, counters, nameservers);
-        this.tcp = new TcpNat(loop, sockets, counters, nameservers, limits, ipv4.tcp().bufferBudget(), writeOut);
+        this.tcp = new TcpNat(loop, sockets, counters, nameservers, limits, ipv4.tcp().bufferBudget(),
+                ipv4.output().transmitBatch());
         this.udp = new UdpNat(loop, sockets, counters, idleTimeoutNanos, limits);
         this.ping = new PingNat(loop, sockets, counters, idleTimeoutNanos);
         this.udpForwards = new UdpForwards(loop, counters, udp, idleTimeoutNanos);

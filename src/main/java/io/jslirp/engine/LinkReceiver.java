@@ -2,62 +2,52 @@ package io.jslirp.engine;
 
 import io.jslirp.capture.Capture;
 import io.jslirp.link.Link;
-import io.jslirp.loop.EventLoop;
+import io.jslirp.loop.Pacing;
+import io.jslirp.loop.Reactor;
 import io.jslirp.stack.Stack;
 import io.jslirp.sys.Epoll;
 import io.jslirp.util.Log;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.Arrays;
 
 /**
  * Takes frames from the link's receive queues into the stack in batches, so that an interactive
- * flow does not wait behind a bulk transfer (lesson 3 of docs/design.md):
+ * flow does not wait behind a bulk transfer (lesson 3 of docs/design.md). How large a batch is,
+ * and which queue is busy, the loop's {@link Pacing} decides from what this tells it:
  * <ul>
  * <li>A queue whose batch stops at its budget is backlogged: its next batch runs in the next
  *     iteration, after the other ready queues and host sockets, and after a flush of what they
- *     produced ({@link EventLoop#continueAfterReady}).
+ *     produced ({@link Reactor#continueAfterReady}).
  * <li>While frames keep arriving on queues that are not busy, busy queues get small batches, so
  *     the interactive flow waits behind a few microseconds of bulk work. Otherwise batches are
  *     large: each batch ends in a flush (a host write, an ACK that wakes the guest's sender),
  *     and fewer flushes per byte is what bulk throughput needs.
  * <li>A queue that is not busy brought an interactive request: once it is answered, the loop
- *     polls briefly for the next one there before the next bulk batch ({@link EventLoop#expectNextRequest}).
+ *     polls briefly for the next one there before the next bulk batch ({@link Reactor#expectNextRequest}).
  * </ul>
  */
 final class LinkReceiver {
-    // Chosen by 1-byte round trips beside an upload (LessonsIT): a smaller small batch shortens
-    // the exchange's wait and costs the upload throughput, a larger one the reverse; a single
-    // queue made the exchange wait behind everything (docs/benchmarks.md, Why the code is as it is).
-    private static final int LARGE_FRAMES = 128, LARGE_BYTES = 256 << 10;
-    private static final int SMALL_FRAMES = 6, SMALL_BYTES = 12 << 10;
-    /** A queue is busy for this long after a batch of it hit the budget. */
-    private static final long BUSY_NANOS = 2_000_000L;
-    /** Batches stay small for this long after frames arrived on a queue that is not busy. */
-    private static final long INTERACTIVE_NANOS = 2_000_000L;
-
     private final Link link;
     private final Stack stack;
-    private final EventLoop loop;
+    private final Reactor loop;
+    private final Pacing pacing;
     /** Null without --pcap. */
     private final Capture capture;
     private final MemorySegment rx = Arena.ofAuto().allocate(65536 + 64, 64);
     private final Runnable[] batches;
     private final boolean[] backlogged;
-    private final long[] lastBacklog;
-    private long lastInteractive = Long.MIN_VALUE / 2;
 
-    LinkReceiver(Link link, Stack stack, EventLoop loop, Capture capture) {
+    LinkReceiver(Link link, Stack stack, Reactor loop, Capture capture) {
         this.link = link;
         this.stack = stack;
         this.loop = loop;
+        this.pacing = loop.pacing();
         this.capture = capture;
         int queues = link.queues();
+        pacing.linkQueues(queues);
         batches = new Runnable[queues];
         backlogged = new boolean[queues];
-        lastBacklog = new long[queues];
-        Arrays.fill(lastBacklog, Long.MIN_VALUE / 2);
         for (int q = 0; q < queues; q++) {
             int queue = q;
             batches[q] = () -> receiveBatch(queue, loop.clock().now());
@@ -68,20 +58,17 @@ final class LinkReceiver {
     private void onReadable(int queue) {
         if (backlogged[queue]) return; // its next batch is scheduled already
         long now = loop.clock().now();
-        if (now - lastBacklog[queue] >= BUSY_NANOS) {
-            lastInteractive = now;
-            loop.expectNextRequest(link.fd(queue));
-        }
+        if (pacing.framesArrived(queue, now)) loop.expectNextRequest(link.fd(queue));
         receiveBatch(queue, now);
     }
 
     private void receiveBatch(int queue, long now) {
-        boolean busy = now - lastBacklog[queue] < BUSY_NANOS;
-        boolean small = busy && now - lastInteractive < INTERACTIVE_NANOS;
-        int maxFrames = small ? SMALL_FRAMES : LARGE_FRAMES;
-        int maxBytes = small ? SMALL_BYTES : LARGE_BYTES;
+        boolean busy = pacing.busy(queue, now);
+        boolean small = pacing.smallBatch(queue, now);
+        int maxFrames = Pacing.batchFrames(small);
+        int maxBytes = Pacing.batchBytes(small);
         int bytes = 0;
-        long requests = loop.requestsSent();
+        long requests = pacing.requestsSent();
         for (int frames = 0; frames < maxFrames && bytes < maxBytes; frames++) {
             int n = link.receive(queue, rx);
             if (n == 0) {
@@ -103,7 +90,7 @@ final class LinkReceiver {
                 if (Log.debugEnabled()) e.printStackTrace();
             }
             bytes += n;
-            if (frames == 0 && !busy && link.pollSeesEveryFrame() && loop.requestsSent() != requests) {
+            if (frames == 0 && !busy && link.pollSeesEveryFrame() && pacing.requestsSent() != requests) {
                 // An interactive request, on a queue without a backlog: it goes to be answered now,
                 // without first a read that finds the queue empty (a frame behind it keeps the tap
                 // readable: the registration is level-triggered). A ping-pong saves a system call
@@ -117,7 +104,7 @@ final class LinkReceiver {
         loop.moved(bytes);
         // More may be waiting, on the tap or held by the link where epoll cannot see it.
         backlogged[queue] = true;
-        lastBacklog[queue] = now;
+        pacing.backlogged(queue, now);
         loop.continueAfterReady(batches[queue]);
     }
 }

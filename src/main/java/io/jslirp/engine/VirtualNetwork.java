@@ -47,8 +47,7 @@ final class VirtualNetwork {
                 config.outboundAddress() == 0 ? null : HostAddress.ipv4(config.outboundAddress()), config.tcp(), config, sockets);
         Family ipv6 = config.ipv6() == null ? null
                 : family(stack.ipv6(), config.plan6() != null ? config.plan6() : AddressPlan.of(config.ipv6()), config.outboundAddress6(), config.tcp6(), config, sockets);
-        this.transport = new HostTransport(loop, sockets, ipv4, ipv6, nameservers, config.udpIdleNanos(), config.limits(),
-                stack.capabilities().gathersPayloads() ? sink::flush : null);
+        this.transport = new HostTransport(loop, sockets, ipv4, ipv6, nameservers, config.udpIdleNanos(), config.limits());
         stack.setTransport(transport.entry());
         if (config.tftpRoot() != null) transport.serveTftp(stack.ipv4(), config.tftpRoot());
         for (PortForward forward : config.forwards()) transport.forward(forward);

@@ -30,11 +30,8 @@ public final class EventLoop implements Reactor, AutoCloseable {
     private List<Runnable> laterNow = new ArrayList<>();
     /** Busy polling after a run of short iterations (see {@link #waitForEvents}); 0 turns it off. */
     private final long spinNanos;
-    /** Iterations in a row that moved little data; bytes moved in this iteration. */
-    private int shortIterations;
-    private long movedThisIteration;
-    /** Requests the handlers said they sent ({@link #expectAnswer}), ever: a reader sees whether a frame made one. */
-    private long requestsSent;
+    /** What is interactive: told the bytes each iteration moved and the requests sent, asked whether to busy-poll or anticipate. */
+    private final Pacing pacing = new Pacing();
     private boolean running;
     private boolean again;
     private final Anticipation anticipation;
@@ -103,14 +100,15 @@ public final class EventLoop implements Reactor, AutoCloseable {
      * and a flush of what they produced: for a bulk batch that stopped at its budget, so that the
      * flows behind it (a reply, a keystroke) go first and do not wait for the whole batch.
      */
+    @Override
     public void continueAfterReady(Runnable task) {
         later.add(task);
         again = true;
     }
 
-    /** How many requests handlers have said they sent ({@link #expectAnswer}). */
-    public long requestsSent() {
-        return requestsSent;
+    @Override
+    public Pacing pacing() {
+        return pacing;
     }
 
     /**
@@ -119,7 +117,7 @@ public final class EventLoop implements Reactor, AutoCloseable {
      */
     @Override
     public boolean expectAnswer(int fd) {
-        requestsSent++;
+        pacing.requestSent();
         return fd < handlers.length && handlers[fd] != null && anticipation.expectAnswer(fd, registrations[fd], now());
     }
 
@@ -127,6 +125,7 @@ public final class EventLoop implements Reactor, AutoCloseable {
      * Says that fd, a registered descriptor, brought an interactive request: once the answer is
      * out, the next request is due there ({@link Anticipation}).
      */
+    @Override
     public void expectNextRequest(int fd) {
         if (fd < handlers.length && handlers[fd] != null) anticipation.expectNextRequest(fd, registrations[fd], now());
     }
@@ -144,6 +143,7 @@ public final class EventLoop implements Reactor, AutoCloseable {
         timers.add(timer);
     }
 
+    @Override
     public void stop() {
         running = false;
     }
@@ -178,7 +178,7 @@ public final class EventLoop implements Reactor, AutoCloseable {
     /** One iteration: waits for events, dispatches them, runs what is due, and flushes. */
     private void iterate() {
         int n = waitForEvents();
-        movedThisIteration = 0;
+        pacing.iterationStarted();
         again = false;
         List<Runnable> due = later; // laterNow is empty here
         later = laterNow;
@@ -193,9 +193,9 @@ public final class EventLoop implements Reactor, AutoCloseable {
         runTimers(now());
         flush();
         // Bulk work within the last few iterations: what is due goes first (see Anticipation).
-        if (again || shortIterations < SHORT_RUN) anticipation.serveExchanges();
+        if (again || pacing.bulkNearby()) anticipation.serveExchanges();
         else anticipation.clear();
-        if (n > 0) shortIterations = movedThisIteration < SMALL_ITERATION_BYTES ? shortIterations + 1 : 0;
+        pacing.iterationEnded(n > 0);
     }
 
     /** Passes events to fd's handler, if fd is still registered as tag. */
@@ -220,23 +220,19 @@ public final class EventLoop implements Reactor, AutoCloseable {
      */
     @Override
     public void moved(int bytes) {
-        movedThisIteration += bytes;
+        pacing.moved(bytes);
     }
 
-    /** An iteration that moved less than this carried a request or a reply, not a bulk batch. */
-    private static final int SMALL_ITERATION_BYTES = 4096;
-    /** Iterations in a row that must be small before the loop busy-polls. */
-    private static final int SHORT_RUN = 8;
-
     /**
-     * Waits for events. While every recent iteration was small (a request/response exchange: the
-     * answer comes back within microseconds), polls without sleeping for up to spinNanos first,
-     * so the answer does not pay for the thread's sleep and wake-up. A bulk transfer moves more in
-     * each iteration and never spins, leaving the CPU to the guest and the host peer.
+     * Waits for events. While every recent iteration was small ({@link Pacing#mayBusyPoll}: a
+     * request/response exchange, whose answer comes back within microseconds), polls without
+     * sleeping for up to spinNanos first, so the answer does not pay for the thread's sleep and
+     * wake-up. A bulk transfer moves more in each iteration and never spins, leaving the CPU to
+     * the guest and the host peer.
      */
     private int waitForEvents() {
         int timeout = timeoutMillis();
-        if (spinNanos > 0 && timeout != 0 && shortIterations >= SHORT_RUN) {
+        if (spinNanos > 0 && timeout != 0 && pacing.mayBusyPoll()) {
             long until = now() + spinNanos;
             do {
                 int n = epoll.wait(0);

@@ -1,9 +1,9 @@
 package io.jslirp.loop;
 
 /**
- * What the loop offers those it serves (the NAT, the forwards, the gateway's services):
- * readiness of their descriptors, timers on its {@link #clock()}, and work at the end of each
- * iteration. {@link EventLoop} is the one on the machine; tests drive a virtual one, with fake
+ * What the loop offers those it serves (the NAT, the forwards, the gateway's services, the link
+ * receiver): readiness of their descriptors, timers on its {@link #clock()}, work at the end of
+ * each iteration, and the {@link Pacing} policy that decides what is interactive. {@link EventLoop} is the one on the machine; tests drive a virtual one, with fake
  * descriptors and virtual time. Everything runs on the loop's thread.
  */
 public interface Reactor {
@@ -40,4 +40,20 @@ public interface Reactor {
      * coming (a streaming flow's writes look like requests too).
      */
     boolean expectAnswer(int fd);
+
+    /**
+     * Runs task in the next iteration, without waiting, after that iteration's ready handlers
+     * and a flush of what they produced: for a bulk batch that stopped at its budget, so that the
+     * flows behind it (a reply, a keystroke) go first.
+     */
+    void continueAfterReady(Runnable task);
+
+    /** fd, a registered descriptor, brought an interactive request: once the answer is out, the next one is due there. */
+    void expectNextRequest(int fd);
+
+    /** The policy that decides what is interactive, for the loop and those it serves. */
+    Pacing pacing();
+
+    /** Ends the loop after this iteration (the link is gone, the instance stops). */
+    void stop();
 }

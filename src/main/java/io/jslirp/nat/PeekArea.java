@@ -1,15 +1,18 @@
 package io.jslirp.nat;
 
+import io.jslirp.stack.TxBatch;
 import io.jslirp.tcp.HostStream;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 
 /**
  * Where the NAT's flows peek their host sockets to: {@link #SLOTS} windows taken in turn, one per
  * peek, so that the frames cut from several peeks can wait, their payloads where they were peeked,
- * and reach the link in one write; before the first window is used again the link is told to write
- * out what it holds ({@code beforeReuse}). On kernels without SO_PEEK_OFF for TCP, also an area for
+ * and reach the link in one write. The link's {@link TxBatch} owns what was sent from a window until
+ * its flush: a window is used again only once the batch wrote out everything sent since it was
+ * taken, else after the batch is flushed. On kernels without SO_PEEK_OFF for TCP, also an area for
  * the bytes before each peek.
  */
 final class PeekArea {
@@ -25,32 +28,32 @@ final class PeekArea {
     /** Whether the kernel takes SO_PEEK_OFF for TCP (false from its first refusal on). */
     boolean peekOffsets = true;
     private final MemorySegment[] windows;
+    /** The batch's mark when each window was last taken. */
+    private final long[] marks;
     private int next;
-    private final Runnable beforeReuse;
+    private final TxBatch batch;
     private MemorySegment skip;
 
-    /**
-     * beforeReuse: writes out the frames whose payloads still wait in the windows (the link's
-     * flush); null for a link that takes each payload at once: then one window serves every peek.
-     */
-    PeekArea(Runnable beforeReuse) {
-        this.beforeReuse = beforeReuse;
+    /** Windows whose payloads batch owns until its flush; for a link that takes each payload at once, one window serves every peek. */
+    PeekArea(TxBatch batch) {
+        this.batch = batch;
         // All at once, not on first use: a branch for that is taken only by a NAT's first peeks, so
         // C2, compiling by the warm-up's profile (jslirp qemu), made it a trap, which the VM's first
         // download then hit, sending the TCP sender (Sender.send) back to C1's code for much of it.
-        this.windows = new MemorySegment[beforeReuse == null ? 1 : SLOTS];
+        this.windows = new MemorySegment[batch.holdsPayloads() ? SLOTS : 1];
+        this.marks = new long[windows.length];
+        Arrays.fill(marks, -1); // never handed out: free
         for (int i = 0; i < windows.length; i++) windows[i] = Arena.ofAuto().allocate(HostStream.MAX_PEEK, 64);
     }
 
     /**
      * The window the next peek goes to, valid until as many more are taken as there are windows:
-     * each in turn, the first again only after beforeReuse ran.
+     * each in turn, one whose payloads the link may still read only after the batch's flush.
      */
     MemorySegment nextWindow() {
-        if (next == windows.length) {
-            if (beforeReuse != null) beforeReuse.run();
-            next = 0;
-        }
+        if (next == windows.length) next = 0;
+        if (!batch.writtenOutSince(marks[next])) batch.flush();
+        marks[next] = batch.mark();
         return windows[next++];
     }
 

@@ -6,6 +6,7 @@ import io.jslirp.policy.Nameservers;
 
 import io.jslirp.loop.Clock;
 import io.jslirp.loop.Handler;
+import io.jslirp.loop.Pacing;
 import io.jslirp.loop.Reactor;
 import io.jslirp.loop.Timer;
 import io.jslirp.sys.Epoll;
@@ -33,9 +34,6 @@ import java.lang.foreign.MemorySegment;
  * NAT back; only the loop's events and timers reach the NAT through it.
  */
 final class TcpFlow implements Handler, HostSink {
-    /** The largest write to the host socket that is taken for a request, whose answer the loop may wait for ({@link Reactor#expectAnswer}). */
-    private static final int REQUEST_BYTES = 16 << 10;
-
     /** Where the loop's events and timers for this flow go. */
     private final TcpNat owner;
     final Family family;
@@ -247,7 +245,7 @@ final class TcpFlow implements Handler, HostSink {
     Outcome segment(MemorySegment f, long off, int len, TcpOptions options, long now) {
         wroteDirectly = 0;
         Outcome r = conn.onSegment(f, off, len, options, this, now);
-        if (wroteDirectly > 0 && wroteDirectly <= REQUEST_BYTES) expectAnswer();
+        if (Pacing.isRequest(wroteDirectly)) expectAnswer();
         return r;
     }
 
@@ -336,7 +334,7 @@ final class TcpFlow implements Handler, HostSink {
                     wrote(n, ring.size());
                     loop.moved((int) n);
                     conn.deliveredToHost((int) n);
-                    if (n <= REQUEST_BYTES) expectAnswer();
+                    if (Pacing.isRequest(n)) expectAnswer();
                 } else if (n != -Errno.EAGAIN) {
                     return conn.hostReset();
                 }

@@ -5,9 +5,11 @@ import io.jslirp.policy.Nameservers;
 import io.jslirp.policy.OutboundPolicy;
 
 import io.jslirp.loop.Clock;
+import io.jslirp.loop.Pacing;
 import io.jslirp.loop.Reactor;
 import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
+import io.jslirp.stack.TxBatch;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.HostSockets;
 import io.jslirp.sys.Sockets;
@@ -66,11 +68,10 @@ public final class TcpNat {
      */
     private List<TcpFlow> continuing = new ArrayList<>(), continuingNext = new ArrayList<>();
     /**
-     * Until when flows flush short bursts toward the guest: a flow wrote the host a small request
-     * whose answer the guest awaits (an interactive exchange) within the last {@link #INTERACTIVE_NANOS}.
+     * Whether flows flush short bursts toward the guest: told when a flow wrote the host a small
+     * request whose answer the guest awaits (an interactive exchange).
      */
-    private long interactiveUntil = Long.MIN_VALUE;
-    static final long INTERACTIVE_NANOS = 2_000_000L;
+    private final Pacing pacing;
     private final BufferPool buffers;
     /** Where every flow's peeks at its host socket go (a loop iteration uses them at once): the one copy of bytes toward the guest. */
     private final PeekArea peekArea;
@@ -83,13 +84,14 @@ public final class TcpNat {
     /**
      * @param dns          where TCP to the DNS address goes, or null with --disable-dns
      * @param bufferBudget what all connections' buffers together may grow by (see {@link BufferPool})
-     * @param writeOut     has the link write out the frames it gathered, whose payloads may wait where
-     *                     they were peeked (see {@link PeekArea}); null for a link that gathers none
+     * @param batch        the frames the link has not written out yet, which own the payloads sent
+     *                     from where they were peeked until its flush (see {@link PeekArea})
      */
     public TcpNat(Reactor loop, HostSockets sockets, Counters counters, Nameservers dns, Limits limits, long bufferBudget,
-                  Runnable writeOut) {
+                  TxBatch batch) {
         this.loop = loop;
         this.clock = loop.clock();
+        this.pacing = loop.pacing();
         this.sockets = sockets;
         this.dns = dns;
         this.limits = limits;
@@ -97,7 +99,7 @@ public final class TcpNat {
         this.halfOpenLimit = new LimitWarning(limits.halfOpen() + " TCP connections being opened (--max-half-open)");
         this.counters = counters;
         this.buffers = new BufferPool(bufferBudget);
-        this.peekArea = new PeekArea(writeOut);
+        this.peekArea = new PeekArea(batch);
     }
 
     public int size() {
@@ -351,8 +353,8 @@ public final class TcpNat {
 
     private void flushFlow(TcpFlow flow, long now) {
         if (!flow.dirty()) return; // closed since it was listed, or flushed already by this pass
-        Outcome r = flow.flush(now, now < interactiveUntil);
-        if (flow.takeRequested()) interactiveUntil = now + INTERACTIVE_NANOS;
+        Outcome r = flow.flush(now, pacing.shortBursts(now));
+        if (flow.takeRequested()) pacing.requestWritten(now);
         settle(flow, flow.connecting(), r, false);
         if (r.more() && !r.closed() && flow.markDirty()) continuing.add(flow);
     }

@@ -40,6 +40,12 @@ public interface GuestOutput extends TcpOutput {
     /** The link's MTU: the most an IP packet of this version carries without fragments. */
     int mtu();
 
+    /**
+     * The frames sent and not yet written out by the link, the owner of their payloads until its
+     * flush (one for both versions): what memory handed over as a payload waits for before it is used again.
+     */
+    TxBatch transmitBatch();
+
     /** Where a UDP payload goes in {@link #frame()}. */
     int udpPayloadOffset();
 

@@ -132,6 +132,11 @@ public final class IpOutput implements ServiceOutput {
     }
 
     @Override
+    public TxBatch transmitBatch() {
+        return output.batch();
+    }
+
+    @Override
     public int udpPayloadOffset() {
         return l4 + Udp.HEADER_LENGTH;
     }

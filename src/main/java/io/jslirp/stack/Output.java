@@ -19,6 +19,8 @@ import java.lang.foreign.MemorySegment;
  */
 final class Output {
     private final FrameSink sink;
+    /** The frames sent and not written out yet: the owner of their payloads until the link's flush. */
+    private final TxBatch batch;
     /** Whether the link spreads flows over queues: only then is each frame's flow hashed. */
     private final boolean flowKeys;
     private final Counters counters;
@@ -33,11 +35,17 @@ final class Output {
 
     Output(FrameSink sink, LinkCapabilities capabilities, Counters counters, long gatewayMac, int mtu) {
         this.sink = sink;
+        this.batch = new TxBatch(sink, capabilities);
         this.flowKeys = capabilities.spreadsFlows();
         this.counters = counters;
         this.gatewayMac = gatewayMac;
         this.mtu = mtu;
         this.fragmentTx = Arena.ofAuto().allocate(Ethernet.HEADER_LENGTH + mtu + 64, 64);
+    }
+
+    /** The frames sent and not written out yet ({@link TxBatch}). */
+    TxBatch batch() {
+        return batch;
     }
 
     /** Where the IP payload of version v starts in an outgoing frame. */

@@ -92,6 +92,11 @@ public final class Stack {
         return capabilities;
     }
 
+    /** The frames sent and not yet written out by the link ({@link TxBatch}): flushed at the end of each loop iteration. */
+    public TxBatch transmitBatch() {
+        return ipv4.transmitBatch();
+    }
+
     /** The handles the transport's and the outputs' addresses are. */
     public AddressBook addresses() {
         return addresses;

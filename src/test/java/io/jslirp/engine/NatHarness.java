@@ -110,7 +110,7 @@ public final class NatHarness {
         network = new VirtualNetwork(config, sink, new AddressBook(), loop, sockets);
         loop.atEndOfIteration(() -> {
             network.transport().flush();
-            sink.flush();
+            network.stack().transmitBatch().flush();
         });
     }
 

@@ -12,8 +12,9 @@ import java.util.Set;
  * ({@link #advance}), and readiness comes from {@link Readiness}, fake host sockets, rather than
  * epoll. An iteration is the real loop's: the ready descriptors' handlers (in the order they were
  * registered; level-triggered, or for {@link io.jslirp.sys.Epoll#ET} interest only when the
- * descriptor's {@link Readiness#generation} moved or it became ready for more), the timers that
- * are due, then the end-of-iteration work. A
+ * descriptor's {@link Readiness#generation} moved or it became ready for more), the tasks left
+ * for it ({@link #continueAfterReady}, after a flush), the timers that are due, then the
+ * end-of-iteration work. A
  * handler's exception is not caught: it fails the test. A loop that never settles (a handler
  * left ready that makes no progress, which would spin the real loop) fails it too.
  */
@@ -60,10 +61,16 @@ public final class VirtualLoop implements Reactor {
     private final Map<Integer, Registration> registered = new LinkedHashMap<>();
     private final Set<Timer> timers = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
     private final List<Runnable> endOfIteration = new ArrayList<>();
+    /** Tasks for the next iteration ({@link #continueAfterReady}). */
+    private List<Runnable> later = new ArrayList<>();
     private boolean again;
-    /** What handlers reported: bytes moved, descriptors whose answer they expect. */
+    private final Pacing pacing = new Pacing();
+    /** What handlers reported: bytes moved, descriptors whose answer they expect, and whose next request. */
     public long moved;
     public final List<Integer> expectedAnswers = new ArrayList<>();
+    public final List<Integer> expectedRequests = new ArrayList<>();
+    /** Whether a handler stopped the loop. */
+    public boolean stopped;
 
     /** A loop whose clock starts at start (far from 0, so that no code can take 0 for "unset"). */
     public VirtualLoop(long start) {
@@ -136,8 +143,30 @@ public final class VirtualLoop implements Reactor {
 
     @Override
     public boolean expectAnswer(int fd) {
+        pacing.requestSent();
         expectedAnswers.add(fd);
         return true;
+    }
+
+    @Override
+    public void continueAfterReady(Runnable task) {
+        later.add(task);
+        again = true;
+    }
+
+    @Override
+    public void expectNextRequest(int fd) {
+        expectedRequests.add(fd);
+    }
+
+    @Override
+    public Pacing pacing() {
+        return pacing;
+    }
+
+    @Override
+    public void stop() {
+        stopped = true;
     }
 
     /** The earliest armed timer's deadline, or Long.MAX_VALUE. */
@@ -151,6 +180,8 @@ public final class VirtualLoop implements Reactor {
     public boolean iterate() {
         again = false;
         boolean ran = false;
+        List<Runnable> due = later;
+        later = new ArrayList<>();
         for (Integer fd : List.copyOf(registered.keySet())) {
             Registration r = registered.get(fd);
             if (r == null) continue;
@@ -171,6 +202,11 @@ public final class VirtualLoop implements Reactor {
                 r.handler().onEvents(events);
                 ran = true;
             }
+        }
+        if (!due.isEmpty()) { // after the ready handlers and a flush of what they produced, as the real loop
+            for (Runnable task : endOfIteration) task.run();
+            due.forEach(Runnable::run);
+            ran = true;
         }
         for (Timer t : List.copyOf(timers)) {
             if (t.deadline <= now) {

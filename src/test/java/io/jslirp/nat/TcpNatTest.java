@@ -7,6 +7,7 @@ import static io.jslirp.engine.Packet.RST;
 import static io.jslirp.engine.Packet.SYN;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jslirp.loop.Pacing;
 import io.jslirp.engine.NatHarness;
 import io.jslirp.engine.NatHarness.Version;
 import io.jslirp.engine.Packet;
@@ -223,10 +224,10 @@ class TcpNatTest {
         h.loop.iterate();
         assertThat(new String(reply.written())).isEqualTo("ping");
         assertThat(bulkBytes(h.received(), bulkPort)).as("the request's iteration: 2").isEqualTo(2L * large);
-        h.loop.skip(TcpNat.INTERACTIVE_NANOS / 2);
+        h.loop.skip(Pacing.INTERACTIVE_NANOS / 2);
         h.loop.iterate();
         assertThat(bulkBytes(h.received(), bulkPort)).as("its answer is due: still 2").isEqualTo(2L * large);
-        h.loop.skip(TcpNat.INTERACTIVE_NANOS);
+        h.loop.skip(Pacing.INTERACTIVE_NANOS);
         h.loop.iterate();
         List<Packet> later = h.received();
         assertThat(bulkBytes(later, bulkPort)).as("no request for 2 ms: 8 again").isEqualTo(8L * large);

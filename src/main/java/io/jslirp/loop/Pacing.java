@@ -1,0 +1,155 @@
+package io.jslirp.loop;
+
+import java.util.Arrays;
+
+/**
+ * The pacing policy: whether an interactive exchange (a request, its answer) is under way, so
+ * that it does not wait behind bulk traffic, while bulk traffic still moves in large batches (each
+ * batch ends in a flush: a host write, an ACK that wakes the guest's sender, and fewer flushes per
+ * byte is what throughput needs). One per loop ({@link Reactor#pacing()}), with every constant of
+ * the decision; the loop, the link receiver and the NAT report what they see and ask it:
+ * <ul>
+ * <li>The link receiver: frames arrived on a queue that is not busy (a guest's request), or a
+ *     batch of a queue stopped at its budget (the queue is busy for {@link #BUSY_NANOS}); it asks
+ *     how large the next batch may be ({@link #smallBatch}): while a guest's requests keep
+ *     coming on quiet queues, busy ones get small batches for {@link #INTERACTIVE_NANOS}.
+ * <li>The NAT: a small write to the host ({@link #isRequest}) whose answer the guest awaits
+ *     ({@link #requestSent}, {@link #requestWritten}); it asks whether connections send short
+ *     bursts toward the guest ({@link #shortBursts}): for {@link #INTERACTIVE_NANOS} after one.
+ * <li>The loop: the bytes each iteration moved ({@link #moved}); after a run of
+ *     {@link #SHORT_RUN} iterations that moved little it may busy-poll ({@link #mayBusyPoll}), and
+ *     while bulk work is near it serves the exchanges that are due first ({@link #bulkNearby}).
+ * </ul>
+ * The TCP core keeps what only a connection sees (its guest's one-way run for ACK pacing, its
+ * bursts' size by its segments) and is told the decision at its flush (short bursts or not).
+ * Pure logic: the callers pass the time, so it runs on a virtual clock in tests.
+ */
+public final class Pacing {
+    // Chosen by 1-byte round trips beside an upload (LessonsIT): a smaller small batch shortens
+    // the exchange's wait and costs the upload throughput, a larger one the reverse; a single
+    // queue made the exchange wait behind everything (docs/benchmarks.md, Why the code is as it is).
+    static final int LARGE_FRAMES = 128, LARGE_BYTES = 256 << 10;
+    static final int SMALL_FRAMES = 6, SMALL_BYTES = 12 << 10;
+    /** A queue is busy for this long after a batch of it hit the budget. */
+    public static final long BUSY_NANOS = 2_000_000L;
+    /** An exchange is under way for this long after a request: small batches, short bursts. */
+    public static final long INTERACTIVE_NANOS = 2_000_000L;
+    /** The largest write to the host that is taken for a request, whose answer the loop may wait for ({@link Reactor#expectAnswer}). */
+    public static final int REQUEST_BYTES = 16 << 10;
+    /** An iteration that moved less than this carried a request or a reply, not a bulk batch. */
+    static final int SMALL_ITERATION_BYTES = 4096;
+    /** Iterations in a row that must be small before the loop busy-polls. */
+    static final int SHORT_RUN = 8;
+
+    /** Per link queue: when a batch of it last hit its budget. */
+    private long[] lastBacklog = new long[0];
+    /** When frames last arrived on a queue that was not busy. */
+    private long guestRequestAt = Long.MIN_VALUE / 2;
+    /** Until when connections send short bursts toward the guest. */
+    private long shortBurstsUntil = Long.MIN_VALUE;
+    /** Requests the NAT said it sent toward the host, ever: a reader sees whether a frame made one. */
+    private long requestsSent;
+    /** Iterations in a row that moved little data; bytes moved in this iteration. */
+    private int shortIterations;
+    private long movedThisIteration;
+
+    // ---- the link receiver ----
+
+    /**
+     * Frames arrived on queue at now, which is not backlogged: when the queue is not busy they are
+     * an interactive request (true), and busy queues' batches are small for a while.
+     */
+    public boolean framesArrived(int queue, long now) {
+        if (busy(queue, now)) return false;
+        guestRequestAt = now;
+        return true;
+    }
+
+    /** Whether queue is busy at now: a batch of it hit its budget within {@link #BUSY_NANOS}. */
+    public boolean busy(int queue, long now) {
+        return queue < lastBacklog.length && now - lastBacklog[queue] < BUSY_NANOS;
+    }
+
+    /** The link has queues receive queues: their state is made now, not on the packet path. */
+    public void linkQueues(int queues) {
+        if (queues <= lastBacklog.length) return;
+        int old = lastBacklog.length;
+        lastBacklog = Arrays.copyOf(lastBacklog, queues);
+        Arrays.fill(lastBacklog, old, queues, Long.MIN_VALUE / 2);
+    }
+
+    /** A batch of queue stopped at its budget at now (its next runs in the next iteration): the queue is busy. */
+    public void backlogged(int queue, long now) {
+        linkQueues(queue + 1);
+        lastBacklog[queue] = now;
+    }
+
+    /** Whether a batch of queue starting at now is small: the queue is busy while a guest's requests come on others. */
+    public boolean smallBatch(int queue, long now) {
+        return busy(queue, now) && now - guestRequestAt < INTERACTIVE_NANOS;
+    }
+
+    /** The most frames a batch takes, small or large. */
+    public static int batchFrames(boolean small) {
+        return small ? SMALL_FRAMES : LARGE_FRAMES;
+    }
+
+    /** The most bytes a batch takes (it stops after the frame that reaches them), small or large. */
+    public static int batchBytes(boolean small) {
+        return small ? SMALL_BYTES : LARGE_BYTES;
+    }
+
+    // ---- the NAT ----
+
+    /** Whether a write of bytes to the host is small enough to be a request whose answer is awaited. */
+    public static boolean isRequest(long bytes) {
+        return bytes > 0 && bytes <= REQUEST_BYTES;
+    }
+
+    /** A request went toward the host ({@link Reactor#expectAnswer}), whether or not the loop will poll for its answer. */
+    void requestSent() {
+        requestsSent++;
+    }
+
+    /** How many requests have gone toward the host: a reader compares before and after a frame. */
+    public long requestsSent() {
+        return requestsSent;
+    }
+
+    /** A connection wrote, by now, a request whose answer the guest awaits: connections send short bursts for a while. */
+    public void requestWritten(long now) {
+        shortBurstsUntil = now + INTERACTIVE_NANOS;
+    }
+
+    /** Whether connections send at most a short burst toward the guest at now: an exchange is under way beside them. */
+    public boolean shortBursts(long now) {
+        return now < shortBurstsUntil;
+    }
+
+    // ---- the loop ----
+
+    /** An iteration begins: nothing moved yet. */
+    void iterationStarted() {
+        movedThisIteration = 0;
+    }
+
+    /** Handlers moved bytes (frames from the guest, data read from or written to host sockets). */
+    void moved(int bytes) {
+        movedThisIteration += bytes;
+    }
+
+    /** An iteration ended; events: whether any descriptor was ready (one that only ran timers does not count). */
+    void iterationEnded(boolean events) {
+        if (events) shortIterations = movedThisIteration < SMALL_ITERATION_BYTES ? shortIterations + 1 : 0;
+    }
+
+    /** Whether the loop may busy-poll before it sleeps: every recent iteration was small (an exchange's answers come within microseconds). */
+    boolean mayBusyPoll() {
+        return shortIterations >= SHORT_RUN;
+    }
+
+    /** Whether bulk work moved within the last few iterations: the exchanges that are due are served ahead of it. */
+    boolean bulkNearby() {
+        return shortIterations < SHORT_RUN;
+    }
+}
