@@ -36,8 +36,8 @@ public class StackReceiveBench {
         stack = new Stack(Established.NETWORK, (f, n) -> true, new Counters());
         stack.setTransport(new Transport() {
             @Override
-            public void tcp(MemorySegment f, long offset, int n, int source, int destination, io.jslirp.wire.TcpOptions options) {
-                tcpBytes += n;
+            public void tcp(io.jslirp.wire.TcpSegment segment) {
+                tcpBytes += segment.length();
             }
 
             @Override

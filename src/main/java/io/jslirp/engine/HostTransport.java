@@ -26,7 +26,7 @@ import io.jslirp.stack.Transport;
 import io.jslirp.sys.HostSockets;
 import io.jslirp.util.AddressBook;
 import io.jslirp.util.BufferPool;
-import io.jslirp.wire.TcpOptions;
+import io.jslirp.wire.TcpSegment;
 import io.jslirp.wire.Tftp;
 
 import java.io.IOException;
@@ -99,8 +99,8 @@ public final class HostTransport {
         Entry v4 = new Entry(ipv4), v6 = ipv6 == null ? null : new Entry(ipv6);
         return v6 == null ? v4 : new Transport() {
             @Override
-            public void tcp(MemorySegment frame, long offset, int length, int source, int destination, TcpOptions options) {
-                (addresses.isIpv4(source) ? v4 : v6).tcp(frame, offset, length, source, destination, options);
+            public void tcp(TcpSegment segment) {
+                (addresses.isIpv4(segment.source()) ? v4 : v6).tcp(segment);
             }
 
             @Override
@@ -222,8 +222,8 @@ public final class HostTransport {
         }
 
         @Override
-        public void tcp(MemorySegment frame, long offset, int length, int source, int destination, TcpOptions options) {
-            if (!crossed(source, destination)) tcp.segment(family, frame, offset, length, source, destination, options);
+        public void tcp(TcpSegment segment) {
+            if (!crossed(segment.source(), segment.destination())) tcp.segment(family, segment);
         }
 
         @Override

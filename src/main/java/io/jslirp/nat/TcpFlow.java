@@ -15,7 +15,7 @@ import io.jslirp.sys.Sockets;
 import io.jslirp.tcp.HostSink;
 import io.jslirp.tcp.Outcome;
 import io.jslirp.tcp.TcpConnection;
-import io.jslirp.wire.TcpOptions;
+import io.jslirp.wire.TcpSegment;
 import io.jslirp.util.Log;
 import io.jslirp.util.RingBuffer;
 import io.jslirp.wire.Ipv4;
@@ -241,12 +241,12 @@ final class TcpFlow implements Handler, HostSink {
     }
 
     /**
-     * A segment from the guest (options parsed): the connection takes it, and writes a large
-     * in-order payload (or an iteration's first) straight to the host socket.
+     * A segment from the guest (read once): the connection takes it, and writes a large in-order
+     * payload (or an iteration's first) straight to the host socket.
      */
-    Outcome segment(MemorySegment f, long off, int len, TcpOptions options, long now) {
+    Outcome segment(TcpSegment seg, long now) {
         wroteDirectly = 0;
-        Outcome r = conn.onSegment(f, off, len, options, this, now);
+        Outcome r = conn.onSegment(seg, this, now);
         if (wroteDirectly > 0 && wroteDirectly <= REQUEST_BYTES) expectAnswer();
         return r;
     }

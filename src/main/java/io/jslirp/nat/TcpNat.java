@@ -22,9 +22,8 @@ import io.jslirp.util.FlowTable;
 import io.jslirp.util.Log;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Tcp;
-import io.jslirp.wire.TcpOptions;
+import io.jslirp.wire.TcpSegment;
 
-import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
@@ -104,44 +103,44 @@ public final class TcpNat {
         return flows.size();
     }
 
-    /** A segment from the guest by family, checked and with its options parsed (see {@link io.jslirp.stack.Transport#tcp}). */
-    public void segment(Family family, MemorySegment f, long off, int len, int src, int dst, TcpOptions options) {
-        int srcPort = Tcp.sourcePort(f, off);
-        int dstPort = Tcp.destinationPort(f, off);
+    /** A segment from the guest by family, checked and read once (see {@link io.jslirp.stack.Transport#tcp}). */
+    public void segment(Family family, TcpSegment seg) {
+        int src = seg.source(), srcPort = seg.sourcePort(), dst = seg.destination(), dstPort = seg.destinationPort();
         TcpFlow flow = flows.get(src, srcPort, dst, dstPort);
-        if (flow != null && flow.conn.reopenedBy(Tcp.flags(f, off), Tcp.seq(f, off), options)) {
+        if (flow != null && flow.conn.reopenedBy(seg)) {
             settle(flow, flow.connecting(), flow.conn.retire(), false);
             flow = null;
         }
         if (flow != null) {
             boolean connecting = flow.connecting();
-            settle(flow, connecting, flow.segment(f, off, len, options, clock.now()), true);
+            settle(flow, connecting, flow.segment(seg, clock.now()), true);
             return;
         }
         GuestDial dial = dials.get(src, srcPort, dst, dstPort);
         if (dial != null) {
-            dialAnswered(dial, f, off, options);
+            dialAnswered(dial, seg);
             return;
         }
-        if ((Tcp.flags(f, off) & (Tcp.SYN | Tcp.ACK | Tcp.RST)) == Tcp.SYN) {
-            open(family, f, off, len, src, srcPort, dst, dstPort, options);
+        if ((seg.flags() & (Tcp.SYN | Tcp.ACK | Tcp.RST)) == Tcp.SYN) {
+            open(family, seg);
         } else {
-            Resets.answer(f, off, len, src, dst, family.output());
+            Resets.answer(seg, family.output());
         }
     }
 
-    private void open(Family family, MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort, TcpOptions options) {
+    private void open(Family family, TcpSegment seg) {
+        int src = seg.source(), srcPort = seg.sourcePort(), dst = seg.destination(), dstPort = seg.destinationPort();
         boolean toNameservers = dns != null && dst == family.dns() && dstPort == Nameservers.PORT;
         int target = toNameservers ? OutboundPolicy.UNREACHABLE : family.target(dst);
         if (toNameservers ? dns.isEmpty() : target == OutboundPolicy.UNREACHABLE) {
             counters.tcpRefused++;
-            Resets.answer(f, off, len, src, dst, family.output());
+            Resets.answer(seg, family.output());
             return;
         }
         int refusal = OutboundPolicy.refusalCode(target);
         if (refusal >= 0) {
             counters.policyRefused++;
-            long tcpHead = ((long) srcPort << 48) | ((long) dstPort << 32) | (Tcp.seq(f, off) & 0xffffffffL);
+            long tcpHead = ((long) srcPort << 48) | ((long) dstPort << 32) | (seg.seq() & 0xffffffffL);
             family.sendUnreachable(refusal, Ipv4.PROTO_TCP, src, dst, tcpHead);
             return;
         }
@@ -156,13 +155,13 @@ public final class TcpNat {
                 (limit != null ? limit : noDescriptors).refused(clock.now());
             }
             counters.tcpRefused++;
-            Resets.answer(f, off, len, src, dst, family.output());
+            Resets.answer(seg, family.output());
             return;
         }
         if (fd >= 0) sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
         SocketStream stream = new SocketStream(sockets, peekArea);
         TcpConnection conn = new TcpConnection(new FlowAddresses(src, srcPort, dst, dstPort),
-                new GuestSyn(Tcp.seq(f, off), Tcp.window(f, off), options), ThreadLocalRandom.current().nextInt(),
+                new GuestSyn(seg.seq(), seg.window(), seg.options()), ThreadLocalRandom.current().nextInt(),
                 tcpContext(family), stream);
         TcpFlow flow = new TcpFlow(this, family, loop, conn, stream, fd, target, dstPort, null);
         flows.put(src, srcPort, dst, dstPort, flow);
@@ -243,9 +242,9 @@ public final class TcpNat {
     }
 
     /** The guest's answer to our SYN: a SYN-ACK makes the connection, a RST refuses it. */
-    private void dialAnswered(GuestDial d, MemorySegment f, long off, TcpOptions options) {
-        int flags = Tcp.flags(f, off);
-        boolean acksOurSyn = (flags & Tcp.ACK) != 0 && Tcp.ack(f, off) == d.iss + 1;
+    private void dialAnswered(GuestDial d, TcpSegment seg) {
+        int flags = seg.flags();
+        boolean acksOurSyn = (flags & Tcp.ACK) != 0 && seg.ack() == d.iss + 1;
         if ((flags & Tcp.RST) != 0) {
             if (acksOurSyn) {
                 Log.debug(() -> describe(d) + " refused by the guest");
@@ -258,7 +257,7 @@ public final class TcpNat {
         loop.schedule(d.timer, Long.MAX_VALUE);
         SocketStream stream = new SocketStream(sockets, peekArea);
         TcpConnection conn = TcpConnection.openedToGuest(new FlowAddresses(d.guestAddress, d.guestPort, d.source, d.sourcePort),
-                new GuestSyn(Tcp.seq(f, off), Tcp.window(f, off), options), d.iss, tcpContext(d.family), stream);
+                new GuestSyn(seg.seq(), seg.window(), seg.options()), d.iss, tcpContext(d.family), stream);
         TcpFlow flow = new TcpFlow(this, d.family, loop, conn, stream, d.fd, OutboundPolicy.UNREACHABLE, d.clientPort, d.client);
         flows.put(d.guestAddress, d.guestPort, d.source, d.sourcePort, flow);
         keepTrimming();

@@ -10,7 +10,7 @@ import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Ipv6;
 import io.jslirp.wire.Ndp;
 import io.jslirp.wire.Tcp;
-import io.jslirp.wire.TcpOptions;
+import io.jslirp.wire.TcpSegment;
 import io.jslirp.wire.Udp;
 
 import java.lang.foreign.MemorySegment;
@@ -32,8 +32,8 @@ final class IpInput {
     private final Neighbours neighbours;
     private final Reassembler reassembler;
     private final IpHeader header = new IpHeader();
-    /** The options of the TCP segment at hand, parsed by its check (one walk) and handed up with it. */
-    private final TcpOptions tcpOptions = new TcpOptions();
+    /** The TCP segment at hand, read once by its check (options in the same walk) and handed up. */
+    private final TcpSegment tcpSegment = new TcpSegment();
     /** ICMPv6 errors are rate-limited (RFC 4443 section 2.4 f): a bucket of this many, refilled at this many a second. */
     static final int ERROR_BURST = 100, ERRORS_PER_SECOND = 100;
     private int errorTokens = ERROR_BURST;
@@ -108,14 +108,15 @@ final class IpInput {
     }
 
     private void tcp(IpVersion v, MemorySegment f, long off, int len, IpHeader h, boolean checksumTrusted) {
-        Drop error = Tcp.check(f, off, len, v, h, checksumTrusted, tcpOptions);
+        TcpSegment seg = tcpSegment;
+        Drop error = checksumTrusted ? Tcp.read(f, off, len, seg) : Tcp.read(f, off, len, v, h, seg);
         if (error == null && v.staysOnLink(h)) error = Drop.BAD_FIELD;
         if (error != null) {
             counters.dropped(error);
             return;
         }
         int src = source(h), dst = destination(h);
-        transport.tcp(f, off, len, src, dst, tcpOptions);
+        transport.tcp(seg.addresses(v, src, dst));
         addresses.release(src);
         addresses.release(dst);
     }

@@ -41,7 +41,7 @@ public final class Tcp {
      * Null when len bytes (the IP payload) hold a complete TCP header whose option list is well
      * formed (each option inside the header, none of length below 2), else the reason. For a
      * segment whose checksum is not at hand (one built here, one quoted); what the guest sends
-     * goes through {@link #check(MemorySegment, long, int, int, boolean)}.
+     * goes through {@link #read}.
      */
     public static Drop check(MemorySegment s, long off, int len) {
         return check(s, off, len, null);
@@ -59,14 +59,36 @@ public final class Tcp {
 
     /**
      * As {@link #check(MemorySegment, long, int)}, and the checksum over the segment and the
-     * pseudo-header of the IP header h (of version v) unless checksumTrusted (the link vouched for
-     * it: {@code link.Link#checksumTrusted}); the options are parsed into opts in the same walk.
+     * pseudo-header of the IP header h (of version v); the options are parsed into opts in the
+     * same walk. A segment whose checksum the link vouched for ({@code link.Link#checksumTrusted})
+     * is checked without it.
      */
-    public static Drop check(MemorySegment s, long off, int len, IpVersion v, IpHeader h, boolean checksumTrusted, TcpOptions opts) {
+    public static Drop check(MemorySegment s, long off, int len, IpVersion v, IpHeader h, TcpOptions opts) {
         Drop error = check(s, off, len, opts);
         if (error != null) return error;
-        if (!checksumTrusted && !Checksum.verify(s, off, len, v.pseudoHeader(h, Ipv4.PROTO_TCP, len))) return Drop.BAD_CHECKSUM;
+        if (!Checksum.verify(s, off, len, v.pseudoHeader(h, Ipv4.PROTO_TCP, len))) return Drop.BAD_CHECKSUM;
         return null;
+    }
+
+    /**
+     * As {@link #check(MemorySegment, long, int, IpVersion, IpHeader, TcpOptions)} (lengths, options,
+     * the checksum), reading the segment into seg when it is taken: its fields, options and
+     * payload's place (the addresses are the caller's part). On a drop seg is not to be used.
+     */
+    public static Drop read(MemorySegment s, long off, int len, IpVersion v, IpHeader h, TcpSegment seg) {
+        Drop error = check(s, off, len, v, h, seg.options());
+        if (error == null) seg.fill(s, off, len);
+        return error;
+    }
+
+    /**
+     * Reads the segment of len bytes at off into seg as {@link #read(MemorySegment, long, int, IpVersion, IpHeader, TcpSegment)}
+     * does, without a checksum to verify (one the link vouched for, or one built here).
+     */
+    public static Drop read(MemorySegment s, long off, int len, TcpSegment seg) {
+        Drop error = check(s, off, len, seg.options());
+        if (error == null) seg.fill(s, off, len);
+        return error;
     }
 
     public static int sourcePort(MemorySegment s, long off) {

@@ -45,8 +45,8 @@ public final class TestNetwork {
         stack.setClock(() -> now);
         stack.setTransport(new Transport() {
             @Override
-            public void tcp(MemorySegment frame, long offset, int length, int source, int destination, io.jslirp.wire.TcpOptions options) {
-                transport.add("tcp " + name(source) + " -> " + name(destination) + " " + length);
+            public void tcp(io.jslirp.wire.TcpSegment segment) {
+                transport.add("tcp " + name(segment.source()) + " -> " + name(segment.destination()) + " " + segment.length());
             }
 
             @Override

@@ -100,8 +100,8 @@ class StackFuzzTest {
         int held = addresses.size();
         Transport transport = new Transport() {
             @Override
-            public void tcp(MemorySegment f, long offset, int length, int source, int destination, io.jslirp.wire.TcpOptions options) {
-                inside(f, offset, length);
+            public void tcp(io.jslirp.wire.TcpSegment segment) {
+                inside(segment.frame(), segment.offset(), segment.length());
             }
 
             @Override
