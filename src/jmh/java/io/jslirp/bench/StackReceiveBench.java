@@ -41,7 +41,7 @@ public class StackReceiveBench {
             }
 
             @Override
-            public void udp(MemorySegment f, long offset, int n, int source, int sourcePort, int destination, int destinationPort) {
+            public void udp(io.jslirp.wire.UdpDatagram datagram) {
                 throw new IllegalStateException("the benchmark sends TCP only");
             }
 

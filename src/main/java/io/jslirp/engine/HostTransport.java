@@ -27,6 +27,7 @@ import io.jslirp.sys.HostSockets;
 import io.jslirp.util.AddressBook;
 import io.jslirp.util.BufferPool;
 import io.jslirp.wire.TcpSegment;
+import io.jslirp.wire.UdpDatagram;
 import io.jslirp.wire.Tftp;
 
 import java.io.IOException;
@@ -104,8 +105,8 @@ public final class HostTransport {
             }
 
             @Override
-            public void udp(MemorySegment frame, long offset, int length, int source, int sourcePort, int destination, int destinationPort) {
-                (addresses.isIpv4(source) ? v4 : v6).udp(frame, offset, length, source, sourcePort, destination, destinationPort);
+            public void udp(UdpDatagram datagram) {
+                (addresses.isIpv4(datagram.source()) ? v4 : v6).udp(datagram);
             }
 
             @Override
@@ -227,15 +228,19 @@ public final class HostTransport {
         }
 
         @Override
-        public void udp(MemorySegment frame, long offset, int length, int source, int sourcePort, int destination, int destinationPort) {
+        public void udp(UdpDatagram d) {
+            int source = d.source(), destination = d.destination(), destinationPort = d.destinationPort();
             if (crossed(source, destination)) return;
             if (servesTftp && tftp != null && destination == family.gateway() && destinationPort == Tftp.PORT) {
-                tftp.datagram(frame, offset, length, source, sourcePort);
+                tftp.datagram(d.frame(), d.payloadOffset(), d.payloadLength(), source, d.sourcePort());
                 return;
             }
-            if (udpForwards.fromGuest(frame, offset, length, source, sourcePort, destination, destinationPort)) return;
-            if (dns != null && dns.serves(family, destination, destinationPort)) dns.query(family, frame, offset, length, source, sourcePort);
-            else udp.datagram(family, frame, offset, length, source, sourcePort, destination, destinationPort);
+            if (udpForwards.fromGuest(d)) return;
+            if (dns != null && dns.serves(family, destination, destinationPort)) {
+                dns.query(family, d.frame(), d.payloadOffset(), d.payloadLength(), source, d.sourcePort());
+            } else {
+                udp.datagram(family, d);
+            }
         }
 
         @Override

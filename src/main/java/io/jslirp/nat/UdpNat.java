@@ -14,8 +14,8 @@ import io.jslirp.util.Log;
 import io.jslirp.wire.Icmpv4;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Udp;
+import io.jslirp.wire.UdpDatagram;
 
-import java.lang.foreign.MemorySegment;
 import java.util.function.Consumer;
 
 /**
@@ -63,8 +63,10 @@ public final class UdpNat {
         return flows.get(guestAddress, guestPort, address, port) != null;
     }
 
-    /** A datagram's payload from the guest by family (see {@link io.jslirp.stack.Transport#udp}). */
-    public void datagram(Family family, MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort) {
+    /** A datagram from the guest by family, read once (see {@link io.jslirp.stack.Transport#udp}). */
+    public void datagram(Family family, UdpDatagram d) {
+        int src = d.source(), srcPort = d.sourcePort(), dst = d.destination(), dstPort = d.destinationPort();
+        int len = d.payloadLength();
         Flow flow = flows.get(src, srcPort, dst, dstPort);
         if (flow == null) {
             int target = family.target(dst);
@@ -104,7 +106,7 @@ public final class UdpNat {
             Log.debug(() -> opened + " opened");
         }
         flow.lastLength = len;
-        flow.send(f, off, len);
+        flow.send(d.frame(), d.payloadOffset(), len);
     }
 
     /** The first 8 bytes of a UDP header (checksum 0), as an ICMP error quotes them. */

@@ -1,6 +1,7 @@
 package io.jslirp.stack;
 
 import io.jslirp.wire.TcpSegment;
+import io.jslirp.wire.UdpDatagram;
 
 import java.lang.foreign.MemorySegment;
 
@@ -12,8 +13,8 @@ public interface Transport {
      */
     void tcp(TcpSegment segment);
 
-    /** A UDP datagram's payload of length bytes at offset, with its addresses and ports. */
-    void udp(MemorySegment frame, long offset, int length, int source, int sourcePort, int destination, int destinationPort);
+    /** A UDP datagram, checked and read once with its addresses and ports; the view is reused, valid for this call only. */
+    void udp(UdpDatagram datagram);
 
     /** An ICMP echo request (header and data, checksum verified) of length bytes at offset, to a host the stack does not answer for. */
     void icmpEcho(MemorySegment frame, long offset, int length, int source, int destination);

@@ -9,9 +9,7 @@ import java.lang.foreign.MemorySegment;
  * the transports and the TCP state machine read it instead of the frame's bytes. Reused for
  * every segment: valid for the call it is handed to only (what must outlive it is copied).
  */
-public final class TcpSegment {
-    private IpVersion version = IpVersion.V4;
-    private int source, destination;
+public final class TcpSegment extends Addressed {
     private int sourcePort, destinationPort, seq, ack, flags, window, headerLength;
     private final TcpOptions options = new TcpOptions();
     private MemorySegment frame;
@@ -30,28 +28,6 @@ public final class TcpSegment {
         flags = Tcp.flags(s, off);
         window = Tcp.window(s, off);
         headerLength = Tcp.headerLength(s, off);
-    }
-
-    /** Sets the IP version and the address handles the segment came with (the IP input's part). */
-    public TcpSegment addresses(IpVersion version, int source, int destination) {
-        this.version = version;
-        this.source = source;
-        this.destination = destination;
-        return this;
-    }
-
-    public IpVersion version() {
-        return version;
-    }
-
-    /** The sender's address handle (the guest's). */
-    public int source() {
-        return source;
-    }
-
-    /** The destination's address handle. */
-    public int destination() {
-        return destination;
     }
 
     public int sourcePort() {

@@ -50,9 +50,9 @@ public final class TestNetwork {
             }
 
             @Override
-            public void udp(MemorySegment frame, long offset, int length, int source, int sourcePort, int destination,
-                            int destinationPort) {
-                transport.add("udp " + name(source) + ":" + sourcePort + " -> " + name(destination) + ":" + destinationPort + " " + length);
+            public void udp(io.jslirp.wire.UdpDatagram d) {
+                transport.add("udp " + name(d.source()) + ":" + d.sourcePort() + " -> " + name(d.destination()) + ":" + d.destinationPort()
+                        + " " + d.payloadLength());
             }
 
             @Override

@@ -105,8 +105,8 @@ class StackFuzzTest {
             }
 
             @Override
-            public void udp(MemorySegment f, long offset, int length, int source, int sourcePort, int destination, int destinationPort) {
-                inside(f, offset, length);
+            public void udp(io.jslirp.wire.UdpDatagram d) {
+                inside(d.frame(), d.payloadOffset(), d.payloadLength());
             }
 
             @Override

@@ -201,7 +201,8 @@ final class TcpHarness {
         MemorySegment s = seg.build();
         TcpSegment read = new TcpSegment();
         assertThat(Tcp.read(s, OFFSET, (int) (s.byteSize() - OFFSET), read)).isNull();
-        return read.addresses(IpVersion.V4, GUEST, REMOTE);
+        read.addresses(IpVersion.V4, GUEST, REMOTE);
+        return read;
     }
 
     /**

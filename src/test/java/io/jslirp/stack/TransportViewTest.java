@@ -4,6 +4,7 @@ import io.jslirp.util.AddressBook;
 import io.jslirp.wire.IpVersion;
 import io.jslirp.wire.Tcp;
 import io.jslirp.wire.TcpSegment;
+import io.jslirp.wire.UdpDatagram;
 import io.jslirp.wire.build.FrameBuilder;
 import org.junit.jupiter.api.Test;
 
@@ -14,10 +15,10 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The TCP segment view the IP input hands the transport: read once, after the checksum, from
- * frames of both versions; what it says is what the frame's bytes say.
+ * The views the IP input hands the transport, a TCP segment and a UDP datagram: read once, after
+ * the checksum, from frames of both versions; what they say is what the frame's bytes say.
  */
-class TcpSegmentInputTest {
+class TransportViewTest {
     private static final String GUEST4 = "10.0.2.15", REMOTE4 = "192.0.2.1";
     private static final String GUEST6 = "fd00::1:2:3:4", REMOTE6 = "2001:db8::1";
 
@@ -27,12 +28,17 @@ class TcpSegmentInputTest {
     /** What each call saw, copied during the call (the view is valid for it only). */
     private final List<Seen> seen = new ArrayList<>();
     private final List<TcpSegment> views = new ArrayList<>();
+    private final List<Datagram> datagrams = new ArrayList<>();
+    private final List<UdpDatagram> udpViews = new ArrayList<>();
+
+    record Datagram(IpVersion version, String source, String destination, int sourcePort, int destinationPort, MemorySegment frame,
+                    long payloadOffset, int payloadLength) {}
 
     record Seen(IpVersion version, String source, String destination, int sourcePort, int destinationPort, int seq, int ack,
                 int flags, int window, int mss, int windowScale, boolean sackPermitted, int tsVal, int tsEcr, int sackBlocks,
                 MemorySegment frame, long payloadOffset, int payloadLength, int sequenceLength) {}
 
-    TcpSegmentInputTest() {
+    TransportViewTest() {
         NetworkConfig config = NetworkConfig.defaults();
         stack = new Stack(config, Ipv6Network.defaults(config), (f, n) -> true, counters, addresses);
         stack.setTransport(new Transport() {
@@ -46,8 +52,10 @@ class TcpSegmentInputTest {
             }
 
             @Override
-            public void udp(MemorySegment f, long o, int n, int src, int srcPort, int dst, int dstPort) {
-                throw new AssertionError("no UDP here");
+            public void udp(UdpDatagram d) {
+                udpViews.add(d);
+                datagrams.add(new Datagram(d.version(), addresses.format(d.source()), addresses.format(d.destination()), d.sourcePort(),
+                        d.destinationPort(), d.frame(), d.payloadOffset(), d.payloadLength()));
             }
 
             @Override
@@ -152,5 +160,37 @@ class TcpSegmentInputTest {
         stack.receive(f, (int) f.byteSize());
         assertThat(seen).isEmpty();
         assertThat(counters.malformed + counters.badChecksum).isPositive();
+    }
+
+    @Test
+    void aDatagramOfEitherVersionIsReadWithItsPortsAndPayload() {
+        FrameBuilder[] frames = {FrameBuilder.v4(GUEST4, REMOTE4).udp(5353, 53).payload(30),
+                FrameBuilder.v6(GUEST6, REMOTE6).udp(40000, 4433).payload(7)};
+        for (FrameBuilder b : frames) {
+            MemorySegment f = b.build();
+            stack.receive(f, (int) f.byteSize());
+            Datagram d = datagrams.getLast();
+            assertThat(d.frame()).isSameAs(f);
+            assertThat(d.payloadOffset()).isEqualTo(b.payloadOffset());
+            assertThat(d.payloadLength()).isEqualTo(b.transportLength() - 8);
+        }
+        assertThat(datagrams).extracting(Datagram::version).containsExactly(IpVersion.V4, IpVersion.V6);
+        assertThat(datagrams).extracting(Datagram::sourcePort).containsExactly(5353, 40000);
+        assertThat(datagrams).extracting(Datagram::destinationPort).containsExactly(53, 4433);
+        assertThat(datagrams).extracting(Datagram::payloadLength).containsExactly(30, 7);
+        assertThat(datagrams.get(0).source()).isEqualTo(GUEST4);
+        assertThat(datagrams.get(0).destination()).isEqualTo(REMOTE4);
+        assertThat(datagrams.get(1).source()).contains("fd00::1:2:3:4");
+        assertThat(udpViews.get(1)).isSameAs(udpViews.get(0));
+    }
+
+    @Test
+    void aDatagramWithABadChecksumIsNotHandedOn() {
+        for (FrameBuilder b : new FrameBuilder[] {FrameBuilder.v4(GUEST4, REMOTE4), FrameBuilder.v6(GUEST6, REMOTE6)}) {
+            MemorySegment f = b.udp(40000, 53).payload(12).badChecksum().build();
+            stack.receive(f, (int) f.byteSize());
+        }
+        assertThat(datagrams).isEmpty();
+        assertThat(counters.badChecksum).isEqualTo(2);
     }
 }
