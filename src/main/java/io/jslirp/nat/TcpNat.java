@@ -22,6 +22,7 @@ import io.jslirp.util.FlowTable;
 import io.jslirp.util.Log;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Tcp;
+import io.jslirp.wire.TcpHeader;
 import io.jslirp.wire.TcpSegment;
 
 import java.util.ArrayList;
@@ -105,7 +106,8 @@ public final class TcpNat {
 
     /** A segment from the guest by family, checked and read once (see {@link io.jslirp.stack.Transport#tcp}). */
     public void segment(Family family, TcpSegment seg) {
-        int src = seg.source(), srcPort = seg.sourcePort(), dst = seg.destination(), dstPort = seg.destinationPort();
+        TcpHeader h = seg.header();
+        int src = seg.source(), srcPort = h.sourcePort(), dst = seg.destination(), dstPort = h.destinationPort();
         TcpFlow flow = flows.get(src, srcPort, dst, dstPort);
         if (flow != null && flow.conn.reopenedBy(seg)) {
             settle(flow, flow.connecting(), flow.conn.retire(), false);
@@ -121,7 +123,7 @@ public final class TcpNat {
             dialAnswered(dial, seg);
             return;
         }
-        if ((seg.flags() & (Tcp.SYN | Tcp.ACK | Tcp.RST)) == Tcp.SYN) {
+        if ((h.flags() & (Tcp.SYN | Tcp.ACK | Tcp.RST)) == Tcp.SYN) {
             open(family, seg);
         } else {
             Resets.answer(seg, family.output());
@@ -129,7 +131,8 @@ public final class TcpNat {
     }
 
     private void open(Family family, TcpSegment seg) {
-        int src = seg.source(), srcPort = seg.sourcePort(), dst = seg.destination(), dstPort = seg.destinationPort();
+        TcpHeader h = seg.header();
+        int src = seg.source(), srcPort = h.sourcePort(), dst = seg.destination(), dstPort = h.destinationPort();
         boolean toNameservers = dns != null && dst == family.dns() && dstPort == Nameservers.PORT;
         int target = toNameservers ? OutboundPolicy.UNREACHABLE : family.target(dst);
         if (toNameservers ? dns.isEmpty() : target == OutboundPolicy.UNREACHABLE) {
@@ -140,7 +143,7 @@ public final class TcpNat {
         int refusal = OutboundPolicy.refusalCode(target);
         if (refusal >= 0) {
             counters.policyRefused++;
-            long tcpHead = ((long) srcPort << 48) | ((long) dstPort << 32) | (seg.seq() & 0xffffffffL);
+            long tcpHead = ((long) srcPort << 48) | ((long) dstPort << 32) | (h.seq() & 0xffffffffL);
             family.sendUnreachable(refusal, Ipv4.PROTO_TCP, src, dst, tcpHead);
             return;
         }
@@ -161,7 +164,7 @@ public final class TcpNat {
         if (fd >= 0) sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
         SocketStream stream = new SocketStream(sockets, peekArea);
         TcpConnection conn = new TcpConnection(new FlowAddresses(src, srcPort, dst, dstPort),
-                new GuestSyn(seg.seq(), seg.window(), seg.options()), ThreadLocalRandom.current().nextInt(),
+                new GuestSyn(h.seq(), h.window(), seg.options()), ThreadLocalRandom.current().nextInt(),
                 tcpContext(family), stream);
         TcpFlow flow = new TcpFlow(this, family, loop, conn, stream, fd, target, dstPort, null);
         flows.put(src, srcPort, dst, dstPort, flow);
@@ -243,8 +246,9 @@ public final class TcpNat {
 
     /** The guest's answer to our SYN: a SYN-ACK makes the connection, a RST refuses it. */
     private void dialAnswered(GuestDial d, TcpSegment seg) {
-        int flags = seg.flags();
-        boolean acksOurSyn = (flags & Tcp.ACK) != 0 && seg.ack() == d.iss + 1;
+        TcpHeader h = seg.header();
+        int flags = h.flags();
+        boolean acksOurSyn = (flags & Tcp.ACK) != 0 && h.ack() == d.iss + 1;
         if ((flags & Tcp.RST) != 0) {
             if (acksOurSyn) {
                 Log.debug(() -> describe(d) + " refused by the guest");
@@ -257,7 +261,7 @@ public final class TcpNat {
         loop.schedule(d.timer, Long.MAX_VALUE);
         SocketStream stream = new SocketStream(sockets, peekArea);
         TcpConnection conn = TcpConnection.openedToGuest(new FlowAddresses(d.guestAddress, d.guestPort, d.source, d.sourcePort),
-                new GuestSyn(seg.seq(), seg.window(), seg.options()), d.iss, tcpContext(d.family), stream);
+                new GuestSyn(h.seq(), h.window(), seg.options()), d.iss, tcpContext(d.family), stream);
         TcpFlow flow = new TcpFlow(this, d.family, loop, conn, stream, d.fd, OutboundPolicy.UNREACHABLE, d.clientPort, d.client);
         flows.put(d.guestAddress, d.guestPort, d.source, d.sourcePort, flow);
         keepTrimming();

@@ -9,6 +9,7 @@ import io.jslirp.wire.IpHeader;
 import io.jslirp.wire.IpVersion;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Ipv6;
+import io.jslirp.wire.TcpHeader;
 import io.jslirp.wire.Udp;
 
 import java.lang.foreign.MemorySegment;
@@ -35,6 +36,8 @@ public final class IpOutput implements ServiceOutput {
     private final IpHeader header = new IpHeader(), quoted = new IpHeader();
     /** The TCP segment being sent: {@link #header} and {@link #tx}, and where its payload is. */
     private final TcpSegment segment;
+    /** The description TCP headers are written from: one per output, reused like {@link #tx}. */
+    private final TcpHeader tcpHeader = new TcpHeader();
     /** The gateway's and DNS addresses: handles held for the life of the stack. */
     private final int gateway, dns;
     /** The addresses the stack answers echo (and Neighbor Solicitations) for: hi, lo pairs. */
@@ -154,6 +157,11 @@ public final class IpOutput implements ServiceOutput {
     @Override
     public long tcpOffset() {
         return l4;
+    }
+
+    @Override
+    public TcpHeader tcpHeader() {
+        return tcpHeader;
     }
 
     @Override

@@ -4,6 +4,7 @@ import io.jslirp.util.RingBuffer;
 import io.jslirp.wire.Seq;
 import io.jslirp.wire.Tcp;
 import io.jslirp.wire.TcpOptions;
+import io.jslirp.wire.TcpHeader;
 import io.jslirp.wire.TcpSegment;
 
 import java.lang.foreign.MemorySegment;
@@ -96,7 +97,8 @@ public final class TcpConnection {
         hdr = Tcp.appendTimestamps(f, off, hdr, (int) (now / 1_000_000L), 0);
         hdr = Tcp.appendSackPermitted(f, off, hdr);
         int window = Math.min(Math.min(config.initialBuffer(), config.receiveBuffer()), 0xffff);
-        Tcp.write(f, off, addresses.remotePort(), addresses.guestPort(), iss, 0, Tcp.SYN, window, hdr);
+        Tcp.write(f, off, out.tcpHeader().ports(addresses.remotePort(), addresses.guestPort()).seq(iss).ack(0).flags(Tcp.SYN)
+                .window(window).length(hdr));
         out.sendTcp(addresses.remoteAddress(), addresses.guestAddress(), hdr);
     }
 
@@ -159,8 +161,8 @@ public final class TcpConnection {
      * sends. The caller then retires this connection ({@link #retire}) and opens the new one.
      */
     public boolean reopenedBy(TcpSegment seg) {
-        if (state != State.TIME_WAIT || (seg.flags() & (Tcp.SYN | Tcp.ACK | Tcp.RST)) != Tcp.SYN) return false;
-        return receiver.newerThanReceived(seg.seq(), seg.options());
+        if (state != State.TIME_WAIT || (seg.header().flags() & (Tcp.SYN | Tcp.ACK | Tcp.RST)) != Tcp.SYN) return false;
+        return receiver.newerThanReceived(seg.header().seq(), seg.options());
     }
 
     /** Ends the connection at once, sending nothing (a new one took over its addresses). Returns a closed {@link Outcome}. */
@@ -259,7 +261,8 @@ public final class TcpConnection {
     }
 
     private void segment(TcpSegment seg, HostSink host, long now) {
-        int ack = seg.ack();
+        TcpHeader h = seg.header();
+        int ack = h.ack();
         int payload = seg.payloadLength();
         writer.now(now);
 
@@ -277,11 +280,11 @@ public final class TcpConnection {
         if (!processAck(seg, now)) return;
         if (state == State.CLOSED) return;
 
-        if (payload > 0 && receivesData() && receiver.receive(seg.frame(), seg.payloadOffset(), seg.seq(), payload, host) == Receiver.BEYOND_GAP) {
+        if (payload > 0 && receivesData() && receiver.receive(seg.frame(), seg.payloadOffset(), h.seq(), payload, host) == Receiver.BEYOND_GAP) {
             acksDue++;
             due();
         }
-        finishSegment(seg.flags(), seg.seq(), payload);
+        finishSegment(h.flags(), h.seq(), payload);
     }
 
     /**
@@ -289,7 +292,7 @@ public final class TcpConnection {
      * to echo, RST and SYN (RFC 5961), the ACK flag. False when the segment ends here.
      */
     private boolean admit(TcpSegment seg) {
-        int flags = seg.flags(), seq = seg.seq();
+        int flags = seg.header().flags(), seq = seg.header().seq();
         if (state == State.CLOSED) return false;
         if (state == State.CONNECTING) {
             if ((flags & Tcp.RST) != 0 && seq == receiver.rcvNxt()) close(true);
@@ -337,14 +340,14 @@ public final class TcpConnection {
 
     /** False when the segment must be dropped (RFC 9293 3.10.7.4: it acknowledges something never sent). */
     private boolean processAck(TcpSegment seg, long now) {
-        int ack = seg.ack();
+        int ack = seg.header().ack();
         TcpOptions opts = seg.options();
         if (Seq.gt(ack, sender.sndMax())) {
             receiver.ackDue(); // acknowledges something never sent: answer, and ignore its data and FIN
             return false;
         }
         recovery.sackBlocks(opts, ack, sender.sndMax());
-        long newWnd = sender.scaledWindow(seg.window());
+        long newWnd = sender.scaledWindow(seg.header().window());
         int sndUna = sender.sndUna();
         if (Seq.lt(ack, sndUna)) return true;
         if (Seq.gt(ack, sndUna)) {

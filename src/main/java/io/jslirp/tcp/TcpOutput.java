@@ -1,5 +1,8 @@
 package io.jslirp.tcp;
 
+import io.jslirp.wire.Tcp;
+import io.jslirp.wire.TcpHeader;
+
 import java.lang.foreign.MemorySegment;
 
 /** Where a connection writes the segments it sends to the guest; the IP layer below fills in the rest. */
@@ -9,6 +12,9 @@ public interface TcpOutput {
 
     /** Offset in {@link #frame()} where the TCP header starts (room for link and IP headers before it). */
     long tcpOffset();
+
+    /** The description a segment's header is written from ({@link Tcp#write}); reused, like the frame, for every segment. */
+    TcpHeader tcpHeader();
 
     /**
      * Whether {@link #sendTcp(int, int, int, int)} takes payloads larger than one segment (up to

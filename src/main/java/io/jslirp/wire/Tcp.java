@@ -173,18 +173,18 @@ public final class Tcp {
     }
 
     /**
-     * Writes a header of headerLength bytes (20 + options already written by {@link #writeSynOptions}).
-     * The checksum is filled by {@link #fillChecksum} once the payload is in place.
+     * Writes the header h describes at off (its options, which {@link TcpHeader#length} counts,
+     * already written by {@link #writeSynOptions} and the appends). The checksum is filled by
+     * {@link #fillChecksum} once the payload is in place.
      */
-    public static void write(MemorySegment s, long off, int sourcePort, int destinationPort, int seq, int ack,
-                             int flags, int window, int headerLength) {
-        Bytes.u16(s, off + SOURCE_PORT, sourcePort);
-        Bytes.u16(s, off + DESTINATION_PORT, destinationPort);
-        Bytes.u32(s, off + SEQ, seq);
-        Bytes.u32(s, off + ACK_NUMBER, ack);
-        Bytes.u8(s, off + DATA_OFFSET, (headerLength / 4) << 4);
-        Bytes.u8(s, off + FLAGS, flags);
-        Bytes.u16(s, off + WINDOW, window);
+    public static void write(MemorySegment s, long off, TcpHeader h) {
+        Bytes.u16(s, off + SOURCE_PORT, h.sourcePort());
+        Bytes.u16(s, off + DESTINATION_PORT, h.destinationPort());
+        Bytes.u32(s, off + SEQ, h.seq());
+        Bytes.u32(s, off + ACK_NUMBER, h.ack());
+        Bytes.u8(s, off + DATA_OFFSET, (h.length() / 4) << 4);
+        Bytes.u8(s, off + FLAGS, h.flags());
+        Bytes.u16(s, off + WINDOW, h.window());
         Bytes.u16(s, off + CHECKSUM_OFFSET, 0);
         Bytes.u16(s, off + URGENT, 0);
     }

@@ -12,6 +12,7 @@ import io.jslirp.stack.NetworkConfig;
 import io.jslirp.stack.Stack;
 import io.jslirp.stack.TxFrame;
 import io.jslirp.wire.Tcp;
+import io.jslirp.wire.TcpHeader;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -69,7 +70,8 @@ class CapturingSinkTest {
         assertThat(stack.capabilities()).isEqualTo(link.capabilities());
 
         MemorySegment f = out.frame();
-        Tcp.write(f, out.tcpOffset(), 80, 40000, 1, 2, Tcp.ACK, 65535, Tcp.MIN_HEADER_LENGTH);
+        Tcp.write(f, out.tcpOffset(), new TcpHeader().ports(80, 40000)
+                .seq(1).ack(2).flags(Tcp.ACK).window(65535).length(Tcp.MIN_HEADER_LENGTH));
         MemorySegment payload = Arena.ofAuto().allocate(3000);
         for (int i = 0; i < 3000; i++) payload.set(ValueLayout.JAVA_BYTE, i, (byte) i);
         out.sendTcp(out.gateway(), out.guestAddress(), Tcp.MIN_HEADER_LENGTH, payload, 0, 3000, 1460);

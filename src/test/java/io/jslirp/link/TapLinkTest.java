@@ -16,6 +16,7 @@ import io.jslirp.util.AddressBook;
 import io.jslirp.wire.IpVersion;
 import io.jslirp.wire.Ipv6;
 import io.jslirp.wire.Tcp;
+import io.jslirp.wire.TcpHeader;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -78,7 +79,7 @@ class TapLinkTest {
     private static void sendTcp(GuestOutput out, int port, int payload) {
         long off = out.tcpOffset();
         int header = Tcp.appendTimestamps(out.frame(), off, Tcp.MIN_HEADER_LENGTH, 1, 2);
-        Tcp.write(out.frame(), off, port, 40000, 1000, 2000, Tcp.ACK, 65535, header);
+        Tcp.write(out.frame(), off, new TcpHeader().ports(port, 40000).seq(1000).ack(2000).flags(Tcp.ACK).window(65535).length(header));
         MemorySegment data = Arena.ofAuto().allocate(payload);
         out.sendTcp(out.gateway(), guest(out), header, data, 0, payload, SEGMENT);
     }

@@ -26,6 +26,7 @@ import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Ipv6;
 import io.jslirp.wire.Ndp;
 import io.jslirp.wire.Tcp;
+import io.jslirp.wire.TcpHeader;
 import io.jslirp.wire.Udp;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -191,8 +192,8 @@ class StackFuzzTest {
             case 4 -> {
                 int hdr = Tcp.MIN_HEADER_LENGTH + 4 * rnd.nextInt(11);
                 int len = hdr + rnd.nextInt(1400);
-                Tcp.write(frame, l4, 1024 + rnd.nextInt(60000), rnd.nextInt(0x10000), rnd.nextInt(), rnd.nextInt(),
-                        rnd.nextInt(0x40), rnd.nextInt(0x10000), hdr);
+                Tcp.write(frame, l4, new TcpHeader().ports(1024 + rnd.nextInt(60000), rnd.nextInt(0x10000))
+                        .seq(rnd.nextInt()).ack(rnd.nextInt()).flags(rnd.nextInt(0x40)).window(rnd.nextInt(0x10000)).length(hdr));
                 for (long o = l4 + Tcp.MIN_HEADER_LENGTH; o < l4 + hdr; o++) Bytes.u8(frame, o, rnd.nextInt(6));
                 Tcp.fillChecksum(frame, l4, len, Checksum.pseudoHeader4(src, dst, Ipv4.PROTO_TCP, len));
                 return ipv4(Ipv4.PROTO_TCP, src, dst, len, 0);
@@ -303,8 +304,8 @@ class StackFuzzTest {
             default -> {
                 int hdr = Tcp.MIN_HEADER_LENGTH + 4 * rnd.nextInt(11);
                 int len = hdr + rnd.nextInt(1400);
-                Tcp.write(frame, l4, 1024 + rnd.nextInt(60000), rnd.nextInt(0x10000), rnd.nextInt(), rnd.nextInt(),
-                        rnd.nextInt(0x40), rnd.nextInt(0x10000), hdr);
+                Tcp.write(frame, l4, new TcpHeader().ports(1024 + rnd.nextInt(60000), rnd.nextInt(0x10000))
+                        .seq(rnd.nextInt()).ack(rnd.nextInt()).flags(rnd.nextInt(0x40)).window(rnd.nextInt(0x10000)).length(hdr));
                 for (long o = l4 + Tcp.MIN_HEADER_LENGTH; o < l4 + hdr; o++) Bytes.u8(frame, o, rnd.nextInt(6));
                 Tcp.fillChecksum(frame, l4, len, Checksum.pseudoHeader6(src[0], src[1], dst[0], dst[1], Ipv6.PROTO_TCP, len));
                 return ipv6(Ipv6.PROTO_TCP, 64, src, dst, len);

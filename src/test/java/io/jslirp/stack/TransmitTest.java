@@ -11,6 +11,7 @@ import io.jslirp.util.AddressBook;
 import io.jslirp.wire.IpVersion;
 import io.jslirp.wire.Ipv6;
 import io.jslirp.wire.Tcp;
+import io.jslirp.wire.TcpHeader;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -105,7 +106,7 @@ class TransmitTest {
         MemorySegment f = out.frame();
         long off = out.tcpOffset();
         int length = Tcp.appendTimestamps(f, off, Tcp.MIN_HEADER_LENGTH, 1, 2);
-        Tcp.write(f, off, 80, 40000, 1000, 2000, Tcp.ACK, 65535, length);
+        Tcp.write(f, off, new TcpHeader().ports(80, 40000).seq(1000).ack(2000).flags(Tcp.ACK).window(65535).length(length));
         return length;
     }
 

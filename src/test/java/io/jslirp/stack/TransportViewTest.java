@@ -45,8 +45,8 @@ class TransportViewTest {
             @Override
             public void tcp(TcpSegment s) {
                 views.add(s);
-                seen.add(new Seen(s.version(), addresses.format(s.source()), addresses.format(s.destination()), s.sourcePort(),
-                        s.destinationPort(), s.seq(), s.ack(), s.flags(), s.window(), s.options().mss, s.options().windowScale,
+                seen.add(new Seen(s.version(), addresses.format(s.source()), addresses.format(s.destination()), s.header().sourcePort(),
+                        s.header().destinationPort(), s.header().seq(), s.header().ack(), s.header().flags(), s.header().window(), s.options().mss, s.options().windowScale,
                         s.options().sackPermitted, s.options().tsVal, s.options().tsEcr, s.options().sackBlocks, s.frame(),
                         s.payloadOffset(), s.payloadLength(), s.sequenceLength()));
             }

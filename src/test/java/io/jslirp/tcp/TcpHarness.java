@@ -11,6 +11,7 @@ import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Tcp;
 import io.jslirp.wire.TcpOptions;
 import io.jslirp.wire.TcpSegment;
+import io.jslirp.wire.TcpHeader;
 import io.jslirp.wire.IpVersion;
 import io.jslirp.wire.build.FrameBuilder;
 import java.io.ByteArrayOutputStream;
@@ -529,9 +530,15 @@ final class TcpHarness {
         static final long TCP_OFFSET = 14 + 20; // Ethernet + IPv4 headers before the TCP header
         final MemorySegment frame = Arena.ofAuto().allocate(TCP_OFFSET + 65536 + 64);
         final List<Sent> sent = new ArrayList<>();
+        final TcpHeader header = new TcpHeader();
 
         FakeOutput() {
             frame.fill((byte) 0xa5);
+        }
+
+        @Override
+        public TcpHeader tcpHeader() {
+            return header;
         }
 
         @Override

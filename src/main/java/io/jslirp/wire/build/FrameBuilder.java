@@ -10,6 +10,7 @@ import io.jslirp.wire.IpVersion;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Ipv6;
 import io.jslirp.wire.Tcp;
+import io.jslirp.wire.TcpHeader;
 import io.jslirp.wire.Udp;
 
 import java.lang.foreign.Arena;
@@ -521,7 +522,7 @@ public final class FrameBuilder {
     }
 
     private void writeTcpHeader(MemorySegment s, long at, int header) {
-        Tcp.write(s, at, sourcePort, destinationPort, seq, ack, flags, window, header);
+        Tcp.write(s, at, new TcpHeader().ports(sourcePort, destinationPort).seq(seq).ack(ack).flags(flags).window(window).length(header));
         long p = at + Tcp.MIN_HEADER_LENGTH;
         if (mss != NONE) {
             Bytes.u32(s, p, 2 << 24 | 4 << 16 | mss);
