@@ -166,7 +166,7 @@ public final class TcpNat {
         TcpConnection conn = new TcpConnection(new FlowAddresses(src, srcPort, dst, dstPort),
                 new GuestSyn(h.seq(), h.window(), seg.options()), ThreadLocalRandom.current().nextInt(),
                 tcpContext(family), stream);
-        TcpFlow flow = new TcpFlow(this, family, loop, conn, stream, fd, target, dstPort, null);
+        TcpFlow flow = new TcpFlow(this, family, loop, conn, stream, new HostPeer(fd, target, dstPort, null));
         flows.put(src, srcPort, dst, dstPort, flow);
         keepTrimming();
         family.retain(src);
@@ -205,8 +205,9 @@ public final class TcpNat {
             return;
         }
         sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
-        GuestDial dial = new GuestDial(family, fd, guestAddress, guestPort, source, port, family.format(clientAddress), clientPort,
-                ThreadLocalRandom.current().nextInt(), clock.now());
+        GuestDial dial = new GuestDial(family, new FlowAddresses(guestAddress, guestPort, source, port),
+                new HostPeer(fd, OutboundPolicy.UNREACHABLE, clientPort, family.format(clientAddress)), ThreadLocalRandom.current().nextInt(),
+                clock.now());
         dial.timer = new Timer(() -> dialTimedOut(dial));
         dials.put(guestAddress, guestPort, source, port, dial);
         family.retain(guestAddress); // released when the dial fails, else by the connection it becomes
@@ -262,7 +263,8 @@ public final class TcpNat {
         SocketStream stream = new SocketStream(sockets, peekArea);
         TcpConnection conn = TcpConnection.openedToGuest(new FlowAddresses(d.guestAddress, d.guestPort, d.source, d.sourcePort),
                 new GuestSyn(h.seq(), h.window(), seg.options()), d.iss, tcpContext(d.family), stream);
-        TcpFlow flow = new TcpFlow(this, d.family, loop, conn, stream, d.fd, OutboundPolicy.UNREACHABLE, d.clientPort, d.client);
+        TcpFlow flow = new TcpFlow(this, d.family, loop, conn, stream,
+                new HostPeer(d.fd, OutboundPolicy.UNREACHABLE, d.clientPort, d.client));
         flows.put(d.guestAddress, d.guestPort, d.source, d.sourcePort, flow);
         keepTrimming();
         counters.tcpConnections++;
