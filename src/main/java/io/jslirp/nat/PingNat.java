@@ -37,7 +37,8 @@ public final class PingNat {
 
     private final Reactor loop;
     private final HostSockets sockets;
-    private final long idleTimeoutNanos;
+    /** What the flows share, made once. */
+    private final DatagramFlow.Shared shared;
     private final Counters counters;
     private final FlowTable<Flow> flows = new FlowTable<>(16);
     private boolean refusalLogged;
@@ -46,7 +47,7 @@ public final class PingNat {
         this.loop = loop;
         this.sockets = sockets;
         this.batch = new DatagramBatch(sockets);
-        this.idleTimeoutNanos = idleTimeoutNanos;
+        this.shared = new DatagramFlow.Shared(loop, sockets, batch, idleTimeoutNanos);
         this.counters = counters;
     }
 
@@ -131,7 +132,7 @@ public final class PingNat {
         long lastHead;
 
         Flow(Family family, int fd, int guestAddress, int guestId, int remoteAddress) {
-            super(loop, sockets, batch, family, fd, guestAddress, remoteAddress, idleTimeoutNanos);
+            super(shared, family, fd, guestAddress, remoteAddress);
             this.guestId = guestId;
         }
 
