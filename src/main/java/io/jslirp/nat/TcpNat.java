@@ -205,9 +205,9 @@ public final class TcpNat {
             return;
         }
         sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
-        GuestDial dial = new GuestDial(family, new FlowAddresses(guestAddress, guestPort, source, port),
-                new HostPeer(fd, OutboundPolicy.UNREACHABLE, clientPort, family.format(clientAddress)), ThreadLocalRandom.current().nextInt(),
-                clock.now());
+        HostPeer client = new HostPeer(fd, OutboundPolicy.UNREACHABLE, clientPort, family.format(clientAddress));
+        GuestDial dial = new GuestDial(family, new FlowAddresses(guestAddress, guestPort, source, port), client,
+                ThreadLocalRandom.current().nextInt(), clock.now());
         dial.timer = new Timer(() -> dialTimedOut(dial));
         dials.put(guestAddress, guestPort, source, port, dial);
         family.retain(guestAddress); // released when the dial fails, else by the connection it becomes

@@ -223,7 +223,8 @@ public final class IpOutput implements ServiceOutput {
 
     @Override
     public void sendIcmp(int source, int destination, int length, int ttl, long mac) {
-        sendIcmp(addresses.hi(source), addresses.lo(source), addresses.hi(destination), addresses.lo(destination), length, ttl, mac);
+        sendIcmp(addressed(addresses.hi(source), addresses.lo(source), addresses.hi(destination), addresses.lo(destination)), length, ttl,
+                mac);
     }
 
     /**
@@ -242,7 +243,7 @@ public final class IpOutput implements ServiceOutput {
         Bytes.u64(tx, transport, transportHead);
         int length = (int) (transport + Icmpv4.QUOTED_TRANSPORT_BYTES - l4);
         output.counters().unreachableSent++;
-        sendIcmp(addresses.hi(gateway), addresses.lo(gateway), addresses.hi(guest), addresses.lo(guest), length, TTL,
+        sendIcmp(addressed(addresses.hi(gateway), addresses.lo(gateway), addresses.hi(guest), addresses.lo(guest)), length, TTL,
                 neighbours.mac(this));
     }
 
@@ -269,7 +270,7 @@ public final class IpOutput implements ServiceOutput {
     void sendEchoReply(MemorySegment f, long off, int length, IpHeader h) {
         MemorySegment.copy(f, off, tx, l4, length);
         Icmp.setType(tx, l4, version.echoReply());
-        sendIcmp(h.destinationHi(), h.destinationLo(), h.sourceHi(), h.sourceLo(), length, TTL, neighbours.mac(this));
+        sendIcmp(addressed(h.destinationHi(), h.destinationLo(), h.sourceHi(), h.sourceLo()), length, TTL, neighbours.mac(this));
     }
 
     /**
@@ -284,13 +285,20 @@ public final class IpOutput implements ServiceOutput {
         boolean fromDestination = !Ipv6.isMulticast(h.destinationHi());
         long srcHi = fromDestination ? h.destinationHi() : addresses.hi(gateway);
         long srcLo = fromDestination ? h.destinationLo() : addresses.lo(gateway);
-        sendIcmp(srcHi, srcLo, h.sourceHi(), h.sourceLo(), Icmp.HEADER_LENGTH + quotedLength, TTL, neighbours.mac(this));
+        sendIcmp(addressed(srcHi, srcLo, h.sourceHi(), h.sourceLo()), Icmp.HEADER_LENGTH + quotedLength, TTL, neighbours.mac(this));
     }
 
-    /** The ICMP message of length bytes at {@link #l4}, its checksum filled, from src to dst. */
-    void sendIcmp(long srcHi, long srcLo, long dstHi, long dstLo, int length, int ttl, long mac) {
-        IpHeader h = header.source(srcHi, srcLo).destination(dstHi, dstLo).protocol(version.icmpProtocol()).ttl(ttl)
-                .payloadLength(length);
+    /** The output's IP header description, reused, with its source and destination set (for {@link #sendIcmp}). */
+    IpHeader addressed(long srcHi, long srcLo, long dstHi, long dstLo) {
+        return header.source(srcHi, srcLo).destination(dstHi, dstLo);
+    }
+
+    /**
+     * The ICMP message of length bytes at {@link #l4}, its checksum filled, between the addresses
+     * of h (from {@link #addressed}), with hop limit ttl, in a frame to the Ethernet address mac.
+     */
+    void sendIcmp(IpHeader addressed, int length, int ttl, long mac) {
+        IpHeader h = addressed.protocol(version.icmpProtocol()).ttl(ttl).payloadLength(length);
         Icmp.fillChecksum(tx, l4, length, version.icmpPseudoHeader(h, length));
         output.send(version, tx, h, mac);
     }
