@@ -46,7 +46,7 @@ public class StackReceiveBench {
             }
 
             @Override
-            public void icmpEcho(MemorySegment f, long offset, int n, int source, int destination) {
+            public void icmpEcho(io.jslirp.wire.IcmpEcho echo) {
                 throw new IllegalStateException("the benchmark sends TCP only");
             }
         });

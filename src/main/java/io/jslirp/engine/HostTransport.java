@@ -26,12 +26,12 @@ import io.jslirp.stack.Transport;
 import io.jslirp.sys.HostSockets;
 import io.jslirp.util.AddressBook;
 import io.jslirp.util.BufferPool;
+import io.jslirp.wire.IcmpEcho;
 import io.jslirp.wire.TcpSegment;
 import io.jslirp.wire.UdpDatagram;
 import io.jslirp.wire.Tftp;
 
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -110,8 +110,8 @@ public final class HostTransport {
             }
 
             @Override
-            public void icmpEcho(MemorySegment frame, long offset, int length, int source, int destination) {
-                (addresses.isIpv4(source) ? v4 : v6).icmpEcho(frame, offset, length, source, destination);
+            public void icmpEcho(IcmpEcho echo) {
+                (addresses.isIpv4(echo.source()) ? v4 : v6).icmpEcho(echo);
             }
         };
     }
@@ -244,8 +244,8 @@ public final class HostTransport {
         }
 
         @Override
-        public void icmpEcho(MemorySegment frame, long offset, int length, int source, int destination) {
-            if (!crossed(source, destination)) ping.echo(family, frame, offset, length, source, destination);
+        public void icmpEcho(IcmpEcho echo) {
+            if (!crossed(echo.source(), echo.destination())) ping.echo(family, echo);
         }
     }
 }

@@ -4,6 +4,7 @@ import io.jslirp.util.AddressBook;
 import io.jslirp.wire.Drop;
 import io.jslirp.wire.Ethernet;
 import io.jslirp.wire.Icmp;
+import io.jslirp.wire.IcmpEcho;
 import io.jslirp.wire.IpHeader;
 import io.jslirp.wire.IpVersion;
 import io.jslirp.wire.Ipv4;
@@ -37,6 +38,8 @@ final class IpInput {
     private final TcpSegment tcpSegment = new TcpSegment();
     /** The UDP datagram at hand, read once after its check and handed up. */
     private final UdpDatagram udpDatagram = new UdpDatagram();
+    /** The echo request at hand, read once after its check and handed up. */
+    private final IcmpEcho icmpEcho = new IcmpEcho();
     /** The packet at hand: the Ethernet address it came from, whether the link vouched for its checksums. */
     private long mac;
     private boolean checksumTrusted;
@@ -182,7 +185,9 @@ final class IpInput {
             out.sendEchoReply(f, off, len, h);
         } else {
             int src = source(h), dst = destination(h);
-            transport.icmpEcho(f, off, len, src, dst);
+            IcmpEcho e = Icmp.readEcho(f, off, len, icmpEcho);
+            e.addresses(out.ipVersion(), src, dst);
+            transport.icmpEcho(e);
             addresses.release(src);
             addresses.release(dst);
         }

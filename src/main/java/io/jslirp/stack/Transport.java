@@ -1,9 +1,8 @@
 package io.jslirp.stack;
 
+import io.jslirp.wire.IcmpEcho;
 import io.jslirp.wire.TcpSegment;
 import io.jslirp.wire.UdpDatagram;
-
-import java.lang.foreign.MemorySegment;
 
 /** Receives the guest's TCP, UDP and ICMP echo traffic that is not for a service of the gateway. */
 public interface Transport {
@@ -16,6 +15,9 @@ public interface Transport {
     /** A UDP datagram, checked and read once with its addresses and ports; the view is reused, valid for this call only. */
     void udp(UdpDatagram datagram);
 
-    /** An ICMP echo request (header and data, checksum verified) of length bytes at offset, to a host the stack does not answer for. */
-    void icmpEcho(MemorySegment frame, long offset, int length, int source, int destination);
+    /**
+     * An ICMP echo request (checksum verified) to a host the stack does not answer for, read once
+     * with its addresses; the view is reused, valid for this call only.
+     */
+    void icmpEcho(IcmpEcho echo);
 }

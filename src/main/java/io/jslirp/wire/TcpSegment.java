@@ -10,18 +10,13 @@ import java.lang.foreign.MemorySegment;
  * the transports and the TCP state machine read it instead of the frame's bytes. Reused for
  * every segment: valid for the call it is handed to only (what must outlive it is copied).
  */
-public final class TcpSegment extends Addressed {
+public final class TcpSegment extends Inbound {
     private final TcpHeader header = new TcpHeader();
     private final TcpOptions options = new TcpOptions();
-    private MemorySegment frame;
-    private long offset;
-    private int length;
 
     /** Fills the header's fields from the checked header at off (length bytes with the payload) of s. */
     void fill(MemorySegment s, long off, int len) {
-        frame = s;
-        offset = off;
-        length = len;
+        place(s, off, len);
         header.ports(Tcp.sourcePort(s, off), Tcp.destinationPort(s, off)).seq(Tcp.seq(s, off)).ack(Tcp.ack(s, off))
                 .flags(Tcp.flags(s, off)).window(Tcp.window(s, off)).length(Tcp.headerLength(s, off));
     }
@@ -36,28 +31,13 @@ public final class TcpSegment extends Addressed {
         return options;
     }
 
-    /** The frame holding the segment. */
-    public MemorySegment frame() {
-        return frame;
-    }
-
-    /** Where the TCP header starts in {@link #frame}. */
-    public long offset() {
-        return offset;
-    }
-
-    /** The segment's length: header and payload. */
-    public int length() {
-        return length;
-    }
-
     /** Where the payload starts in {@link #frame}. */
     public long payloadOffset() {
-        return offset + header.length();
+        return offset() + header.length();
     }
 
     public int payloadLength() {
-        return length - header.length();
+        return length() - header.length();
     }
 
     /** How much sequence space the segment takes: its payload, and one each for SYN and FIN. */

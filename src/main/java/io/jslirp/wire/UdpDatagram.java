@@ -8,19 +8,14 @@ import java.lang.foreign.MemorySegment;
  * (and the addresses by the IP input) after the datagram was checked. Reused for every datagram:
  * valid for the call it is handed to only.
  */
-public final class UdpDatagram extends Addressed {
+public final class UdpDatagram extends Inbound {
     private int sourcePort, destinationPort;
-    private MemorySegment frame;
-    private long payloadOffset;
-    private int payloadLength;
 
-    /** Fills the ports and the payload's place from the checked header at off of s. */
+    /** Fills the ports and the datagram's place (the length its header gives) from the checked header at off of s. */
     void fill(MemorySegment s, long off) {
-        frame = s;
+        place(s, off, Udp.length(s, off));
         sourcePort = Udp.sourcePort(s, off);
         destinationPort = Udp.destinationPort(s, off);
-        payloadOffset = off + Udp.HEADER_LENGTH;
-        payloadLength = Udp.length(s, off) - Udp.HEADER_LENGTH;
     }
 
     public int sourcePort() {
@@ -31,17 +26,12 @@ public final class UdpDatagram extends Addressed {
         return destinationPort;
     }
 
-    /** The frame holding the datagram. */
-    public MemorySegment frame() {
-        return frame;
-    }
-
     /** Where the payload starts in {@link #frame}. */
     public long payloadOffset() {
-        return payloadOffset;
+        return offset() + Udp.HEADER_LENGTH;
     }
 
     public int payloadLength() {
-        return payloadLength;
+        return length() - Udp.HEADER_LENGTH;
     }
 }

@@ -56,8 +56,8 @@ public final class TestNetwork {
             }
 
             @Override
-            public void icmpEcho(MemorySegment frame, long offset, int length, int source, int destination) {
-                transport.add("echo " + name(source) + " -> " + name(destination) + " " + length);
+            public void icmpEcho(io.jslirp.wire.IcmpEcho e) {
+                transport.add("echo " + name(e.source()) + " -> " + name(e.destination()) + " " + e.length());
             }
         });
     }

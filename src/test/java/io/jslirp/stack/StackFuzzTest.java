@@ -111,8 +111,8 @@ class StackFuzzTest {
             }
 
             @Override
-            public void icmpEcho(MemorySegment f, long offset, int length, int source, int destination) {
-                inside(f, offset, length);
+            public void icmpEcho(io.jslirp.wire.IcmpEcho e) {
+                inside(e.frame(), e.offset(), e.length());
             }
         };
         stack.setTransport(transport);

@@ -1,6 +1,9 @@
 package io.jslirp.stack;
 
 import io.jslirp.util.AddressBook;
+import io.jslirp.wire.IcmpEcho;
+import io.jslirp.wire.Icmpv4;
+import io.jslirp.wire.Icmpv6;
 import io.jslirp.wire.IpVersion;
 import io.jslirp.wire.Tcp;
 import io.jslirp.wire.TcpSegment;
@@ -15,8 +18,9 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The views the IP input hands the transport, a TCP segment and a UDP datagram: read once, after
- * the checksum, from frames of both versions; what they say is what the frame's bytes say.
+ * The views the IP input hands the transport, a TCP segment, a UDP datagram and an echo request:
+ * read once, after the checksum, from frames of both versions; what they say is what the frame's
+ * bytes say.
  */
 class TransportViewTest {
     private static final String GUEST4 = "10.0.2.15", REMOTE4 = "192.0.2.1";
@@ -30,6 +34,11 @@ class TransportViewTest {
     private final List<TcpSegment> views = new ArrayList<>();
     private final List<Datagram> datagrams = new ArrayList<>();
     private final List<UdpDatagram> udpViews = new ArrayList<>();
+    private final List<Echo> echoes = new ArrayList<>();
+    private final List<IcmpEcho> echoViews = new ArrayList<>();
+
+    record Echo(IpVersion version, String source, String destination, int code, int identifier, int sequence, MemorySegment frame,
+                long offset, int length) {}
 
     record Datagram(IpVersion version, String source, String destination, int sourcePort, int destinationPort, MemorySegment frame,
                     long payloadOffset, int payloadLength) {}
@@ -59,8 +68,10 @@ class TransportViewTest {
             }
 
             @Override
-            public void icmpEcho(MemorySegment f, long o, int n, int src, int dst) {
-                throw new AssertionError("no echo here");
+            public void icmpEcho(IcmpEcho e) {
+                echoViews.add(e);
+                echoes.add(new Echo(e.version(), addresses.format(e.source()), addresses.format(e.destination()), e.code(), e.identifier(),
+                        e.sequence(), e.frame(), e.offset(), e.length()));
             }
         });
     }
@@ -191,6 +202,38 @@ class TransportViewTest {
             stack.receive(f, (int) f.byteSize());
         }
         assertThat(datagrams).isEmpty();
+        assertThat(counters.badChecksum).isEqualTo(2);
+    }
+
+    @Test
+    void anEchoRequestOfEitherVersionIsReadWithItsIdentifierAndSequence() {
+        FrameBuilder[] frames = {FrameBuilder.v4(GUEST4, REMOTE4).echo(0x1234, 7).payload(56),
+                FrameBuilder.v6(GUEST6, REMOTE6).echo(0xfedc, 0x8001).payload(8)};
+        for (FrameBuilder b : frames) {
+            MemorySegment f = b.build();
+            stack.receive(f, (int) f.byteSize());
+            Echo e = echoes.getLast();
+            assertThat(e.frame()).isSameAs(f);
+            assertThat(e.offset()).isEqualTo(b.transportOffset());
+            assertThat(e.length()).isEqualTo(b.transportLength());
+        }
+        assertThat(echoes).extracting(Echo::version).containsExactly(IpVersion.V4, IpVersion.V6);
+        assertThat(echoes).extracting(Echo::identifier).containsExactly(0x1234, 0xfedc);
+        assertThat(echoes).extracting(Echo::sequence).containsExactly(7, 0x8001);
+        assertThat(echoes).extracting(Echo::code).containsExactly(0, 0);
+        assertThat(echoes.get(0).source()).isEqualTo(GUEST4);
+        assertThat(echoes.get(0).destination()).isEqualTo(REMOTE4);
+        assertThat(echoes.get(1).destination()).contains("2001:db8::1");
+        assertThat(echoViews.get(1)).isSameAs(echoViews.get(0));
+    }
+
+    @Test
+    void anEchoRequestWithABadChecksumIsNotHandedOn() {
+        MemorySegment f = FrameBuilder.v6(GUEST6, REMOTE6).icmp(Icmpv6.ECHO_REQUEST, 0, 0x0001_0002).payload(8).badChecksum().build();
+        stack.receive(f, (int) f.byteSize());
+        MemorySegment g = FrameBuilder.v4(GUEST4, REMOTE4).icmp(Icmpv4.ECHO_REQUEST, 0, 0x0001_0002).payload(8).badChecksum().build();
+        stack.receive(g, (int) g.byteSize());
+        assertThat(echoes).isEmpty();
         assertThat(counters.badChecksum).isEqualTo(2);
     }
 }
