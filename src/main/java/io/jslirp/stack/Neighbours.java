@@ -75,7 +75,8 @@ final class Neighbours {
         if (macKnown) return true;
         if (out.ipVersion() == IpVersion.V4) {
             Ethernet.write(arpTx, 0, Ethernet.BROADCAST, config.gatewayMac(), Ethernet.TYPE_ARP);
-            Arp.write(arpTx, Ethernet.HEADER_LENGTH, Arp.REQUEST, config.gatewayMac(), config.gateway(), 0, (int) lo);
+            Arp.write(arpTx, Ethernet.HEADER_LENGTH, Arp.REQUEST, config.gatewayMac(), config.gateway());
+            Arp.writeTarget(arpTx, Ethernet.HEADER_LENGTH, 0, (int) lo);
             output.sendFrame(arpTx, Ethernet.HEADER_LENGTH + Arp.LENGTH);
         } else {
             MemorySegment tx = out.frame();
@@ -154,7 +155,8 @@ final class Neighbours {
         learnMac(source);
         long mac = config.macOf(target);
         Ethernet.write(arpTx, 0, source, mac, Ethernet.TYPE_ARP);
-        Arp.write(arpTx, Ethernet.HEADER_LENGTH, Arp.REPLY, mac, target, Arp.senderMac(f, off), sender);
+        Arp.write(arpTx, Ethernet.HEADER_LENGTH, Arp.REPLY, mac, target);
+        Arp.writeTarget(arpTx, Ethernet.HEADER_LENGTH, Arp.senderMac(f, off), sender);
         output.sendFrame(arpTx, Ethernet.HEADER_LENGTH + Arp.LENGTH);
     }
 

@@ -155,7 +155,8 @@ class StackFuzzTest {
         switch (rnd.nextInt(6)) {
             case 0 -> {
                 Ethernet.write(frame, 0, Ethernet.BROADCAST, GUEST_MAC, Ethernet.TYPE_ARP);
-                Arp.write(frame, ip, rnd.nextBoolean() ? Arp.REQUEST : Arp.REPLY, GUEST_MAC, src, 0, dst);
+                Arp.write(frame, ip, rnd.nextBoolean() ? Arp.REQUEST : Arp.REPLY, GUEST_MAC, src);
+                Arp.writeTarget(frame, ip, 0, dst);
                 return (int) ip + Arp.LENGTH;
             }
             case 1 -> {

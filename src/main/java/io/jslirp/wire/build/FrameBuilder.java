@@ -415,7 +415,8 @@ public final class FrameBuilder {
     public int writeTo(MemorySegment s, long off) {
         if (kind == Kind.ARP) {
             Ethernet.write(s, off, dstMac, srcMac, Ethernet.TYPE_ARP);
-            Arp.write(s, off + Ethernet.HEADER_LENGTH, arpOperation, srcMac, arpSender, arpTargetMac, arpTarget);
+            Arp.write(s, off + Ethernet.HEADER_LENGTH, arpOperation, srcMac, arpSender);
+            Arp.writeTarget(s, off + Ethernet.HEADER_LENGTH, arpTargetMac, arpTarget);
             return Ethernet.HEADER_LENGTH + Arp.LENGTH;
         }
         int length = transportLength();
