@@ -2,6 +2,8 @@ package io.jslirp.stack;
 
 import io.jslirp.util.AddressBook;
 import io.jslirp.wire.Bytes;
+import io.jslirp.wire.Dhcp;
+import io.jslirp.wire.Dhcpv6;
 import io.jslirp.wire.Icmp;
 import io.jslirp.wire.Icmpv4;
 import io.jslirp.wire.Icmpv6;
@@ -47,8 +49,7 @@ public final class IpOutput implements ServiceOutput {
     private final boolean anyGuestAddress;
     private final int dhcpPort;
 
-    IpOutput(IpVersion version, Transmit transmit, Neighbours neighbours, AddressBook addresses, long[] router, long guestPrefixHi,
-             int dhcpPort) {
+    IpOutput(IpVersion version, Transmit transmit, Neighbours neighbours, AddressBook addresses, long[] router, long guestPrefixHi) {
         this.version = version;
         this.output = transmit.output;
         this.transmit = transmit;
@@ -62,7 +63,7 @@ public final class IpOutput implements ServiceOutput {
         this.dns = addresses.acquire(router[2], router[3]);
         this.guestPrefixHi = guestPrefixHi;
         this.anyGuestAddress = version == IpVersion.V4;
-        this.dhcpPort = dhcpPort;
+        this.dhcpPort = version == IpVersion.V4 ? Dhcp.SERVER_PORT : Dhcpv6.SERVER_PORT;
     }
 
     IpVersion ipVersion() {

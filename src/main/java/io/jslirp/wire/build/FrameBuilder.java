@@ -219,10 +219,10 @@ public final class FrameBuilder {
         return ports(srcPort, dstPort).flags(flags).seq(seq).ack(ack);
     }
 
-    /** A TCP segment with raw options (a multiple of 4 bytes) after those set by {@link #mss} and the others. */
-    public FrameBuilder tcp(int srcPort, int dstPort, int flags, long seq, long ack, int window, byte[] options) {
+    /** Raw TCP options (a multiple of 4 bytes) after those set by {@link #mss} and the others. */
+    public FrameBuilder rawOptions(byte[] options) {
         tcpOptions = options.clone();
-        return tcp(srcPort, dstPort, flags, seq, ack).window(window);
+        return this;
     }
 
     public FrameBuilder ports(int srcPort, int dstPort) {
