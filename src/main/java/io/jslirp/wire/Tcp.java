@@ -251,15 +251,20 @@ public final class Tcp {
     }
 
     /**
-     * Fills the checksum of a segment whose headerLength-byte header is at off of s and whose
-     * payload is payloadLength bytes at payloadOffset of payload (where the host's data waits:
-     * summed there, not copied for it); pseudo is its pseudo-header's sum. A TCP header's length
-     * is a multiple of 4, so the payload's sum continues the header's.
+     * The first half of the checksum of a segment whose payload lies elsewhere (where the host's
+     * data waits: summed there, not copied for it): clears the checksum field of the
+     * headerLength-byte header at off and returns the sum of the header and pseudo (its
+     * pseudo-header's sum), which the payload's sum continues ({@link Checksum#sum}); a TCP
+     * header's length is a multiple of 4, so the payload's words stay aligned.
+     * {@link #setChecksum} then puts the whole.
      */
-    public static void fillChecksum(MemorySegment s, long off, int headerLength, MemorySegment payload, long payloadOffset,
-                                    int payloadLength, int pseudo) {
+    public static int headerSum(MemorySegment s, long off, int headerLength, int pseudo) {
         Bytes.u16(s, off + CHECKSUM_OFFSET, 0);
-        int sum = Checksum.sum(payload, payloadOffset, payloadLength, Checksum.sum(s, off, headerLength, pseudo));
+        return Checksum.sum(s, off, headerLength, pseudo);
+    }
+
+    /** Puts the checksum of a segment whose sum (from {@link #headerSum}, continued over its payload) is sum. */
+    public static void setChecksum(MemorySegment s, long off, int sum) {
         Bytes.u16(s, off + CHECKSUM_OFFSET, Checksum.finish(sum));
     }
 

@@ -23,6 +23,28 @@ class TcpTest {
 
     // ---- header ----
 
+    @Property(tries = 200)
+    void aPayloadSummedWhereItWaitsGivesTheChecksumOfTheWholeSegment(@ForAll @IntRange(min = 5, max = 15) int words,
+                                                                     @ForAll @Size(max = 300) byte[] payload, @ForAll int pseudo16,
+                                                                     @ForAll @IntRange(max = 7) int payloadAt) {
+        int hl = words * 4;
+        int pseudo = pseudo16 & 0xffff;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment whole = arena.allocate(hl + payload.length);
+            Tcp.write(whole, 0, new TcpHeader().ports(80, 40000).seq(1).ack(2).flags(Tcp.ACK).window(512).length(hl));
+            whole.asSlice(20, hl - 20).fill((byte) 1);
+            MemorySegment.copy(MemorySegment.ofArray(payload), 0, whole, hl, payload.length);
+            MemorySegment header = arena.allocate(hl);
+            MemorySegment.copy(whole, 0, header, 0, hl);
+            MemorySegment elsewhere = arena.allocate(payloadAt + payload.length + 1);
+            MemorySegment.copy(MemorySegment.ofArray(payload), 0, elsewhere, payloadAt, payload.length);
+
+            Tcp.fillChecksum(whole, 0, hl + payload.length, pseudo);
+            Tcp.setChecksum(header, 0, Checksum.sum(elsewhere, payloadAt, payload.length, Tcp.headerSum(header, 0, hl, pseudo)));
+            assertThat(Bytes.u16(header, Tcp.CHECKSUM_OFFSET)).isEqualTo(Bytes.u16(whole, Tcp.CHECKSUM_OFFSET));
+        }
+    }
+
     @Property(tries = 300)
     void writeThenReadEveryField(@ForAll Kind kind, @ForAll @IntRange(max = 7) int off,
                                  @ForAll @IntRange(max = 0xffff) int sp, @ForAll @IntRange(max = 0xffff) int dp,
