@@ -178,8 +178,8 @@ public final class IpOutput implements ServiceOutput {
 
     /** The payload goes from where it is, as the link's {@link Transmit} has it: copied, gathered or offloaded. */
     @Override
-    public void sendTcp(int source, int destination, int headerLength, MemorySegment payload, long payloadOffset,
-                        int payloadLength, int segmentSize) {
+    public void sendTcp(int source, int destination, MemorySegment payload, long payloadOffset, int payloadLength, int segmentSize) {
+        int headerLength = tcpHeader.length();
         header(source, destination, Ipv4.PROTO_TCP, headerLength + payloadLength);
         transmit.sendTcp(segment.payloadFrom(neighbours.mac(this), headerLength, payload, payloadOffset, payloadLength, segmentSize));
     }

@@ -65,7 +65,7 @@ final class SegmentWriter {
         if (!reset) hdr = receiver.appendOptions(f, off, hdr, tsVal());
         Tcp.write(f, off, out.tcpHeader().ports(remotePort, guestPort).seq(seq).ack(ack).flags(flags)
                 .window(window >>> receiver.rcvShift()).length(hdr));
-        if (len > 0) out.sendTcp(remoteAddress, guestAddress, hdr, data, dataOffset, len, sendMss);
+        if (len > 0) out.sendTcp(remoteAddress, guestAddress, data, dataOffset, len, sendMss);
         else out.sendTcp(remoteAddress, guestAddress, hdr, sendMss);
         if ((flags & Tcp.ACK) != 0) receiver.ackSent(ack, window);
         if (len > 0) receiver.dataSent();

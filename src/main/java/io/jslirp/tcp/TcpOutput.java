@@ -33,12 +33,13 @@ public interface TcpOutput {
     void sendTcp(int source, int destination, int tcpLength, int segmentSize);
 
     /**
-     * Sends a segment whose headerLength-byte header is at {@link #tcpOffset()} and whose payload
-     * is payloadLength bytes of payload from payloadOffset: an output whose link can write them
-     * from there does so without copying them into the frame; this one copies.
+     * Sends a segment whose header, written from {@link #tcpHeader()} (whose length counts the
+     * options), is at {@link #tcpOffset()} and whose payload is payloadLength bytes of payload from
+     * payloadOffset: an output whose link can write them from there does so without copying them
+     * into the frame; this one copies.
      */
-    default void sendTcp(int source, int destination, int headerLength, MemorySegment payload, long payloadOffset,
-                         int payloadLength, int segmentSize) {
+    default void sendTcp(int source, int destination, MemorySegment payload, long payloadOffset, int payloadLength, int segmentSize) {
+        int headerLength = tcpHeader().length();
         MemorySegment.copy(payload, payloadOffset, frame(), tcpOffset() + headerLength, payloadLength);
         sendTcp(source, destination, headerLength + payloadLength, segmentSize);
     }
