@@ -280,7 +280,8 @@ public final class TcpConnection {
         if (!processAck(seg, now)) return;
         if (state == State.CLOSED) return;
 
-        if (payload > 0 && receivesData() && receiver.receive(seg.frame(), seg.payloadOffset(), h.seq(), payload, host) == Receiver.BEYOND_GAP) {
+        if (payload > 0 && receivesData()
+                && receiver.receive(seg.frame(), seg.payloadOffset(), h.seq(), payload, host) == Receiver.BEYOND_GAP) {
             acksDue++;
             due();
         }

@@ -6,6 +6,8 @@ import io.jslirp.wire.Icmpv4;
 import io.jslirp.wire.Icmpv6;
 import io.jslirp.wire.IpVersion;
 import io.jslirp.wire.Tcp;
+import io.jslirp.wire.TcpHeader;
+import io.jslirp.wire.TcpOptions;
 import io.jslirp.wire.TcpSegment;
 import io.jslirp.wire.UdpDatagram;
 import io.jslirp.wire.build.FrameBuilder;
@@ -54,10 +56,11 @@ class TransportViewTest {
             @Override
             public void tcp(TcpSegment s) {
                 views.add(s);
-                seen.add(new Seen(s.version(), addresses.format(s.source()), addresses.format(s.destination()), s.header().sourcePort(),
-                        s.header().destinationPort(), s.header().seq(), s.header().ack(), s.header().flags(), s.header().window(), s.options().mss, s.options().windowScale,
-                        s.options().sackPermitted, s.options().tsVal, s.options().tsEcr, s.options().sackBlocks, s.frame(),
-                        s.payloadOffset(), s.payloadLength(), s.sequenceLength()));
+                TcpHeader h = s.header();
+                TcpOptions o = s.options();
+                seen.add(new Seen(s.version(), addresses.format(s.source()), addresses.format(s.destination()), h.sourcePort(),
+                        h.destinationPort(), h.seq(), h.ack(), h.flags(), h.window(), o.mss, o.windowScale, o.sackPermitted, o.tsVal,
+                        o.tsEcr, o.sackBlocks, s.frame(), s.payloadOffset(), s.payloadLength(), s.sequenceLength()));
             }
 
             @Override
