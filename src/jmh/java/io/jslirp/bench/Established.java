@@ -15,6 +15,7 @@ import io.jslirp.wire.Ethernet;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Tcp;
 import io.jslirp.wire.TcpOptions;
+import io.jslirp.wire.TcpSegment;
 import io.jslirp.wire.build.FrameBuilder;
 
 import java.lang.foreign.Arena;
@@ -92,7 +93,7 @@ final class Established {
                 new GuestSyn(GUEST_ISN, 0xffff, syn), ISS, new TcpContext(config, new BufferPool(config.bufferBudget()), stack.ipv4()), host);
         if (conn.hostConnected(NOW).sendNow()) conn.sendNow();
         MemorySegment ack = fromGuest(Tcp.ACK, GUEST_ISN + 1, ISS + 1, 0xffff, 0);
-        conn.onSegment(ack, TCP_OFFSET, tcpLength(ack), options(ack), TAKES_ALL, NOW);
+        conn.onSegment(read(ack, new TcpSegment()), TAKES_ALL, NOW);
         if (conn.state() != TcpConnection.State.ESTABLISHED) throw new IllegalStateException(conn.toString());
     }
 
@@ -113,10 +114,12 @@ final class Established {
         return (int) (frame.byteSize() - TCP_OFFSET);
     }
 
-    /** The options of a frame made by {@link #fromGuest}, parsed as TcpNat does. */
-    static TcpOptions options(MemorySegment frame) {
-        TcpOptions o = new TcpOptions();
-        if (!Tcp.parseOptions(frame, TCP_OFFSET, o)) throw new IllegalStateException("bad options");
-        return o;
+    /**
+     * Reads a frame made by {@link #fromGuest} into seg as the stack's input does (its checksum is
+     * not verified: the link vouches for it); returns seg.
+     */
+    static TcpSegment read(MemorySegment frame, TcpSegment seg) {
+        if (Tcp.read(frame, TCP_OFFSET, tcpLength(frame), seg) != null) throw new IllegalStateException("bad segment");
+        return seg;
     }
 }

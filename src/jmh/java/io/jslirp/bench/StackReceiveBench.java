@@ -36,17 +36,17 @@ public class StackReceiveBench {
         stack = new Stack(Established.NETWORK, (f, n) -> true, new Counters());
         stack.setTransport(new Transport() {
             @Override
-            public void tcp(MemorySegment f, long offset, int n, int source, int destination, io.jslirp.wire.TcpOptions options) {
-                tcpBytes += n;
+            public void tcp(io.jslirp.wire.TcpSegment segment) {
+                tcpBytes += segment.length();
             }
 
             @Override
-            public void udp(MemorySegment f, long offset, int n, int source, int sourcePort, int destination, int destinationPort) {
+            public void udp(io.jslirp.wire.UdpDatagram datagram) {
                 throw new IllegalStateException("the benchmark sends TCP only");
             }
 
             @Override
-            public void icmpEcho(MemorySegment f, long offset, int n, int source, int destination) {
+            public void icmpEcho(io.jslirp.wire.IcmpEcho echo) {
                 throw new IllegalStateException("the benchmark sends TCP only");
             }
         });

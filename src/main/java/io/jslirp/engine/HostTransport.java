@@ -26,11 +26,12 @@ import io.jslirp.stack.Transport;
 import io.jslirp.sys.HostSockets;
 import io.jslirp.util.AddressBook;
 import io.jslirp.util.BufferPool;
-import io.jslirp.wire.TcpOptions;
+import io.jslirp.wire.IcmpEcho;
+import io.jslirp.wire.TcpSegment;
+import io.jslirp.wire.UdpDatagram;
 import io.jslirp.wire.Tftp;
 
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -98,18 +99,18 @@ public final class HostTransport {
         Entry v4 = new Entry(ipv4), v6 = ipv6 == null ? null : new Entry(ipv6);
         return v6 == null ? v4 : new Transport() {
             @Override
-            public void tcp(MemorySegment frame, long offset, int length, int source, int destination, TcpOptions options) {
-                (addresses.isIpv4(source) ? v4 : v6).tcp(frame, offset, length, source, destination, options);
+            public void tcp(TcpSegment segment) {
+                (addresses.isIpv4(segment.source()) ? v4 : v6).tcp(segment);
             }
 
             @Override
-            public void udp(MemorySegment frame, long offset, int length, int source, int sourcePort, int destination, int destinationPort) {
-                (addresses.isIpv4(source) ? v4 : v6).udp(frame, offset, length, source, sourcePort, destination, destinationPort);
+            public void udp(UdpDatagram datagram) {
+                (addresses.isIpv4(datagram.source()) ? v4 : v6).udp(datagram);
             }
 
             @Override
-            public void icmpEcho(MemorySegment frame, long offset, int length, int source, int destination) {
-                (addresses.isIpv4(source) ? v4 : v6).icmpEcho(frame, offset, length, source, destination);
+            public void icmpEcho(IcmpEcho echo) {
+                (addresses.isIpv4(echo.source()) ? v4 : v6).icmpEcho(echo);
             }
         };
     }
@@ -221,25 +222,29 @@ public final class HostTransport {
         }
 
         @Override
-        public void tcp(MemorySegment frame, long offset, int length, int source, int destination, TcpOptions options) {
-            if (!crossed(source, destination)) tcp.segment(family, frame, offset, length, source, destination, options);
+        public void tcp(TcpSegment segment) {
+            if (!crossed(segment.source(), segment.destination())) tcp.segment(family, segment);
         }
 
         @Override
-        public void udp(MemorySegment frame, long offset, int length, int source, int sourcePort, int destination, int destinationPort) {
+        public void udp(UdpDatagram d) {
+            int source = d.source(), destination = d.destination(), destinationPort = d.destinationPort();
             if (crossed(source, destination)) return;
             if (servesTftp && tftp != null && destination == family.gateway() && destinationPort == Tftp.PORT) {
-                tftp.datagram(frame, offset, length, source, sourcePort);
+                tftp.datagram(d.frame(), d.payloadOffset(), d.payloadLength(), source, d.sourcePort());
                 return;
             }
-            if (udpForwards.fromGuest(frame, offset, length, source, sourcePort, destination, destinationPort)) return;
-            if (dns != null && dns.serves(family, destination, destinationPort)) dns.query(family, frame, offset, length, source, sourcePort);
-            else udp.datagram(family, frame, offset, length, source, sourcePort, destination, destinationPort);
+            if (udpForwards.fromGuest(d)) return;
+            if (dns != null && dns.serves(family, destination, destinationPort)) {
+                dns.query(family, d.frame(), d.payloadOffset(), d.payloadLength(), source, d.sourcePort());
+            } else {
+                udp.datagram(family, d);
+            }
         }
 
         @Override
-        public void icmpEcho(MemorySegment frame, long offset, int length, int source, int destination) {
-            if (!crossed(source, destination)) ping.echo(family, frame, offset, length, source, destination);
+        public void icmpEcho(IcmpEcho echo) {
+            if (!crossed(echo.source(), echo.destination())) ping.echo(family, echo);
         }
     }
 }

@@ -12,7 +12,8 @@ import io.jslirp.stack.Counters;
 import io.jslirp.util.FlowTable;
 import io.jslirp.util.Log;
 
-import java.lang.foreign.MemorySegment;
+import io.jslirp.wire.UdpDatagram;
+
 import java.util.function.Consumer;
 
 /**
@@ -50,11 +51,11 @@ public final class UdpForwards {
      * Takes a datagram the guest sent when it answers a forwarded client (returns true: sent on to
      * that client), else returns false.
      */
-    public boolean fromGuest(MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort) {
-        Mapping m = byGuestSide.get(src, srcPort, dst, dstPort);
+    public boolean fromGuest(UdpDatagram d) {
+        Mapping m = byGuestSide.get(d.source(), d.sourcePort(), d.destination(), d.destinationPort());
         if (m == null) return false;
-        m.socket.toClient(f, off, len, m); // a full buffer drops it, as a router would
-        m.fromGuest += len;
+        m.socket.toClient(d.frame(), d.payloadOffset(), d.payloadLength(), m); // a full buffer drops it, as a router would
+        m.fromGuest += d.payloadLength();
         m.touch();
         return true;
     }

@@ -32,16 +32,22 @@ abstract class DatagramFlow implements Handler {
     private final long idleTimeoutNanos;
     private final Timer idle = new Timer(this::close);
 
-    DatagramFlow(Reactor loop, HostSockets sockets, DatagramBatch batch, Family family, int fd, int guestAddress, int remoteAddress,
-                 long idleTimeoutNanos) {
-        this.loop = loop;
-        this.sockets = sockets;
-        this.batch = batch;
+    /**
+     * What every datagram flow of one NAT shares: its loop, the host's sockets, the batch the
+     * datagrams go out and come in by, and how long a flow may stay idle.
+     */
+    record Shared(Reactor loop, HostSockets sockets, DatagramBatch batch, long idleTimeoutNanos) {}
+
+    /** A flow of family over the host socket fd between guestAddress and remoteAddress (handles it retains). */
+    DatagramFlow(Shared shared, Family family, int fd, int guestAddress, int remoteAddress) {
+        this.loop = shared.loop();
+        this.sockets = shared.sockets();
+        this.batch = shared.batch();
         this.family = family;
         this.fd = fd;
         this.guestAddress = guestAddress;
         this.remoteAddress = remoteAddress;
-        this.idleTimeoutNanos = idleTimeoutNanos;
+        this.idleTimeoutNanos = shared.idleTimeoutNanos();
         family.retain(guestAddress);
         family.retain(remoteAddress);
     }

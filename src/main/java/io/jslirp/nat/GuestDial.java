@@ -3,6 +3,7 @@ package io.jslirp.nat;
 import io.jslirp.policy.ForwardSource;
 
 import io.jslirp.loop.Timer;
+import io.jslirp.tcp.FlowAddresses;
 
 /**
  * A host client's connection to a forwarded port, while jslirp's SYN toward the guest waits for
@@ -25,16 +26,21 @@ final class GuestDial {
     Timer timer;
     int syns;
 
-    GuestDial(Family family, int fd, int guestAddress, int guestPort, int source, int sourcePort, String client, int clientPort, int iss, long openedAt) {
+    /**
+     * The dial of flow (the guest's address and port, and the source it sees the connection come
+     * from) for the forwarded host client whose socket and address peer gives; iss is our SYN's
+     * sequence number.
+     */
+    GuestDial(Family family, FlowAddresses flow, HostPeer peer, int iss, long openedAt) {
         this.openedAt = openedAt;
         this.family = family;
-        this.fd = fd;
-        this.client = client;
-        this.clientPort = clientPort;
-        this.guestAddress = guestAddress;
-        this.guestPort = guestPort;
-        this.source = source;
-        this.sourcePort = sourcePort;
+        this.fd = peer.fd();
+        this.client = peer.forwardClient();
+        this.clientPort = peer.port();
+        this.guestAddress = flow.guestAddress();
+        this.guestPort = flow.guestPort();
+        this.source = flow.remoteAddress();
+        this.sourcePort = flow.remotePort();
         this.iss = iss;
     }
 

@@ -11,6 +11,7 @@ import io.jslirp.sys.HostSockets;
 import io.jslirp.util.FlowTable;
 import io.jslirp.util.Log;
 import io.jslirp.wire.Icmp;
+import io.jslirp.wire.IcmpEcho;
 import io.jslirp.wire.Icmpv4;
 import io.jslirp.wire.Udp;
 
@@ -37,7 +38,8 @@ public final class PingNat {
 
     private final Reactor loop;
     private final HostSockets sockets;
-    private final long idleTimeoutNanos;
+    /** What the flows share, made once. */
+    private final DatagramFlow.Shared shared;
     private final Counters counters;
     private final FlowTable<Flow> flows = new FlowTable<>(16);
     private boolean refusalLogged;
@@ -46,25 +48,25 @@ public final class PingNat {
         this.loop = loop;
         this.sockets = sockets;
         this.batch = new DatagramBatch(sockets);
-        this.idleTimeoutNanos = idleTimeoutNanos;
+        this.shared = new DatagramFlow.Shared(loop, sockets, batch, idleTimeoutNanos);
         this.counters = counters;
     }
 
-    /** An echo request of len bytes (ICMP header and data, checksum verified) at off, from src to dst by family. */
-    public void echo(Family family, MemorySegment f, long off, int len, int src, int dst) {
-        if (Icmp.code(f, off) != 0) { // the kernel sends only code 0
+    /** An echo request by family, read once (see {@link io.jslirp.stack.Transport#icmpEcho}). */
+    public void echo(Family family, IcmpEcho e) {
+        if (e.code() != 0) { // the kernel sends only code 0
             counters.unsupported++;
             return;
         }
-        int id = Icmp.echoId(f, off);
+        int src = e.source(), id = e.identifier(), dst = e.destination();
         Flow flow = flows.get(src, id, dst, 0);
-        long head = Icmp.rest(f, off) & 0xffffffffL; // identifier and sequence, for an ICMP error's quote
+        long head = ((long) id << 16) | e.sequence(); // identifier and sequence, for an ICMP error's quote
         if (flow == null) {
             flow = open(family, src, id, dst, head);
             if (flow == null) return;
         }
         flow.lastHead = head;
-        flow.send(f, off, len);
+        flow.send(e.frame(), e.offset(), e.length());
     }
 
     private Flow open(Family family, int src, int id, int dst, long head) {
@@ -131,7 +133,7 @@ public final class PingNat {
         long lastHead;
 
         Flow(Family family, int fd, int guestAddress, int guestId, int remoteAddress) {
-            super(loop, sockets, batch, family, fd, guestAddress, remoteAddress, idleTimeoutNanos);
+            super(shared, family, fd, guestAddress, remoteAddress);
             this.guestId = guestId;
         }
 

@@ -16,7 +16,7 @@ import io.jslirp.sys.Sockets;
 import io.jslirp.tcp.HostSink;
 import io.jslirp.tcp.Outcome;
 import io.jslirp.tcp.TcpConnection;
-import io.jslirp.wire.TcpOptions;
+import io.jslirp.wire.TcpSegment;
 import io.jslirp.util.Log;
 import io.jslirp.util.RingBuffer;
 import io.jslirp.wire.Ipv4;
@@ -85,13 +85,10 @@ final class TcpFlow implements Handler, HostSink {
     private static final int STREAM_EVENTS = Epoll.IN | Epoll.OUT | Epoll.RDHUP | Epoll.ET;
 
     /**
-     * A flow for conn over the host socket fd (-1 for a connection to the DNS address, whose
-     * sockets come one by one). forwardClient is a forwarded port's host client (fd is then
-     * connected already, to it at hostPort), else null and fd's connect is still to be made
-     * ({@link #connect}) to hostAddress (a handle the owner holds) at hostPort.
+     * A flow for conn over the host socket of peer (see {@link HostPeer}): for a forwarded port's
+     * client connected already, else its connect is still to be made ({@link #connect}).
      */
-    TcpFlow(TcpNat owner, Family family, Reactor loop, TcpConnection conn, SocketStream stream, int fd, int hostAddress, int hostPort,
-            String forwardClient) {
+    TcpFlow(TcpNat owner, Family family, Reactor loop, TcpConnection conn, SocketStream stream, HostPeer peer) {
         this.owner = owner;
         this.family = family;
         this.conn = conn;
@@ -99,11 +96,11 @@ final class TcpFlow implements Handler, HostSink {
         this.loop = loop;
         this.clock = loop.clock();
         this.sockets = family.sockets();
-        this.fd = fd;
+        this.fd = peer.fd();
         this.socketClosed = fd < 0;
-        this.hostAddress = hostAddress;
-        this.hostPort = hostPort;
-        this.forwardClient = forwardClient;
+        this.hostAddress = peer.address();
+        this.hostPort = peer.port();
+        this.forwardClient = peer.forwardClient();
         this.connecting = forwardClient == null;
         if (!connecting) stream.socket(fd);
         this.measureRoom = true;
@@ -239,12 +236,12 @@ final class TcpFlow implements Handler, HostSink {
     }
 
     /**
-     * A segment from the guest (options parsed): the connection takes it, and writes a large
-     * in-order payload (or an iteration's first) straight to the host socket.
+     * A segment from the guest (read once): the connection takes it, and writes a large in-order
+     * payload (or an iteration's first) straight to the host socket.
      */
-    Outcome segment(MemorySegment f, long off, int len, TcpOptions options, long now) {
+    Outcome segment(TcpSegment seg, long now) {
         wroteDirectly = 0;
-        Outcome r = conn.onSegment(f, off, len, options, this, now);
+        Outcome r = conn.onSegment(seg, this, now);
         if (Pacing.isRequest(wroteDirectly)) expectAnswer();
         return r;
     }

@@ -24,9 +24,9 @@ import io.jslirp.util.FlowTable;
 import io.jslirp.util.Log;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Tcp;
-import io.jslirp.wire.TcpOptions;
+import io.jslirp.wire.TcpHeader;
+import io.jslirp.wire.TcpSegment;
 
-import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
@@ -106,44 +106,46 @@ public final class TcpNat {
         return flows.size();
     }
 
-    /** A segment from the guest by family, checked and with its options parsed (see {@link io.jslirp.stack.Transport#tcp}). */
-    public void segment(Family family, MemorySegment f, long off, int len, int src, int dst, TcpOptions options) {
-        int srcPort = Tcp.sourcePort(f, off);
-        int dstPort = Tcp.destinationPort(f, off);
+    /** A segment from the guest by family, checked and read once (see {@link io.jslirp.stack.Transport#tcp}). */
+    public void segment(Family family, TcpSegment seg) {
+        TcpHeader h = seg.header();
+        int src = seg.source(), srcPort = h.sourcePort(), dst = seg.destination(), dstPort = h.destinationPort();
         TcpFlow flow = flows.get(src, srcPort, dst, dstPort);
-        if (flow != null && flow.conn.reopenedBy(Tcp.flags(f, off), Tcp.seq(f, off), options)) {
+        if (flow != null && flow.conn.reopenedBy(seg)) {
             settle(flow, flow.connecting(), flow.conn.retire(), false);
             flow = null;
         }
         if (flow != null) {
             boolean connecting = flow.connecting();
-            settle(flow, connecting, flow.segment(f, off, len, options, clock.now()), true);
+            settle(flow, connecting, flow.segment(seg, clock.now()), true);
             return;
         }
         GuestDial dial = dials.get(src, srcPort, dst, dstPort);
         if (dial != null) {
-            dialAnswered(dial, f, off, options);
+            dialAnswered(dial, seg);
             return;
         }
-        if ((Tcp.flags(f, off) & (Tcp.SYN | Tcp.ACK | Tcp.RST)) == Tcp.SYN) {
-            open(family, f, off, len, src, srcPort, dst, dstPort, options);
+        if ((h.flags() & (Tcp.SYN | Tcp.ACK | Tcp.RST)) == Tcp.SYN) {
+            open(family, seg);
         } else {
-            Resets.answer(f, off, len, src, dst, family.output());
+            Resets.answer(seg, family.output());
         }
     }
 
-    private void open(Family family, MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort, TcpOptions options) {
+    private void open(Family family, TcpSegment seg) {
+        TcpHeader h = seg.header();
+        int src = seg.source(), srcPort = h.sourcePort(), dst = seg.destination(), dstPort = h.destinationPort();
         boolean toNameservers = dns != null && dst == family.dns() && dstPort == Nameservers.PORT;
         int target = toNameservers ? OutboundPolicy.UNREACHABLE : family.target(dst);
         if (toNameservers ? dns.isEmpty() : target == OutboundPolicy.UNREACHABLE) {
             counters.tcpRefused++;
-            Resets.answer(f, off, len, src, dst, family.output());
+            Resets.answer(seg, family.output());
             return;
         }
         int refusal = OutboundPolicy.refusalCode(target);
         if (refusal >= 0) {
             counters.policyRefused++;
-            long tcpHead = ((long) srcPort << 48) | ((long) dstPort << 32) | (Tcp.seq(f, off) & 0xffffffffL);
+            long tcpHead = ((long) srcPort << 48) | ((long) dstPort << 32) | (h.seq() & 0xffffffffL);
             family.sendUnreachable(refusal, Ipv4.PROTO_TCP, src, dst, tcpHead);
             return;
         }
@@ -158,15 +160,15 @@ public final class TcpNat {
                 (limit != null ? limit : noDescriptors).refused(clock.now());
             }
             counters.tcpRefused++;
-            Resets.answer(f, off, len, src, dst, family.output());
+            Resets.answer(seg, family.output());
             return;
         }
         if (fd >= 0) sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
         SocketStream stream = new SocketStream(sockets, peekArea);
         TcpConnection conn = new TcpConnection(new FlowAddresses(src, srcPort, dst, dstPort),
-                new GuestSyn(Tcp.seq(f, off), Tcp.window(f, off), options), ThreadLocalRandom.current().nextInt(),
+                new GuestSyn(h.seq(), h.window(), seg.options()), ThreadLocalRandom.current().nextInt(),
                 tcpContext(family), stream);
-        TcpFlow flow = new TcpFlow(this, family, loop, conn, stream, fd, target, dstPort, null);
+        TcpFlow flow = new TcpFlow(this, family, loop, conn, stream, new HostPeer(fd, target, dstPort, null));
         flows.put(src, srcPort, dst, dstPort, flow);
         keepTrimming();
         family.retain(src);
@@ -205,7 +207,8 @@ public final class TcpNat {
             return;
         }
         sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
-        GuestDial dial = new GuestDial(family, fd, guestAddress, guestPort, source, port, family.format(clientAddress), clientPort,
+        HostPeer client = new HostPeer(fd, OutboundPolicy.UNREACHABLE, clientPort, family.format(clientAddress));
+        GuestDial dial = new GuestDial(family, new FlowAddresses(guestAddress, guestPort, source, port), client,
                 ThreadLocalRandom.current().nextInt(), clock.now());
         dial.timer = new Timer(() -> dialTimedOut(dial));
         dials.put(guestAddress, guestPort, source, port, dial);
@@ -245,9 +248,10 @@ public final class TcpNat {
     }
 
     /** The guest's answer to our SYN: a SYN-ACK makes the connection, a RST refuses it. */
-    private void dialAnswered(GuestDial d, MemorySegment f, long off, TcpOptions options) {
-        int flags = Tcp.flags(f, off);
-        boolean acksOurSyn = (flags & Tcp.ACK) != 0 && Tcp.ack(f, off) == d.iss + 1;
+    private void dialAnswered(GuestDial d, TcpSegment seg) {
+        TcpHeader h = seg.header();
+        int flags = h.flags();
+        boolean acksOurSyn = (flags & Tcp.ACK) != 0 && h.ack() == d.iss + 1;
         if ((flags & Tcp.RST) != 0) {
             if (acksOurSyn) {
                 Log.debug(() -> describe(d) + " refused by the guest");
@@ -260,8 +264,9 @@ public final class TcpNat {
         loop.schedule(d.timer, Long.MAX_VALUE);
         SocketStream stream = new SocketStream(sockets, peekArea);
         TcpConnection conn = TcpConnection.openedToGuest(new FlowAddresses(d.guestAddress, d.guestPort, d.source, d.sourcePort),
-                new GuestSyn(Tcp.seq(f, off), Tcp.window(f, off), options), d.iss, tcpContext(d.family), stream);
-        TcpFlow flow = new TcpFlow(this, d.family, loop, conn, stream, d.fd, OutboundPolicy.UNREACHABLE, d.clientPort, d.client);
+                new GuestSyn(h.seq(), h.window(), seg.options()), d.iss, tcpContext(d.family), stream);
+        TcpFlow flow = new TcpFlow(this, d.family, loop, conn, stream,
+                new HostPeer(d.fd, OutboundPolicy.UNREACHABLE, d.clientPort, d.client));
         flows.put(d.guestAddress, d.guestPort, d.source, d.sourcePort, flow);
         keepTrimming();
         counters.tcpConnections++;

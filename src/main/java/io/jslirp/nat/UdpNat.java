@@ -9,13 +9,14 @@ import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
 import io.jslirp.stack.GuestOutput;
 import io.jslirp.sys.HostSockets;
+import io.jslirp.tcp.FlowAddresses;
 import io.jslirp.util.FlowTable;
 import io.jslirp.util.Log;
 import io.jslirp.wire.Icmpv4;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Udp;
+import io.jslirp.wire.UdpDatagram;
 
-import java.lang.foreign.MemorySegment;
 import java.util.function.Consumer;
 
 /**
@@ -36,19 +37,20 @@ public final class UdpNat {
     private final Reactor loop;
     private final Clock clock;
     private final HostSockets sockets;
-    private final long idleTimeoutNanos;
     private final Limits limits;
     private final Counters counters;
     private final LimitWarning flowLimit;
     private final LimitWarning noDescriptors = new LimitWarning("open files (ulimit -n) for UDP flows");
     private final FlowTable<Flow> flows = new FlowTable<>(64);
+    /** What the flows share, made once. */
+    private final DatagramFlow.Shared shared;
 
     public UdpNat(Reactor loop, HostSockets sockets, Counters counters, long idleTimeoutNanos, Limits limits) {
         this.loop = loop;
         this.clock = loop.clock();
         this.sockets = sockets;
         this.batch = new DatagramBatch(sockets);
-        this.idleTimeoutNanos = idleTimeoutNanos;
+        this.shared = new DatagramFlow.Shared(loop, sockets, batch, idleTimeoutNanos);
         this.limits = limits;
         this.flowLimit = new LimitWarning(limits.udpFlows() + " UDP flows (--max-udp-flows)");
         this.counters = counters;
@@ -63,8 +65,10 @@ public final class UdpNat {
         return flows.get(guestAddress, guestPort, address, port) != null;
     }
 
-    /** A datagram's payload from the guest by family (see {@link io.jslirp.stack.Transport#udp}). */
-    public void datagram(Family family, MemorySegment f, long off, int len, int src, int srcPort, int dst, int dstPort) {
+    /** A datagram from the guest by family, read once (see {@link io.jslirp.stack.Transport#udp}). */
+    public void datagram(Family family, UdpDatagram d) {
+        int src = d.source(), srcPort = d.sourcePort(), dst = d.destination(), dstPort = d.destinationPort();
+        int len = d.payloadLength();
         Flow flow = flows.get(src, srcPort, dst, dstPort);
         if (flow == null) {
             int target = family.target(dst);
@@ -96,7 +100,7 @@ public final class UdpNat {
                 counters.unsupported++;
                 return;
             }
-            flow = new Flow(family, fd, src, srcPort, dst, dstPort, target);
+            flow = new Flow(family, fd, new FlowAddresses(src, srcPort, dst, dstPort), target);
             flows.put(src, srcPort, dst, dstPort, flow);
             loop.register(fd, Epoll.IN, flow);
             counters.udpFlows++;
@@ -104,7 +108,7 @@ public final class UdpNat {
             Log.debug(() -> opened + " opened");
         }
         flow.lastLength = len;
-        flow.send(f, off, len);
+        flow.send(d.frame(), d.payloadOffset(), len);
     }
 
     /** The first 8 bytes of a UDP header (checksum 0), as an ICMP error quotes them. */
@@ -136,11 +140,12 @@ public final class UdpNat {
         /** Payload length of the guest's latest datagram, for the header an ICMP error quotes. */
         int lastLength;
 
-        Flow(Family family, int fd, int guestAddress, int guestPort, int remoteAddress, int remotePort, int hostAddress) {
-            super(loop, sockets, batch, family, fd, guestAddress, remoteAddress, idleTimeoutNanos);
+        /** A flow between the guest's and the remote's ends of addresses, its host socket fd connected to hostAddress. */
+        Flow(Family family, int fd, FlowAddresses addresses, int hostAddress) {
+            super(shared, family, fd, addresses.guestAddress(), addresses.remoteAddress());
             this.hostAddress = hostAddress;
-            this.guestPort = guestPort;
-            this.remotePort = remotePort;
+            this.guestPort = addresses.guestPort();
+            this.remotePort = addresses.remotePort();
         }
 
         @Override

@@ -96,8 +96,8 @@ public final class DhcpServer {
         }
         MemorySegment tx = out.frame();
         long txOff = out.udpPayloadOffset();
-        Dhcp.writeReply(tx, txOff, Dhcp.xid(rx, off), Dhcp.flags(rx, off), reply == Dhcp.ACK || reply == Dhcp.OFFER ? address : 0,
-                config.gateway(), mac);
+        Dhcp.writeReply(tx, txOff, Dhcp.xid(rx, off), Dhcp.flags(rx, off), mac);
+        Dhcp.writeAddresses(tx, txOff, reply == Dhcp.ACK || reply == Dhcp.OFFER ? address : 0, config.gateway());
         long p = txOff + Dhcp.FIXED_LENGTH;
         p = Dhcp.putOption(tx, p, Dhcp.OPT_MESSAGE_TYPE, 1, reply);
         p = Dhcp.putOption(tx, p, Dhcp.OPT_SERVER_ID, 4, config.gateway());

@@ -2,8 +2,8 @@ package io.jslirp.service;
 
 import io.jslirp.stack.Services;
 import io.jslirp.wire.IpVersion;
+import io.jslirp.wire.UdpDatagram;
 
-import java.lang.foreign.MemorySegment;
 
 /**
  * The gateway's services on the link, as the stack hands them their messages: DHCPv4, and with
@@ -22,10 +22,9 @@ public final class LinkServices implements Services {
     }
 
     @Override
-    public void dhcp(IpVersion version, MemorySegment frame, long offset, int length, int source, int sourcePort, long mac,
-                     long now) {
-        if (version == IpVersion.V4) dhcp.handle(frame, offset, length, now);
-        else if (dhcp6 != null) dhcp6.handle(frame, offset, length, source, sourcePort);
+    public void dhcp(UdpDatagram d, long mac, long now) {
+        if (d.version() == IpVersion.V4) dhcp.handle(d.frame(), d.payloadOffset(), d.payloadLength(), now);
+        else if (dhcp6 != null) dhcp6.handle(d.frame(), d.payloadOffset(), d.payloadLength(), d.source(), d.sourcePort());
     }
 
     @Override

@@ -4,14 +4,16 @@ import io.jslirp.util.AddressBook;
 import io.jslirp.wire.Drop;
 import io.jslirp.wire.Ethernet;
 import io.jslirp.wire.Icmp;
+import io.jslirp.wire.IcmpEcho;
 import io.jslirp.wire.IpHeader;
 import io.jslirp.wire.IpVersion;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Ipv6;
 import io.jslirp.wire.Ndp;
 import io.jslirp.wire.Tcp;
-import io.jslirp.wire.TcpOptions;
+import io.jslirp.wire.TcpSegment;
 import io.jslirp.wire.Udp;
+import io.jslirp.wire.UdpDatagram;
 
 import java.lang.foreign.MemorySegment;
 import java.util.function.LongSupplier;
@@ -32,8 +34,15 @@ final class IpInput {
     private final Neighbours neighbours;
     private final Reassembler reassembler;
     private final IpHeader header = new IpHeader();
-    /** The options of the TCP segment at hand, parsed by its check (one walk) and handed up with it. */
-    private final TcpOptions tcpOptions = new TcpOptions();
+    /** The TCP segment at hand, read once by its check (options in the same walk) and handed up. */
+    private final TcpSegment tcpSegment = new TcpSegment();
+    /** The UDP datagram at hand, read once after its check and handed up. */
+    private final UdpDatagram udpDatagram = new UdpDatagram();
+    /** The echo request at hand, read once after its check and handed up. */
+    private final IcmpEcho icmpEcho = new IcmpEcho();
+    /** The packet at hand: the Ethernet address it came from, whether the link vouched for its checksums. */
+    private long mac;
+    private boolean checksumTrusted;
     /** ICMPv6 errors are rate-limited (RFC 4443 section 2.4 f): a bucket of this many, refilled at this many a second. */
     static final int ERROR_BURST = 100, ERRORS_PER_SECOND = 100;
     private int errorTokens = ERROR_BURST;
@@ -79,27 +88,34 @@ final class IpInput {
             return;
         }
         neighbours.heard(out, h, mac);
+        this.mac = mac;
         if (h.isFragment()) {
             MemorySegment whole = reassembler.add(v, f, off + h.headerLength(), h, clock.getAsLong());
             if (whole == null) return;
             error = v.reassembled(whole, Reassembler.PAYLOAD_OFFSET, reassembler.completedLength(), reassembler.completedProtocol(), h);
-            if (error != null) counters.dropped(error);
-            else transport(out, whole, Reassembler.PAYLOAD_OFFSET + h.headerLength(), h.payloadLength(), h, mac, false, null, 0);
+            if (error != null) {
+                counters.dropped(error);
+            } else {
+                this.checksumTrusted = false;
+                transport(out, whole, Reassembler.PAYLOAD_OFFSET, h, null);
+            }
             return;
         }
-        transport(out, f, off + h.headerLength(), h.payloadLength(), h, mac, checksumTrusted, f, off);
+        this.checksumTrusted = checksumTrusted;
+        transport(out, f, off, h, f);
     }
 
     /**
-     * The payload of len bytes at l4 of the packet h describes; invoking: the frame with the
-     * packet at ipOff, which an ICMP error may quote (null for a reassembled datagram).
+     * The payload of the packet at ipOff of f that h describes; invoking: f when an ICMP error may
+     * quote the packet, null for a reassembled datagram.
      */
-    private void transport(IpOutput out, MemorySegment f, long l4, int len, IpHeader h, long mac, boolean checksumTrusted,
-                           MemorySegment invoking, long ipOff) {
+    private void transport(IpOutput out, MemorySegment f, long ipOff, IpHeader h, MemorySegment invoking) {
         IpVersion v = out.ipVersion();
+        long l4 = ipOff + h.headerLength();
+        int len = h.payloadLength();
         int protocol = h.protocol();
-        if (protocol == Ipv4.PROTO_TCP) tcp(v, f, l4, len, h, checksumTrusted);
-        else if (protocol == Ipv4.PROTO_UDP) udp(out, f, l4, len, h, mac, checksumTrusted);
+        if (protocol == Ipv4.PROTO_TCP) tcp(v, f, l4, len, h);
+        else if (protocol == Ipv4.PROTO_UDP) udp(out, f, l4, len, h);
         else if (protocol == v.icmpProtocol()) icmp(out, f, l4, len, h);
         else {
             v.unknownProtocol(h);
@@ -107,37 +123,39 @@ final class IpInput {
         }
     }
 
-    private void tcp(IpVersion v, MemorySegment f, long off, int len, IpHeader h, boolean checksumTrusted) {
-        Drop error = Tcp.check(f, off, len, v, h, checksumTrusted, tcpOptions);
+    private void tcp(IpVersion v, MemorySegment f, long off, int len, IpHeader h) {
+        TcpSegment seg = tcpSegment;
+        Drop error = checksumTrusted ? Tcp.read(f, off, len, seg) : Tcp.read(f, off, len, v, h, seg);
         if (error == null && v.staysOnLink(h)) error = Drop.BAD_FIELD;
         if (error != null) {
             counters.dropped(error);
             return;
         }
         int src = source(h), dst = destination(h);
-        transport.tcp(f, off, len, src, dst, tcpOptions);
+        seg.addresses(v, src, dst);
+        transport.tcp(seg);
         addresses.release(src);
         addresses.release(dst);
     }
 
-    private void udp(IpOutput out, MemorySegment f, long off, int len, IpHeader h, long mac, boolean checksumTrusted) {
+    private void udp(IpOutput out, MemorySegment f, long off, int len, IpHeader h) {
         IpVersion v = out.ipVersion();
         Drop error = Udp.check(f, off, len, v, h, checksumTrusted);
         if (error != null) {
             counters.dropped(error);
             return;
         }
-        long payload = off + Udp.HEADER_LENGTH;
-        int payloadLength = Udp.length(f, off) - Udp.HEADER_LENGTH;
-        int srcPort = Udp.sourcePort(f, off), dstPort = Udp.destinationPort(f, off);
+        UdpDatagram d = Udp.read(f, off, udpDatagram);
         int src = source(h);
-        if (dstPort == out.dhcpPort()) {
-            services.dhcp(v, f, payload, payloadLength, src, srcPort, mac, clock.getAsLong());
+        if (d.destinationPort() == out.dhcpPort()) {
+            d.addresses(v, src, AddressBook.NONE);
+            services.dhcp(d, mac, clock.getAsLong());
         } else if (v.staysOnLink(h)) {
             counters.dropped(Drop.UNSUPPORTED); // multicast (mDNS, LLMNR...) stays on the link
         } else {
             int dst = destination(h);
-            transport.udp(f, payload, payloadLength, src, srcPort, dst, dstPort);
+            d.addresses(v, src, dst);
+            transport.udp(d);
             addresses.release(dst);
         }
         addresses.release(src);
@@ -167,7 +185,9 @@ final class IpInput {
             out.sendEchoReply(f, off, len, h);
         } else {
             int src = source(h), dst = destination(h);
-            transport.icmpEcho(f, off, len, src, dst);
+            IcmpEcho e = Icmp.readEcho(f, off, len, icmpEcho);
+            e.addresses(out.ipVersion(), src, dst);
+            transport.icmpEcho(e);
             addresses.release(src);
             addresses.release(dst);
         }

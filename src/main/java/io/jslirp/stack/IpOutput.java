@@ -2,6 +2,8 @@ package io.jslirp.stack;
 
 import io.jslirp.util.AddressBook;
 import io.jslirp.wire.Bytes;
+import io.jslirp.wire.Dhcp;
+import io.jslirp.wire.Dhcpv6;
 import io.jslirp.wire.Icmp;
 import io.jslirp.wire.Icmpv4;
 import io.jslirp.wire.Icmpv6;
@@ -9,6 +11,7 @@ import io.jslirp.wire.IpHeader;
 import io.jslirp.wire.IpVersion;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Ipv6;
+import io.jslirp.wire.TcpHeader;
 import io.jslirp.wire.Udp;
 
 import java.lang.foreign.MemorySegment;
@@ -35,6 +38,8 @@ public final class IpOutput implements ServiceOutput {
     private final IpHeader header = new IpHeader(), quoted = new IpHeader();
     /** The TCP segment being sent: {@link #header} and {@link #tx}, and where its payload is. */
     private final TcpSegment segment;
+    /** The description TCP headers are written from: one per output, reused like {@link #tx}. */
+    private final TcpHeader tcpHeader = new TcpHeader();
     /** The gateway's and DNS addresses: handles held for the life of the stack. */
     private final int gateway, dns;
     /** The addresses the stack answers echo (and Neighbor Solicitations) for: hi, lo pairs. */
@@ -44,8 +49,7 @@ public final class IpOutput implements ServiceOutput {
     private final boolean anyGuestAddress;
     private final int dhcpPort;
 
-    IpOutput(IpVersion version, Transmit transmit, Neighbours neighbours, AddressBook addresses, long[] router, long guestPrefixHi,
-             int dhcpPort) {
+    IpOutput(IpVersion version, Transmit transmit, Neighbours neighbours, AddressBook addresses, long[] router, long guestPrefixHi) {
         this.version = version;
         this.output = transmit.output;
         this.transmit = transmit;
@@ -59,7 +63,7 @@ public final class IpOutput implements ServiceOutput {
         this.dns = addresses.acquire(router[2], router[3]);
         this.guestPrefixHi = guestPrefixHi;
         this.anyGuestAddress = version == IpVersion.V4;
-        this.dhcpPort = dhcpPort;
+        this.dhcpPort = version == IpVersion.V4 ? Dhcp.SERVER_PORT : Dhcpv6.SERVER_PORT;
     }
 
     IpVersion ipVersion() {
@@ -162,6 +166,11 @@ public final class IpOutput implements ServiceOutput {
     }
 
     @Override
+    public TcpHeader tcpHeader() {
+        return tcpHeader;
+    }
+
+    @Override
     public boolean largeSegments() {
         return transmit.largeSegments();
     }
@@ -174,8 +183,8 @@ public final class IpOutput implements ServiceOutput {
 
     /** The payload goes from where it is, as the link's {@link Transmit} has it: copied, gathered or offloaded. */
     @Override
-    public void sendTcp(int source, int destination, int headerLength, MemorySegment payload, long payloadOffset,
-                        int payloadLength, int segmentSize) {
+    public void sendTcp(int source, int destination, MemorySegment payload, long payloadOffset, int payloadLength, int segmentSize) {
+        int headerLength = tcpHeader.length();
         header(source, destination, Ipv4.PROTO_TCP, headerLength + payloadLength);
         transmit.sendTcp(segment.payloadFrom(neighbours.mac(this), headerLength, payload, payloadOffset, payloadLength, segmentSize));
     }
@@ -220,7 +229,8 @@ public final class IpOutput implements ServiceOutput {
 
     @Override
     public void sendIcmp(int source, int destination, int length, int ttl, long mac) {
-        sendIcmp(addresses.hi(source), addresses.lo(source), addresses.hi(destination), addresses.lo(destination), length, ttl, mac);
+        sendIcmp(addressed(addresses.hi(source), addresses.lo(source), addresses.hi(destination), addresses.lo(destination)), length, ttl,
+                mac);
     }
 
     /**
@@ -239,7 +249,7 @@ public final class IpOutput implements ServiceOutput {
         Bytes.u64(tx, transport, transportHead);
         int length = (int) (transport + Icmpv4.QUOTED_TRANSPORT_BYTES - l4);
         output.counters().unreachableSent++;
-        sendIcmp(addresses.hi(gateway), addresses.lo(gateway), addresses.hi(guest), addresses.lo(guest), length, TTL,
+        sendIcmp(addressed(addresses.hi(gateway), addresses.lo(gateway), addresses.hi(guest), addresses.lo(guest)), length, TTL,
                 neighbours.mac(this));
     }
 
@@ -266,7 +276,7 @@ public final class IpOutput implements ServiceOutput {
     void sendEchoReply(MemorySegment f, long off, int length, IpHeader h) {
         MemorySegment.copy(f, off, tx, l4, length);
         Icmp.setType(tx, l4, version.echoReply());
-        sendIcmp(h.destinationHi(), h.destinationLo(), h.sourceHi(), h.sourceLo(), length, TTL, neighbours.mac(this));
+        sendIcmp(addressed(h.destinationHi(), h.destinationLo(), h.sourceHi(), h.sourceLo()), length, TTL, neighbours.mac(this));
     }
 
     /**
@@ -281,13 +291,20 @@ public final class IpOutput implements ServiceOutput {
         boolean fromDestination = !Ipv6.isMulticast(h.destinationHi());
         long srcHi = fromDestination ? h.destinationHi() : addresses.hi(gateway);
         long srcLo = fromDestination ? h.destinationLo() : addresses.lo(gateway);
-        sendIcmp(srcHi, srcLo, h.sourceHi(), h.sourceLo(), Icmp.HEADER_LENGTH + quotedLength, TTL, neighbours.mac(this));
+        sendIcmp(addressed(srcHi, srcLo, h.sourceHi(), h.sourceLo()), Icmp.HEADER_LENGTH + quotedLength, TTL, neighbours.mac(this));
     }
 
-    /** The ICMP message of length bytes at {@link #l4}, its checksum filled, from src to dst. */
-    void sendIcmp(long srcHi, long srcLo, long dstHi, long dstLo, int length, int ttl, long mac) {
-        IpHeader h = header.source(srcHi, srcLo).destination(dstHi, dstLo).protocol(version.icmpProtocol()).ttl(ttl)
-                .payloadLength(length);
+    /** The output's IP header description, reused, with its source and destination set (for {@link #sendIcmp}). */
+    IpHeader addressed(long srcHi, long srcLo, long dstHi, long dstLo) {
+        return header.source(srcHi, srcLo).destination(dstHi, dstLo);
+    }
+
+    /**
+     * The ICMP message of length bytes at {@link #l4}, its checksum filled, between the addresses
+     * of h (from {@link #addressed}), with hop limit ttl, in a frame to the Ethernet address mac.
+     */
+    void sendIcmp(IpHeader addressed, int length, int ttl, long mac) {
+        IpHeader h = addressed.protocol(version.icmpProtocol()).ttl(ttl).payloadLength(length);
         Icmp.fillChecksum(tx, l4, length, version.icmpPseudoHeader(h, length));
         output.send(version, tx, h, mac);
     }

@@ -75,14 +75,15 @@ final class Neighbours {
         if (macKnown) return true;
         if (out.ipVersion() == IpVersion.V4) {
             Ethernet.write(arpTx, 0, Ethernet.BROADCAST, config.gatewayMac(), Ethernet.TYPE_ARP);
-            Arp.write(arpTx, Ethernet.HEADER_LENGTH, Arp.REQUEST, config.gatewayMac(), config.gateway(), 0, (int) lo);
+            Arp.write(arpTx, Ethernet.HEADER_LENGTH, Arp.REQUEST, config.gatewayMac(), config.gateway());
+            Arp.writeTarget(arpTx, Ethernet.HEADER_LENGTH, 0, (int) lo);
             output.sendFrame(arpTx, Ethernet.HEADER_LENGTH + Arp.LENGTH);
         } else {
             MemorySegment tx = out.frame();
             long l4 = out.icmpOffset();
             Ndp.writeNeighborSolicitation(tx, l4, hi, lo, config.gatewayMac());
             long dstLo = SOLICITED_NODE_LO | (lo & 0xff_ffffL);
-            out.sendIcmp(Ipv6Network.LINK_LOCAL_HI, Ipv6Network.ROUTER_LINK_LOCAL_LO, SOLICITED_NODE_HI, dstLo,
+            out.sendIcmp(out.addressed(Ipv6Network.LINK_LOCAL_HI, Ipv6Network.ROUTER_LINK_LOCAL_LO, SOLICITED_NODE_HI, dstLo),
                     Ndp.NEIGHBOR_SOLICITATION_LENGTH, Ndp.HOP_LIMIT, Ethernet.ipv6Multicast(dstLo));
         }
         return false;
@@ -154,7 +155,8 @@ final class Neighbours {
         learnMac(source);
         long mac = config.macOf(target);
         Ethernet.write(arpTx, 0, source, mac, Ethernet.TYPE_ARP);
-        Arp.write(arpTx, Ethernet.HEADER_LENGTH, Arp.REPLY, mac, target, Arp.senderMac(f, off), sender);
+        Arp.write(arpTx, Ethernet.HEADER_LENGTH, Arp.REPLY, mac, target);
+        Arp.writeTarget(arpTx, Ethernet.HEADER_LENGTH, Arp.senderMac(f, off), sender);
         output.sendFrame(arpTx, Ethernet.HEADER_LENGTH + Arp.LENGTH);
     }
 
@@ -215,7 +217,7 @@ final class Neighbours {
         long dstHi = fromDad ? Ipv6.ALL_NODES_HI : h.sourceHi(), dstLo = fromDad ? Ipv6.ALL_NODES_LO : h.sourceLo();
         int flags = Ndp.NA_ROUTER | Ndp.NA_OVERRIDE | (fromDad ? 0 : Ndp.NA_SOLICITED);
         Ndp.writeNeighborAdvertisement(ipv6.frame(), ipv6.icmpOffset(), flags, targetHi, targetLo, config.gatewayMac());
-        ipv6.sendIcmp(targetHi, targetLo, dstHi, dstLo, Ndp.NEIGHBOR_ADVERTISEMENT_LENGTH, Ndp.HOP_LIMIT,
+        ipv6.sendIcmp(ipv6.addressed(targetHi, targetLo, dstHi, dstLo), Ndp.NEIGHBOR_ADVERTISEMENT_LENGTH, Ndp.HOP_LIMIT,
                 fromDad ? ALL_NODES_MAC : mac(ipv6));
     }
 

@@ -1,8 +1,6 @@
 package io.jslirp.stack;
 
-import io.jslirp.wire.IpVersion;
-
-import java.lang.foreign.MemorySegment;
+import io.jslirp.wire.UdpDatagram;
 
 /**
  * What the gateway itself answers above the IP layer, on the link: DHCPv4, DHCPv6 and Router
@@ -12,10 +10,10 @@ import java.lang.foreign.MemorySegment;
  */
 public interface Services {
     /**
-     * A DHCP message of version (UDP to DHCPv4's port 67, DHCPv6's 547) of length bytes at offset,
-     * from source:sourcePort in a frame from the Ethernet address mac, at time now (the stack's clock).
+     * A DHCP message: the payload of datagram (UDP to DHCPv4's port 67, DHCPv6's 547; no
+     * destination handle held), in a frame from the Ethernet address mac, at time now (the stack's clock).
      */
-    void dhcp(IpVersion version, MemorySegment frame, long offset, int length, int source, int sourcePort, long mac, long now);
+    void dhcp(UdpDatagram datagram, long mac, long now);
 
     /** A valid Router Solicitation, from source or (a host without an address yet) from {@link io.jslirp.util.AddressBook#NONE}. */
     void routerSolicitation(int source);
@@ -26,8 +24,7 @@ public interface Services {
     /** No services: their messages are dropped. */
     Services NONE = new Services() {
         @Override
-        public void dhcp(IpVersion version, MemorySegment frame, long offset, int length, int source, int sourcePort, long mac,
-                         long now) {
+        public void dhcp(UdpDatagram datagram, long mac, long now) {
         }
 
         @Override

@@ -5,8 +5,6 @@ import io.jslirp.wire.Drop;
 import io.jslirp.wire.Ethernet;
 import io.jslirp.wire.IpVersion;
 import io.jslirp.wire.Ipv4;
-import io.jslirp.wire.Dhcp;
-import io.jslirp.wire.Dhcpv6;
 
 import java.lang.foreign.MemorySegment;
 import java.util.function.LongSupplier;
@@ -50,11 +48,11 @@ public final class Stack {
         Transmit transmit = Transmit.of(capabilities, output);
         this.neighbours = new Neighbours(config, network6, output, addresses, counters);
         this.ipv4 = new IpOutput(IpVersion.V4, transmit, neighbours, addresses,
-                new long[] {0, Ipv4.mapped(config.gateway()), 0, Ipv4.mapped(config.dns())}, 0, Dhcp.SERVER_PORT);
+                new long[] {0, Ipv4.mapped(config.gateway()), 0, Ipv4.mapped(config.dns())}, 0);
         this.ipv6 = network6 == null ? null : new IpOutput(IpVersion.V6, transmit, neighbours, addresses,
                 new long[] {network6.gatewayHi(), network6.gatewayLo(), network6.dnsHi(), network6.dnsLo(),
                         Ipv6Network.LINK_LOCAL_HI, Ipv6Network.ROUTER_LINK_LOCAL_LO},
-                network6.prefixHi(), Dhcpv6.SERVER_PORT);
+                network6.prefixHi());
         neighbours.setOutputs(ipv4, ipv6);
         this.input = new IpInput(counters, addresses, neighbours);
     }

@@ -1,5 +1,6 @@
 package io.jslirp.stack;
 
+import io.jslirp.wire.Checksum;
 import io.jslirp.wire.IpHeader;
 import io.jslirp.wire.IpVersion;
 import io.jslirp.wire.Tcp;
@@ -96,7 +97,8 @@ abstract sealed class Transmit permits Transmit.Copy, Transmit.Gather, Transmit.
                 sendFilled(s);
                 return;
             }
-            Tcp.fillChecksum(s.frame, s.l4, s.headerLength, s.payload, s.payloadOffset, s.payloadLength, s.pseudoHeader());
+            int headerSum = Tcp.headerSum(s.frame, s.l4, s.headerLength, s.pseudoHeader());
+            Tcp.setChecksum(s.frame, s.l4, Checksum.sum(s.payload, s.payloadOffset, s.payloadLength, headerSum));
             output.send(output.describe(s.version, s.frame, s.ip, s.mac).payloadFrom(s.payload, s.payloadOffset, s.payloadLength));
         }
     }

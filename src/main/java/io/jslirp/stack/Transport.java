@@ -1,20 +1,23 @@
 package io.jslirp.stack;
 
-import io.jslirp.wire.TcpOptions;
-
-import java.lang.foreign.MemorySegment;
+import io.jslirp.wire.IcmpEcho;
+import io.jslirp.wire.TcpSegment;
+import io.jslirp.wire.UdpDatagram;
 
 /** Receives the guest's TCP, UDP and ICMP echo traffic that is not for a service of the gateway. */
 public interface Transport {
     /**
-     * A TCP segment of length bytes at offset (checked: the header is complete, its checksum right)
-     * and its options, parsed by that check (valid for this call only).
+     * A TCP segment, checked (the header is complete, its checksum right) and read once with its
+     * addresses and options; the view is reused, valid for this call only.
      */
-    void tcp(MemorySegment frame, long offset, int length, int source, int destination, TcpOptions options);
+    void tcp(TcpSegment segment);
 
-    /** A UDP datagram's payload of length bytes at offset, with its addresses and ports. */
-    void udp(MemorySegment frame, long offset, int length, int source, int sourcePort, int destination, int destinationPort);
+    /** A UDP datagram, checked and read once with its addresses and ports; the view is reused, valid for this call only. */
+    void udp(UdpDatagram datagram);
 
-    /** An ICMP echo request (header and data, checksum verified) of length bytes at offset, to a host the stack does not answer for. */
-    void icmpEcho(MemorySegment frame, long offset, int length, int source, int destination);
+    /**
+     * An ICMP echo request (checksum verified) to a host the stack does not answer for, read once
+     * with its addresses; the view is reused, valid for this call only.
+     */
+    void icmpEcho(IcmpEcho echo);
 }

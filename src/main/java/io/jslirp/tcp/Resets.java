@@ -1,6 +1,8 @@
 package io.jslirp.tcp;
 
 import io.jslirp.wire.Tcp;
+import io.jslirp.wire.TcpHeader;
+import io.jslirp.wire.TcpSegment;
 
 import java.lang.foreign.MemorySegment;
 
@@ -8,28 +10,24 @@ import java.lang.foreign.MemorySegment;
 public final class Resets {
     private Resets() {}
 
-    /**
-     * Answers the segment of len bytes at off, sent by source to destination, with a RST from
-     * destination, unless it is itself a RST.
-     */
-    public static void answer(MemorySegment s, long off, int len, int source, int destination, TcpOutput out) {
-        int flags = Tcp.flags(s, off);
+    /** Answers the guest's segment seg with a RST from its destination, unless it is itself a RST. */
+    public static void answer(TcpSegment seg, TcpOutput out) {
+        TcpHeader h = seg.header();
+        int flags = h.flags();
         if ((flags & Tcp.RST) != 0) return;
         int seq = 0;
         int ack = 0;
         int outFlags = Tcp.RST;
         if ((flags & Tcp.ACK) != 0) {
-            seq = Tcp.ack(s, off);
+            seq = h.ack();
         } else {
-            int segLen = len - Tcp.headerLength(s, off) + ((flags & Tcp.SYN) != 0 ? 1 : 0) + ((flags & Tcp.FIN) != 0 ? 1 : 0);
-            ack = Tcp.seq(s, off) + segLen;
+            ack = h.seq() + seg.sequenceLength();
             outFlags |= Tcp.ACK;
         }
-        int sourcePort = Tcp.sourcePort(s, off);
-        int destinationPort = Tcp.destinationPort(s, off);
         MemorySegment f = out.frame();
         long o = out.tcpOffset();
-        Tcp.write(f, o, destinationPort, sourcePort, seq, ack, outFlags, 0, Tcp.MIN_HEADER_LENGTH);
-        out.sendTcp(destination, source, Tcp.MIN_HEADER_LENGTH);
+        Tcp.write(f, o, out.tcpHeader().ports(h.destinationPort(), h.sourcePort()).seq(seq).ack(ack).flags(outFlags).window(0)
+                .length(Tcp.MIN_HEADER_LENGTH));
+        out.sendTcp(seg.destination(), seg.source(), Tcp.MIN_HEADER_LENGTH);
     }
 }

@@ -63,8 +63,9 @@ final class SegmentWriter {
         int window = reset ? 0 : receiver.advertisableWindow(); // a reset may follow the close, when the buffers are gone
         int hdr = Tcp.MIN_HEADER_LENGTH;
         if (!reset) hdr = receiver.appendOptions(f, off, hdr, tsVal());
-        Tcp.write(f, off, remotePort, guestPort, seq, ack, flags, window >>> receiver.rcvShift(), hdr);
-        if (len > 0) out.sendTcp(remoteAddress, guestAddress, hdr, data, dataOffset, len, sendMss);
+        Tcp.write(f, off, out.tcpHeader().ports(remotePort, guestPort).seq(seq).ack(ack).flags(flags)
+                .window(window >>> receiver.rcvShift()).length(hdr));
+        if (len > 0) out.sendTcp(remoteAddress, guestAddress, data, dataOffset, len, sendMss);
         else out.sendTcp(remoteAddress, guestAddress, hdr, sendMss);
         if ((flags & Tcp.ACK) != 0) receiver.ackSent(ack, window);
         if (len > 0) receiver.dataSent();
@@ -81,7 +82,8 @@ final class SegmentWriter {
         if (receiver.sackPermitted()) hdr = Tcp.appendSackPermitted(f, off, hdr);
         int window = Math.min(receiver.windowSpace(), 0xffff); // never scaled in a SYN
         int rcvNxt = receiver.rcvNxt();
-        Tcp.write(f, off, remotePort, guestPort, iss, rcvNxt, Tcp.SYN | Tcp.ACK, window, hdr);
+        Tcp.write(f, off, out.tcpHeader().ports(remotePort, guestPort).seq(iss).ack(rcvNxt).flags(Tcp.SYN | Tcp.ACK).window(window)
+                .length(hdr));
         out.sendTcp(remoteAddress, guestAddress, hdr);
         receiver.ackSent(rcvNxt, window);
     }

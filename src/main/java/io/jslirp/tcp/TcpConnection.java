@@ -4,6 +4,8 @@ import io.jslirp.util.RingBuffer;
 import io.jslirp.wire.Seq;
 import io.jslirp.wire.Tcp;
 import io.jslirp.wire.TcpOptions;
+import io.jslirp.wire.TcpHeader;
+import io.jslirp.wire.TcpSegment;
 
 import java.lang.foreign.MemorySegment;
 
@@ -95,7 +97,8 @@ public final class TcpConnection {
         hdr = Tcp.appendTimestamps(f, off, hdr, (int) (now / 1_000_000L), 0);
         hdr = Tcp.appendSackPermitted(f, off, hdr);
         int window = Math.min(Math.min(config.initialBuffer(), config.receiveBuffer()), 0xffff);
-        Tcp.write(f, off, addresses.remotePort(), addresses.guestPort(), iss, 0, Tcp.SYN, window, hdr);
+        Tcp.write(f, off, out.tcpHeader().ports(addresses.remotePort(), addresses.guestPort()).seq(iss).ack(0).flags(Tcp.SYN)
+                .window(window).length(hdr));
         out.sendTcp(addresses.remoteAddress(), addresses.guestAddress(), hdr);
     }
 
@@ -157,9 +160,9 @@ public final class TcpConnection {
      * by a newer timestamp (RFC 1122 4.2.2.13, RFC 6191), as a guest reusing its port at once
      * sends. The caller then retires this connection ({@link #retire}) and opens the new one.
      */
-    public boolean reopenedBy(int flags, int seq, TcpOptions opts) {
-        if (state != State.TIME_WAIT || (flags & (Tcp.SYN | Tcp.ACK | Tcp.RST)) != Tcp.SYN) return false;
-        return receiver.newerThanReceived(seq, opts);
+    public boolean reopenedBy(TcpSegment seg) {
+        if (state != State.TIME_WAIT || (seg.header().flags() & (Tcp.SYN | Tcp.ACK | Tcp.RST)) != Tcp.SYN) return false;
+        return receiver.newerThanReceived(seg.header().seq(), seg.options());
     }
 
     /** Ends the connection at once, sending nothing (a new one took over its addresses). Returns a closed {@link Outcome}. */
@@ -248,24 +251,22 @@ public final class TcpConnection {
     // ---- segments from the guest ----
 
     /**
-     * Processes one segment from the guest for this flow: len bytes of TCP header and payload at
-     * off; opts are its parsed options. In-order bytes that go to the host at once are written to
-     * host. Returns what the caller must do (see the class comment).
+     * Processes one segment from the guest for this flow (read once, valid for this call). In-order
+     * bytes that go to the host at once are written to host. Returns what the caller must do (see
+     * the class comment).
      */
-    public Outcome onSegment(MemorySegment s, long off, int len, TcpOptions opts, HostSink host, long now) {
-        segment(s, off, len, opts, host, now);
+    public Outcome onSegment(TcpSegment seg, HostSink host, long now) {
+        segment(seg, host, now);
         return takeResult();
     }
 
-    private void segment(MemorySegment s, long off, int len, TcpOptions opts, HostSink host, long now) {
-        int flags = Tcp.flags(s, off);
-        int seq = Tcp.seq(s, off);
-        int ack = Tcp.ack(s, off);
-        int hdr = Tcp.headerLength(s, off);
-        int payload = len - hdr;
+    private void segment(TcpSegment seg, HostSink host, long now) {
+        TcpHeader h = seg.header();
+        int ack = h.ack();
+        int payload = seg.payloadLength();
         writer.now(now);
 
-        if (!admit(flags, seq, payload, opts)) return;
+        if (!admit(seg)) return;
         if (state == State.SYN_RECEIVED) {
             if (!sender.acknowledgesSyn(ack)) {
                 resetDue(ack, 0, Tcp.RST);
@@ -276,21 +277,23 @@ public final class TcpConnection {
             timers.stopRetransmit();
             rtt.resetBackOff();
         }
-        if (!processAck(ack, Tcp.window(s, off), payload, opts, now)) return;
+        if (!processAck(seg, now)) return;
         if (state == State.CLOSED) return;
 
-        if (payload > 0 && receivesData() && receiver.receive(s, off + hdr, seq, payload, host) == Receiver.BEYOND_GAP) {
+        if (payload > 0 && receivesData()
+                && receiver.receive(seg.frame(), seg.payloadOffset(), h.seq(), payload, host) == Receiver.BEYOND_GAP) {
             acksDue++;
             due();
         }
-        finishSegment(flags, seq, payload);
+        finishSegment(h.flags(), h.seq(), payload);
     }
 
     /**
      * The checks before a segment's ACK counts: the state, acceptability (RFC 9293), the timestamp
      * to echo, RST and SYN (RFC 5961), the ACK flag. False when the segment ends here.
      */
-    private boolean admit(int flags, int seq, int payload, TcpOptions opts) {
+    private boolean admit(TcpSegment seg) {
+        int flags = seg.header().flags(), seq = seg.header().seq();
         if (state == State.CLOSED) return false;
         if (state == State.CONNECTING) {
             if ((flags & Tcp.RST) != 0 && seq == receiver.rcvNxt()) close(true);
@@ -300,12 +303,12 @@ public final class TcpConnection {
             synAckDue(); // our SYN-ACK was lost
             return false;
         }
-        int segLen = payload + ((flags & Tcp.SYN) != 0 ? 1 : 0) + ((flags & Tcp.FIN) != 0 ? 1 : 0);
+        int segLen = seg.sequenceLength();
         if (!receiver.acceptable(seq, segLen)) {
             if ((flags & Tcp.RST) == 0) receiver.ackDue(); // also answers keepalives and window probes
             return false;
         }
-        receiver.noteTimestamp(opts, seq, segLen);
+        receiver.noteTimestamp(seg.options(), seq, segLen);
         if ((flags & Tcp.RST) != 0) {
             // RFC 5961: only an exact RST closes; one merely in the window gets a challenge ACK.
             if (seq == receiver.rcvNxt()) close(true);
@@ -337,13 +340,15 @@ public final class TcpConnection {
     }
 
     /** False when the segment must be dropped (RFC 9293 3.10.7.4: it acknowledges something never sent). */
-    private boolean processAck(int ack, int window, int payload, TcpOptions opts, long now) {
+    private boolean processAck(TcpSegment seg, long now) {
+        int ack = seg.header().ack();
+        TcpOptions opts = seg.options();
         if (Seq.gt(ack, sender.sndMax())) {
             receiver.ackDue(); // acknowledges something never sent: answer, and ignore its data and FIN
             return false;
         }
         recovery.sackBlocks(opts, ack, sender.sndMax());
-        long newWnd = sender.scaledWindow(window);
+        long newWnd = sender.scaledWindow(seg.header().window());
         int sndUna = sender.sndUna();
         if (Seq.lt(ack, sndUna)) return true;
         if (Seq.gt(ack, sndUna)) {
@@ -356,7 +361,7 @@ public final class TcpConnection {
             else timers.stopRetransmit();
             if (sender.finAcked()) onFinAcked(now);
         } else {
-            boolean dup = payload == 0 && sender.duplicate(newWnd);
+            boolean dup = seg.payloadLength() == 0 && sender.duplicate(newWnd);
             sender.window(newWnd);
             // Fast retransmit and recovery (RFC 6582, guided by the guest's SACK blocks when it sends them).
             if (dup && recovery.duplicateAck(sndUna, sender.sndMax(), sender.known(), now)) due();

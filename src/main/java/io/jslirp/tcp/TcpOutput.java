@@ -1,5 +1,8 @@
 package io.jslirp.tcp;
 
+import io.jslirp.wire.Tcp;
+import io.jslirp.wire.TcpHeader;
+
 import java.lang.foreign.MemorySegment;
 
 /** Where a connection writes the segments it sends to the guest; the IP layer below fills in the rest. */
@@ -9,6 +12,9 @@ public interface TcpOutput {
 
     /** Offset in {@link #frame()} where the TCP header starts (room for link and IP headers before it). */
     long tcpOffset();
+
+    /** The description a segment's header is written from ({@link Tcp#write}); reused, like the frame, for every segment. */
+    TcpHeader tcpHeader();
 
     /**
      * Whether {@link #sendTcp(int, int, int, int)} takes payloads larger than one segment (up to
@@ -27,12 +33,13 @@ public interface TcpOutput {
     void sendTcp(int source, int destination, int tcpLength, int segmentSize);
 
     /**
-     * Sends a segment whose headerLength-byte header is at {@link #tcpOffset()} and whose payload
-     * is payloadLength bytes of payload from payloadOffset: an output whose link can write them
-     * from there does so without copying them into the frame; this one copies.
+     * Sends a segment whose header, written from {@link #tcpHeader()} (whose length counts the
+     * options), is at {@link #tcpOffset()} and whose payload is payloadLength bytes of payload from
+     * payloadOffset: an output whose link can write them from there does so without copying them
+     * into the frame; this one copies.
      */
-    default void sendTcp(int source, int destination, int headerLength, MemorySegment payload, long payloadOffset,
-                         int payloadLength, int segmentSize) {
+    default void sendTcp(int source, int destination, MemorySegment payload, long payloadOffset, int payloadLength, int segmentSize) {
+        int headerLength = tcpHeader().length();
         MemorySegment.copy(payload, payloadOffset, frame(), tcpOffset() + headerLength, payloadLength);
         sendTcp(source, destination, headerLength + payloadLength, segmentSize);
     }

@@ -51,7 +51,8 @@ public final class Arp {
         return Bytes.u32(s, off + TARGET_IP);
     }
 
-    public static void write(MemorySegment s, long off, int operation, long senderMac, int senderIp, long targetMac, int targetIp) {
+    /** Writes a message of operation from senderMac, senderIp; {@link #writeTarget} completes it. */
+    public static void write(MemorySegment s, long off, int operation, long senderMac, int senderIp) {
         Bytes.u16(s, off + HTYPE, HTYPE_ETHERNET);
         Bytes.u16(s, off + PTYPE, Ethernet.TYPE_IPV4);
         Bytes.u8(s, off + HLEN, 6);
@@ -59,6 +60,10 @@ public final class Arp {
         Bytes.u16(s, off + OPERATION, operation);
         Bytes.mac(s, off + SENDER_MAC, senderMac);
         Bytes.u32(s, off + SENDER_IP, senderIp);
+    }
+
+    /** Writes the target of a message {@link #write} began (a request's target MAC is 0, unknown). */
+    public static void writeTarget(MemorySegment s, long off, long targetMac, int targetIp) {
         Bytes.mac(s, off + TARGET_MAC, targetMac);
         Bytes.u32(s, off + TARGET_IP, targetIp);
     }

@@ -113,25 +113,32 @@ public final class Dhcp {
         Bytes.u8(s, off + FILE_OFFSET + name.length, 0);
     }
 
-    /** Writes the fixed part of a BOOTREPLY; options follow at off + FIXED_LENGTH. */
-    public static void writeReply(MemorySegment s, long off, int xid, int flags, int yourAddress, int serverAddress, long clientMac) {
-        writeFixed(s, off, OP_REPLY, xid, flags, yourAddress, serverAddress, clientMac);
+    /**
+     * Writes the fixed part of a BOOTREPLY with no addresses yet ({@link #writeAddresses} puts
+     * them); options follow at off + FIXED_LENGTH.
+     */
+    public static void writeReply(MemorySegment s, long off, int xid, int flags, long clientMac) {
+        writeFixed(s, off, OP_REPLY, xid, flags, clientMac);
+    }
+
+    /** Puts the address offered to the client (yiaddr) and the server's (siaddr) into a written reply. */
+    public static void writeAddresses(MemorySegment s, long off, int yourAddress, int serverAddress) {
+        Bytes.u32(s, off + YIADDR, yourAddress);
+        Bytes.u32(s, off + SIADDR, serverAddress);
     }
 
     /** Writes the fixed part of a client's BOOTREQUEST (no address yet); options follow at off + FIXED_LENGTH. */
     public static void writeRequest(MemorySegment s, long off, int xid, int flags, long clientMac) {
-        writeFixed(s, off, OP_REQUEST, xid, flags, 0, 0, clientMac);
+        writeFixed(s, off, OP_REQUEST, xid, flags, clientMac);
     }
 
-    private static void writeFixed(MemorySegment s, long off, int op, int xid, int flags, int yourAddress, int serverAddress, long clientMac) {
+    private static void writeFixed(MemorySegment s, long off, int op, int xid, int flags, long clientMac) {
         s.asSlice(off, FIXED_LENGTH).fill((byte) 0);
         Bytes.u8(s, off + OP, op);
         Bytes.u8(s, off + HTYPE, HTYPE_ETHERNET);
         Bytes.u8(s, off + HLEN, 6);
         Bytes.u32(s, off + XID, xid);
         Bytes.u16(s, off + FLAGS, flags);
-        Bytes.u32(s, off + YIADDR, yourAddress);
-        Bytes.u32(s, off + SIADDR, serverAddress);
         Bytes.mac(s, off + CHADDR, clientMac);
         Bytes.u32(s, off + COOKIE, MAGIC_COOKIE);
     }

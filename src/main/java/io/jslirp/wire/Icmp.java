@@ -51,6 +51,12 @@ public final class Icmp {
         return Bytes.u16(s, off + ECHO_ID);
     }
 
+    /** Reads the echo request of len bytes at off of s, checked by {@link #check}, into e; returns e. */
+    public static IcmpEcho readEcho(MemorySegment s, long off, int len, IcmpEcho e) {
+        e.fill(s, off, len);
+        return e;
+    }
+
     public static void setEchoId(MemorySegment s, long off, int id) {
         Bytes.u16(s, off + ECHO_ID, id);
     }

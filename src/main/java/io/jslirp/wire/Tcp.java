@@ -41,7 +41,7 @@ public final class Tcp {
      * Null when len bytes (the IP payload) hold a complete TCP header whose option list is well
      * formed (each option inside the header, none of length below 2), else the reason. For a
      * segment whose checksum is not at hand (one built here, one quoted); what the guest sends
-     * goes through {@link #check(MemorySegment, long, int, int, boolean)}.
+     * goes through {@link #read}.
      */
     public static Drop check(MemorySegment s, long off, int len) {
         return check(s, off, len, null);
@@ -59,14 +59,36 @@ public final class Tcp {
 
     /**
      * As {@link #check(MemorySegment, long, int)}, and the checksum over the segment and the
-     * pseudo-header of the IP header h (of version v) unless checksumTrusted (the link vouched for
-     * it: {@code link.Link#checksumTrusted}); the options are parsed into opts in the same walk.
+     * pseudo-header of the IP header h (of version v); the options are parsed into opts in the
+     * same walk. A segment whose checksum the link vouched for ({@code link.Link#checksumTrusted})
+     * is checked without it.
      */
-    public static Drop check(MemorySegment s, long off, int len, IpVersion v, IpHeader h, boolean checksumTrusted, TcpOptions opts) {
+    public static Drop check(MemorySegment s, long off, int len, IpVersion v, IpHeader h, TcpOptions opts) {
         Drop error = check(s, off, len, opts);
         if (error != null) return error;
-        if (!checksumTrusted && !Checksum.verify(s, off, len, v.pseudoHeader(h, Ipv4.PROTO_TCP, len))) return Drop.BAD_CHECKSUM;
+        if (!Checksum.verify(s, off, len, v.pseudoHeader(h, Ipv4.PROTO_TCP, len))) return Drop.BAD_CHECKSUM;
         return null;
+    }
+
+    /**
+     * As {@link #check(MemorySegment, long, int, IpVersion, IpHeader, TcpOptions)} (lengths, options,
+     * the checksum), reading the segment into seg when it is taken: its fields, options and
+     * payload's place (the addresses are the caller's part). On a drop seg is not to be used.
+     */
+    public static Drop read(MemorySegment s, long off, int len, IpVersion v, IpHeader h, TcpSegment seg) {
+        Drop error = check(s, off, len, v, h, seg.options());
+        if (error == null) seg.fill(s, off, len);
+        return error;
+    }
+
+    /**
+     * Reads the segment of len bytes at off into seg as {@link #read(MemorySegment, long, int, IpVersion, IpHeader, TcpSegment)}
+     * does, without a checksum to verify (one the link vouched for, or one built here).
+     */
+    public static Drop read(MemorySegment s, long off, int len, TcpSegment seg) {
+        Drop error = check(s, off, len, seg.options());
+        if (error == null) seg.fill(s, off, len);
+        return error;
     }
 
     public static int sourcePort(MemorySegment s, long off) {
@@ -151,18 +173,18 @@ public final class Tcp {
     }
 
     /**
-     * Writes a header of headerLength bytes (20 + options already written by {@link #writeSynOptions}).
-     * The checksum is filled by {@link #fillChecksum} once the payload is in place.
+     * Writes the header h describes at off (its options, which {@link TcpHeader#length} counts,
+     * already written by {@link #writeSynOptions} and the appends). The checksum is filled by
+     * {@link #fillChecksum} once the payload is in place.
      */
-    public static void write(MemorySegment s, long off, int sourcePort, int destinationPort, int seq, int ack,
-                             int flags, int window, int headerLength) {
-        Bytes.u16(s, off + SOURCE_PORT, sourcePort);
-        Bytes.u16(s, off + DESTINATION_PORT, destinationPort);
-        Bytes.u32(s, off + SEQ, seq);
-        Bytes.u32(s, off + ACK_NUMBER, ack);
-        Bytes.u8(s, off + DATA_OFFSET, (headerLength / 4) << 4);
-        Bytes.u8(s, off + FLAGS, flags);
-        Bytes.u16(s, off + WINDOW, window);
+    public static void write(MemorySegment s, long off, TcpHeader h) {
+        Bytes.u16(s, off + SOURCE_PORT, h.sourcePort());
+        Bytes.u16(s, off + DESTINATION_PORT, h.destinationPort());
+        Bytes.u32(s, off + SEQ, h.seq());
+        Bytes.u32(s, off + ACK_NUMBER, h.ack());
+        Bytes.u8(s, off + DATA_OFFSET, (h.length() / 4) << 4);
+        Bytes.u8(s, off + FLAGS, h.flags());
+        Bytes.u16(s, off + WINDOW, h.window());
         Bytes.u16(s, off + CHECKSUM_OFFSET, 0);
         Bytes.u16(s, off + URGENT, 0);
     }
@@ -229,15 +251,20 @@ public final class Tcp {
     }
 
     /**
-     * Fills the checksum of a segment whose headerLength-byte header is at off of s and whose
-     * payload is payloadLength bytes at payloadOffset of payload (where the host's data waits:
-     * summed there, not copied for it); pseudo is its pseudo-header's sum. A TCP header's length
-     * is a multiple of 4, so the payload's sum continues the header's.
+     * The first half of the checksum of a segment whose payload lies elsewhere (where the host's
+     * data waits: summed there, not copied for it): clears the checksum field of the
+     * headerLength-byte header at off and returns the sum of the header and pseudo (its
+     * pseudo-header's sum), which the payload's sum continues ({@link Checksum#sum}); a TCP
+     * header's length is a multiple of 4, so the payload's words stay aligned.
+     * {@link #setChecksum} then puts the whole.
      */
-    public static void fillChecksum(MemorySegment s, long off, int headerLength, MemorySegment payload, long payloadOffset,
-                                    int payloadLength, int pseudo) {
+    public static int headerSum(MemorySegment s, long off, int headerLength, int pseudo) {
         Bytes.u16(s, off + CHECKSUM_OFFSET, 0);
-        int sum = Checksum.sum(payload, payloadOffset, payloadLength, Checksum.sum(s, off, headerLength, pseudo));
+        return Checksum.sum(s, off, headerLength, pseudo);
+    }
+
+    /** Puts the checksum of a segment whose sum (from {@link #headerSum}, continued over its payload) is sum. */
+    public static void setChecksum(MemorySegment s, long off, int sum) {
         Bytes.u16(s, off + CHECKSUM_OFFSET, Checksum.finish(sum));
     }
 

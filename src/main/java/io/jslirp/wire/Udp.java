@@ -43,6 +43,12 @@ public final class Udp {
         return Checksum.verify(s, off, length, v.pseudoHeader(h, Ipv4.PROTO_UDP, length)) ? null : Drop.BAD_CHECKSUM;
     }
 
+    /** Reads the header at off of s, checked by {@link #check}, into d: its ports and its payload's place. */
+    public static UdpDatagram read(MemorySegment s, long off, UdpDatagram d) {
+        d.fill(s, off);
+        return d;
+    }
+
     public static int sourcePort(MemorySegment s, long off) {
         return Bytes.u16(s, off + SOURCE_PORT);
     }

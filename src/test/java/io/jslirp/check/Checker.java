@@ -182,7 +182,7 @@ public final class Checker {
     public static Check tcp(Check... checks) {
         return p -> {
             transport(p, Ipv4.PROTO_TCP);
-            assertThat(Tcp.check(p.frame, p.l4, p.l4Length, p.version, p.ip, false, p.options)).as("TCP header, options and checksum").isNull();
+            assertThat(Tcp.check(p.frame, p.l4, p.l4Length, p.version, p.ip, p.options)).as("TCP header, options and checksum").isNull();
             all(p, checks);
         };
     }

@@ -45,19 +45,19 @@ public final class TestNetwork {
         stack.setClock(() -> now);
         stack.setTransport(new Transport() {
             @Override
-            public void tcp(MemorySegment frame, long offset, int length, int source, int destination, io.jslirp.wire.TcpOptions options) {
-                transport.add("tcp " + name(source) + " -> " + name(destination) + " " + length);
+            public void tcp(io.jslirp.wire.TcpSegment segment) {
+                transport.add("tcp " + name(segment.source()) + " -> " + name(segment.destination()) + " " + segment.length());
             }
 
             @Override
-            public void udp(MemorySegment frame, long offset, int length, int source, int sourcePort, int destination,
-                            int destinationPort) {
-                transport.add("udp " + name(source) + ":" + sourcePort + " -> " + name(destination) + ":" + destinationPort + " " + length);
+            public void udp(io.jslirp.wire.UdpDatagram d) {
+                transport.add("udp " + name(d.source()) + ":" + d.sourcePort() + " -> " + name(d.destination()) + ":" + d.destinationPort()
+                        + " " + d.payloadLength());
             }
 
             @Override
-            public void icmpEcho(MemorySegment frame, long offset, int length, int source, int destination) {
-                transport.add("echo " + name(source) + " -> " + name(destination) + " " + length);
+            public void icmpEcho(io.jslirp.wire.IcmpEcho e) {
+                transport.add("echo " + name(e.source()) + " -> " + name(e.destination()) + " " + e.length());
             }
         });
     }

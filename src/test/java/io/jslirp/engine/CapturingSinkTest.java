@@ -69,10 +69,11 @@ class CapturingSinkTest {
         assertThat(stack.capabilities()).isEqualTo(link.capabilities());
 
         MemorySegment f = out.frame();
-        Tcp.write(f, out.tcpOffset(), 80, 40000, 1, 2, Tcp.ACK, 65535, Tcp.MIN_HEADER_LENGTH);
+        Tcp.write(f, out.tcpOffset(), out.tcpHeader().ports(80, 40000)
+                .seq(1).ack(2).flags(Tcp.ACK).window(65535).length(Tcp.MIN_HEADER_LENGTH));
         MemorySegment payload = Arena.ofAuto().allocate(3000);
         for (int i = 0; i < 3000; i++) payload.set(ValueLayout.JAVA_BYTE, i, (byte) i);
-        out.sendTcp(out.gateway(), out.guestAddress(), Tcp.MIN_HEADER_LENGTH, payload, 0, 3000, 1460);
+        out.sendTcp(out.gateway(), out.guestAddress(), payload, 0, 3000, 1460);
         assertThat(out.sendUdpSegments(out.gateway(), 53, out.guestAddress(), 40000, 2400, 1200)).isFalse();
         assertThat(out.offloadsUdp()).as("the link's refusal reached the stack").isFalse();
         capture.close();

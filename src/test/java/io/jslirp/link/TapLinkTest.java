@@ -78,9 +78,9 @@ class TapLinkTest {
     private static void sendTcp(GuestOutput out, int port, int payload) {
         long off = out.tcpOffset();
         int header = Tcp.appendTimestamps(out.frame(), off, Tcp.MIN_HEADER_LENGTH, 1, 2);
-        Tcp.write(out.frame(), off, port, 40000, 1000, 2000, Tcp.ACK, 65535, header);
+        Tcp.write(out.frame(), off, out.tcpHeader().ports(port, 40000).seq(1000).ack(2000).flags(Tcp.ACK).window(65535).length(header));
         MemorySegment data = Arena.ofAuto().allocate(payload);
-        out.sendTcp(out.gateway(), guest(out), header, data, 0, payload, SEGMENT);
+        out.sendTcp(out.gateway(), guest(out), data, 0, payload, SEGMENT);
     }
 
     @Test

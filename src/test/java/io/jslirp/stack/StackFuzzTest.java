@@ -26,6 +26,7 @@ import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Ipv6;
 import io.jslirp.wire.Ndp;
 import io.jslirp.wire.Tcp;
+import io.jslirp.wire.TcpHeader;
 import io.jslirp.wire.Udp;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -100,18 +101,18 @@ class StackFuzzTest {
         int held = addresses.size();
         Transport transport = new Transport() {
             @Override
-            public void tcp(MemorySegment f, long offset, int length, int source, int destination, io.jslirp.wire.TcpOptions options) {
-                inside(f, offset, length);
+            public void tcp(io.jslirp.wire.TcpSegment segment) {
+                inside(segment.frame(), segment.offset(), segment.length());
             }
 
             @Override
-            public void udp(MemorySegment f, long offset, int length, int source, int sourcePort, int destination, int destinationPort) {
-                inside(f, offset, length);
+            public void udp(io.jslirp.wire.UdpDatagram d) {
+                inside(d.frame(), d.payloadOffset(), d.payloadLength());
             }
 
             @Override
-            public void icmpEcho(MemorySegment f, long offset, int length, int source, int destination) {
-                inside(f, offset, length);
+            public void icmpEcho(io.jslirp.wire.IcmpEcho e) {
+                inside(e.frame(), e.offset(), e.length());
             }
         };
         stack.setTransport(transport);
@@ -154,7 +155,8 @@ class StackFuzzTest {
         switch (rnd.nextInt(6)) {
             case 0 -> {
                 Ethernet.write(frame, 0, Ethernet.BROADCAST, GUEST_MAC, Ethernet.TYPE_ARP);
-                Arp.write(frame, ip, rnd.nextBoolean() ? Arp.REQUEST : Arp.REPLY, GUEST_MAC, src, 0, dst);
+                Arp.write(frame, ip, rnd.nextBoolean() ? Arp.REQUEST : Arp.REPLY, GUEST_MAC, src);
+                Arp.writeTarget(frame, ip, 0, dst);
                 return (int) ip + Arp.LENGTH;
             }
             case 1 -> {
@@ -191,8 +193,8 @@ class StackFuzzTest {
             case 4 -> {
                 int hdr = Tcp.MIN_HEADER_LENGTH + 4 * rnd.nextInt(11);
                 int len = hdr + rnd.nextInt(1400);
-                Tcp.write(frame, l4, 1024 + rnd.nextInt(60000), rnd.nextInt(0x10000), rnd.nextInt(), rnd.nextInt(),
-                        rnd.nextInt(0x40), rnd.nextInt(0x10000), hdr);
+                Tcp.write(frame, l4, new TcpHeader().ports(1024 + rnd.nextInt(60000), rnd.nextInt(0x10000))
+                        .seq(rnd.nextInt()).ack(rnd.nextInt()).flags(rnd.nextInt(0x40)).window(rnd.nextInt(0x10000)).length(hdr));
                 for (long o = l4 + Tcp.MIN_HEADER_LENGTH; o < l4 + hdr; o++) Bytes.u8(frame, o, rnd.nextInt(6));
                 Tcp.fillChecksum(frame, l4, len, Checksum.pseudoHeader4(src, dst, Ipv4.PROTO_TCP, len));
                 return ipv4(Ipv4.PROTO_TCP, src, dst, len, 0);
@@ -303,8 +305,8 @@ class StackFuzzTest {
             default -> {
                 int hdr = Tcp.MIN_HEADER_LENGTH + 4 * rnd.nextInt(11);
                 int len = hdr + rnd.nextInt(1400);
-                Tcp.write(frame, l4, 1024 + rnd.nextInt(60000), rnd.nextInt(0x10000), rnd.nextInt(), rnd.nextInt(),
-                        rnd.nextInt(0x40), rnd.nextInt(0x10000), hdr);
+                Tcp.write(frame, l4, new TcpHeader().ports(1024 + rnd.nextInt(60000), rnd.nextInt(0x10000))
+                        .seq(rnd.nextInt()).ack(rnd.nextInt()).flags(rnd.nextInt(0x40)).window(rnd.nextInt(0x10000)).length(hdr));
                 for (long o = l4 + Tcp.MIN_HEADER_LENGTH; o < l4 + hdr; o++) Bytes.u8(frame, o, rnd.nextInt(6));
                 Tcp.fillChecksum(frame, l4, len, Checksum.pseudoHeader6(src[0], src[1], dst[0], dst[1], Ipv6.PROTO_TCP, len));
                 return ipv6(Ipv6.PROTO_TCP, 64, src, dst, len);

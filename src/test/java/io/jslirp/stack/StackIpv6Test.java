@@ -32,6 +32,7 @@ import io.jslirp.wire.Icmpv6;
 import io.jslirp.wire.Ipv6;
 import io.jslirp.wire.Ndp;
 import io.jslirp.wire.Tcp;
+import io.jslirp.wire.TcpHeader;
 import io.jslirp.wire.Udp;
 import org.junit.jupiter.api.Test;
 
@@ -268,7 +269,8 @@ class StackIpv6Test {
         IpOutput v6 = lan.stack.ipv6();
         long[] gw = Ipv6.parse(GATEWAY), guest = Ipv6.parse(GUEST);
         int remote = lan.addresses.acquire(gw[0], gw[1]), g = lan.addresses.acquire(guest[0], guest[1]);
-        Tcp.write(v6.frame(), v6.tcpOffset(), 80, 40000, 5, 2, Tcp.SYN | Tcp.ACK, 65535, 20);
+        Tcp.write(v6.frame(), v6.tcpOffset(), new TcpHeader().ports(80, 40000)
+                .seq(5).ack(2).flags(Tcp.SYN | Tcp.ACK).window(65535).length(20));
         v6.sendTcp(remote, g, 20);
         sent.expect(ipv6(src(GATEWAY), dst(GUEST), tcp(io.jslirp.check.Checker.flags(Tcp.SYN | Tcp.ACK), io.jslirp.check.Checker.seq(5))));
     }

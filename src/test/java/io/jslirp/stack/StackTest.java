@@ -62,7 +62,8 @@ class StackTest {
     private MemorySegment arpFrame(long mac, int op, int sender, int target) {
         MemorySegment f = arena.allocate(42);
         Ethernet.write(f, 0, Ethernet.BROADCAST, mac, Ethernet.TYPE_ARP);
-        Arp.write(f, 14, op, mac, sender, 0, target);
+        Arp.write(f, 14, op, mac, sender);
+        Arp.writeTarget(f, 14, 0, target);
         return f;
     }
 
@@ -194,7 +195,8 @@ class StackTest {
             for (int claimed : new int[] {GATEWAY, DNS}) {
                 MemorySegment f = arena.allocate(42);
                 Ethernet.write(f, 0, Ethernet.BROADCAST, spoofer, Ethernet.TYPE_ARP);
-                Arp.write(f, 14, op, spoofer, claimed, 0, claimed); // gratuitous: "claimed is at spoofer"
+                Arp.write(f, 14, op, spoofer, claimed);
+                Arp.writeTarget(f, 14, 0, claimed); // gratuitous: "claimed is at spoofer"
                 net.receive(f);
             }
         }

@@ -105,7 +105,7 @@ class TransmitTest {
         MemorySegment f = out.frame();
         long off = out.tcpOffset();
         int length = Tcp.appendTimestamps(f, off, Tcp.MIN_HEADER_LENGTH, 1, 2);
-        Tcp.write(f, off, 80, 40000, 1000, 2000, Tcp.ACK, 65535, length);
+        Tcp.write(f, off, out.tcpHeader().ports(80, 40000).seq(1000).ack(2000).flags(Tcp.ACK).window(65535).length(length));
         return length;
     }
 
@@ -145,8 +145,8 @@ class TransmitTest {
     @EnumSource(IpVersion.class)
     void aLargeTcpFrameGoesDescribedAsReadingItsHeadersWouldFindIt(IpVersion v) {
         GuestOutput out = out(TAP, v);
-        int header = tcpHeader(out);
-        out.sendTcp(out.gateway(), guest(out), header, payload(4000), 5, 4000, SEGMENT);
+        tcpHeader(out);
+        out.sendTcp(out.gateway(), guest(out), payload(4000), 5, 4000, SEGMENT);
         Sent s = link.last();
         assertThat(s.payloadApart()).as("the payload written from where it is").isTrue();
         assertThat(s.vnet()).containsExactly(FrameReading.tcpVnetHeader(s.frame(), s.length(), SEGMENT));
@@ -221,7 +221,8 @@ class TransmitTest {
     /** Sends 1000 bytes of payload from elsewhere through a link that can do c: what it got, its checksum verified. */
     private Sent checkedSegment(LinkCapabilities c, IpVersion v) {
         GuestOutput out = out(c, v);
-        out.sendTcp(out.gateway(), guest(out), tcpHeader(out), payload(1000), 5, 1000, SEGMENT);
+        tcpHeader(out);
+        out.sendTcp(out.gateway(), guest(out), payload(1000), 5, 1000, SEGMENT);
         Sent s = link.last();
         assertThat(s.vnet()).containsOnly(0);
         Checker.expect(s.frame(), s.length(), v == IpVersion.V4 ? ipv4(tcp()) : ipv6(tcp()));
@@ -244,7 +245,8 @@ class TransmitTest {
         assertThat(checkedSegment(LinkCapabilities.GATHERS, v).payloadApart()).isTrue();
         GuestOutput out = v == IpVersion.V4 ? stack.ipv4() : stack.ipv6();
         int beyondMtu = 2000; // never at the MSS: put together and sent in fragments
-        out.sendTcp(out.gateway(), guest(out), tcpHeader(out), payload(beyondMtu), 5, beyondMtu, SEGMENT);
+        tcpHeader(out);
+        out.sendTcp(out.gateway(), guest(out), payload(beyondMtu), 5, beyondMtu, SEGMENT);
         assertThat(link.last().payloadApart()).isFalse();
         assertThat(link.sent).hasSizeGreaterThan(2);
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jslirp.util.BufferPool;
 import io.jslirp.wire.Tcp;
+import io.jslirp.wire.TcpHeader;
 import io.jslirp.wire.TcpOptions;
 import org.junit.jupiter.api.Test;
 
@@ -62,7 +63,7 @@ class ReceiverTest {
     private static int[] sackBlocks(Receiver r) {
         MemorySegment f = Arena.ofAuto().allocate(128);
         int hdr = r.appendOptions(f, 0, Tcp.MIN_HEADER_LENGTH, 1);
-        Tcp.write(f, 0, 80, 40000, 0, r.rcvNxt(), Tcp.ACK, 0, hdr);
+        Tcp.write(f, 0, new TcpHeader().ports(80, 40000).seq(0).ack(r.rcvNxt()).flags(Tcp.ACK).window(0).length(hdr));
         TcpOptions o = new TcpOptions();
         assertThat(Tcp.parseOptions(f, 0, o)).isTrue();
         int[] edges = new int[2 * o.sackBlocks];

@@ -10,7 +10,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.jslirp.tcp.TcpHarness.FakeOutput;
 import io.jslirp.tcp.TcpHarness.Sent;
 import io.jslirp.wire.build.FrameBuilder;
-import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.Test;
 
 /** {@link Resets#answer}: the reset for a segment that belongs to no connection (RFC 9293 3.10.7.1). */
@@ -22,8 +21,7 @@ class ResetsTest {
 
     /** The guest sent seg to REMOTE; what does the stack answer? */
     private Sent answer(FrameBuilder seg) {
-        MemorySegment s = seg.build();
-        Resets.answer(s, TcpHarness.OFFSET, (int) (s.byteSize() - TcpHarness.OFFSET), GUEST, REMOTE, out);
+        Resets.answer(TcpHarness.read(seg), out);
         assertThat(out.sent).hasSize(1);
         Sent r = out.sent.getFirst();
         assertThat(r.source()).isEqualTo(REMOTE);
@@ -72,8 +70,7 @@ class ResetsTest {
     @Test
     void resetsAreNeverAnswered() {
         for (int flags : new int[] {RST, RST | ACK, RST | SYN}) {
-            MemorySegment s = TcpHarness.seg(flags).seq(1).ack(2).build();
-            Resets.answer(s, TcpHarness.OFFSET, (int) (s.byteSize() - TcpHarness.OFFSET), GUEST, REMOTE, out);
+            Resets.answer(TcpHarness.read(TcpHarness.seg(flags).seq(1).ack(2)), out);
         }
         assertThat(out.sent).isEmpty();
     }

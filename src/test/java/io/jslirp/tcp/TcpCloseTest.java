@@ -12,7 +12,6 @@ import static io.jslirp.wire.Tcp.SYN;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jslirp.tcp.TcpConnection.State;
-import io.jslirp.wire.TcpOptions;
 import org.junit.jupiter.api.Test;
 
 /** Orderly close in every order, and aborts from the host side. */
@@ -231,11 +230,10 @@ class TcpCloseTest {
         h.guest(seg(FIN | ACK).seq(h.g(1)).ack(h.r(2)));
         h.flush();
         assertThat(h.conn.state()).isEqualTo(State.TIME_WAIT);
-        TcpOptions none = new TcpOptions();
         // The guest reused its port at once (RFC 1122 4.2.2.13): only a SYN beyond what this connection received.
-        assertThat(h.conn.reopenedBy(SYN, h.g(1000), none)).isTrue();
-        assertThat(h.conn.reopenedBy(SYN, h.g(0), none)).isFalse();
-        assertThat(h.conn.reopenedBy(SYN | ACK, h.g(1000), none)).isFalse();
+        assertThat(h.conn.reopenedBy(TcpHarness.read(seg(SYN).seq(h.g(1000))))).isTrue();
+        assertThat(h.conn.reopenedBy(TcpHarness.read(seg(SYN).seq(h.g(0))))).isFalse();
+        assertThat(h.conn.reopenedBy(TcpHarness.read(seg(SYN | ACK).seq(h.g(1000))))).isFalse();
         h.retire();
         assertThat(h.conn.state()).isEqualTo(State.CLOSED);
         assertThat(h.host.closed).containsExactly(false);
@@ -245,7 +243,7 @@ class TcpCloseTest {
     @Test
     void onlyTimeWaitIsReopenedByASyn() {
         TcpHarness h = established();
-        assertThat(h.conn.reopenedBy(SYN, h.g(100_000), new TcpOptions())).isFalse();
+        assertThat(h.conn.reopenedBy(TcpHarness.read(seg(SYN).seq(h.g(100_000))))).isFalse();
     }
 
     // ---- an orderly close never drops guest data the host has not taken yet ----

@@ -10,6 +10,9 @@ import io.jslirp.wire.Ethernet;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Tcp;
 import io.jslirp.wire.TcpOptions;
+import io.jslirp.wire.TcpSegment;
+import io.jslirp.wire.TcpHeader;
+import io.jslirp.wire.IpVersion;
 import io.jslirp.wire.build.FrameBuilder;
 import java.io.ByteArrayOutputStream;
 import java.lang.foreign.Arena;
@@ -189,11 +192,18 @@ final class TcpHarness {
      * bytes the connection writes to the host going to the fake socket, and what it leaves to do done.
      */
     void guest(FrameBuilder seg) {
+        TcpSegment read = read(seg);
+        settle(conn.onSegment(read, host, now));
+        read.frame().fill((byte) 0x5a); // the frame buffer is reused: the connection must have copied what it keeps
+    }
+
+    /** The guest's segment seg (from GUEST to REMOTE) read as the stack's input reads it, without its checksum. */
+    static TcpSegment read(FrameBuilder seg) {
         MemorySegment s = seg.build();
-        TcpOptions opts = new TcpOptions();
-        assertThat(Tcp.parseOptions(s, OFFSET, opts)).isTrue();
-        settle(conn.onSegment(s, OFFSET, (int) (s.byteSize() - OFFSET), opts, host, now));
-        s.fill((byte) 0x5a); // the frame buffer is reused: the connection must have copied what it keeps
+        TcpSegment read = new TcpSegment();
+        assertThat(Tcp.read(s, OFFSET, (int) (s.byteSize() - OFFSET), read)).isNull();
+        read.addresses(IpVersion.V4, GUEST, REMOTE);
+        return read;
     }
 
     /**
@@ -520,9 +530,15 @@ final class TcpHarness {
         static final long TCP_OFFSET = 14 + 20; // Ethernet + IPv4 headers before the TCP header
         final MemorySegment frame = Arena.ofAuto().allocate(TCP_OFFSET + 65536 + 64);
         final List<Sent> sent = new ArrayList<>();
+        final TcpHeader header = new TcpHeader();
 
         FakeOutput() {
             frame.fill((byte) 0xa5);
+        }
+
+        @Override
+        public TcpHeader tcpHeader() {
+            return header;
         }
 
         @Override

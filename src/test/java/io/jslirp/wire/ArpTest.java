@@ -23,7 +23,8 @@ class ArpTest {
                                  @ForAll @LongRange(max = 0xffff_ffff_ffffL) long tha, @ForAll int tpa) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment s = Segs.allocate(kind, arena, off + Arp.LENGTH);
-            Arp.write(s, off, op, sha, spa, tha, tpa);
+            Arp.write(s, off, op, sha, spa);
+            Arp.writeTarget(s, off, tha, tpa);
             assertThat(Arp.check(s, off, Arp.LENGTH)).isNull();
             assertThat(Arp.operation(s, off)).isEqualTo(op);
             assertThat(Arp.senderMac(s, off)).isEqualTo(sha);
@@ -45,7 +46,8 @@ class ArpTest {
         for (Kind kind : Kind.values()) {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment s = Segs.allocate(kind, arena, Arp.LENGTH);
-                Arp.write(s, 0, Arp.REQUEST, 0x5254_0012_3456L, 0x0a00020f, 0, 0x0a000202);
+                Arp.write(s, 0, Arp.REQUEST, 0x5254_0012_3456L, 0x0a00020f);
+                Arp.writeTarget(s, 0, 0, 0x0a000202);
                 assertThat(Segs.bytes(s)).containsExactly(Segs.hex(REQUEST));
             }
         }

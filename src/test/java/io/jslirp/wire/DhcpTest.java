@@ -94,7 +94,9 @@ class DhcpTest {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment s = Segs.allocate(kind, arena, off + Dhcp.FIXED_LENGTH);
             s.fill((byte) 0x77);
-            Dhcp.writeReply(s, off, xid, flags, yiaddr, siaddr, mac);
+            Dhcp.writeReply(s, off, xid, flags, mac);
+            assertThat(Segs.bytes(s, off + 16, 8)).as("no addresses yet").containsOnly((byte) 0);
+            Dhcp.writeAddresses(s, off, yiaddr, siaddr);
             assertThat(Dhcp.xid(s, off)).isEqualTo(xid);
             assertThat(Dhcp.flags(s, off)).isEqualTo(flags);
             assertThat(Dhcp.clientMac(s, off)).isEqualTo(mac);

@@ -27,7 +27,7 @@ class MalformedInputTest {
         Ndp.check(s, off, len, Ndp.NEIGHBOR_LENGTH);
         Dhcpv6.check(s, off, len);
         Icmp.check(s, off, len, IpVersion.V6, new IpHeader());
-        Tcp.check(s, off, len, IpVersion.V4, new IpHeader(), false, new TcpOptions());
+        Tcp.check(s, off, len, IpVersion.V4, new IpHeader(), new TcpOptions());
         Udp.check(s, off, len, IpVersion.V6, new IpHeader(), false);
         Dhcp.checkRequest(s, off, len);
         Dhcp.findOption(s, off, len, code);

@@ -23,6 +23,28 @@ class TcpTest {
 
     // ---- header ----
 
+    @Property(tries = 200)
+    void aPayloadSummedWhereItWaitsGivesTheChecksumOfTheWholeSegment(@ForAll @IntRange(min = 5, max = 15) int words,
+                                                                     @ForAll @Size(max = 300) byte[] payload, @ForAll int pseudo16,
+                                                                     @ForAll @IntRange(max = 7) int payloadAt) {
+        int hl = words * 4;
+        int pseudo = pseudo16 & 0xffff;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment whole = arena.allocate(hl + payload.length);
+            Tcp.write(whole, 0, new TcpHeader().ports(80, 40000).seq(1).ack(2).flags(Tcp.ACK).window(512).length(hl));
+            whole.asSlice(20, hl - 20).fill((byte) 1);
+            MemorySegment.copy(MemorySegment.ofArray(payload), 0, whole, hl, payload.length);
+            MemorySegment header = arena.allocate(hl);
+            MemorySegment.copy(whole, 0, header, 0, hl);
+            MemorySegment elsewhere = arena.allocate(payloadAt + payload.length + 1);
+            MemorySegment.copy(MemorySegment.ofArray(payload), 0, elsewhere, payloadAt, payload.length);
+
+            Tcp.fillChecksum(whole, 0, hl + payload.length, pseudo);
+            Tcp.setChecksum(header, 0, Checksum.sum(elsewhere, payloadAt, payload.length, Tcp.headerSum(header, 0, hl, pseudo)));
+            assertThat(Bytes.u16(header, Tcp.CHECKSUM_OFFSET)).isEqualTo(Bytes.u16(whole, Tcp.CHECKSUM_OFFSET));
+        }
+    }
+
     @Property(tries = 300)
     void writeThenReadEveryField(@ForAll Kind kind, @ForAll @IntRange(max = 7) int off,
                                  @ForAll @IntRange(max = 0xffff) int sp, @ForAll @IntRange(max = 0xffff) int dp,
@@ -32,7 +54,7 @@ class TcpTest {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment s = Segs.allocate(kind, arena, off + hl);
             s.fill((byte) 0xa5);
-            Tcp.write(s, off, sp, dp, seq, ack, flags, window, hl);
+            Tcp.write(s, off, new TcpHeader().ports(sp, dp).seq(seq).ack(ack).flags(flags).window(window).length(hl));
             s.asSlice(off + 20, hl - 20).fill((byte) 1); // options: no-ops
 
             assertThat(Tcp.sourcePort(s, off)).isEqualTo(sp);
@@ -98,7 +120,7 @@ class TcpTest {
                 MemorySegment s = Segs.allocate(kind, arena, 28);
                 int hl = Tcp.writeSynOptions(s, 0, 1460, 7);
                 assertThat(hl).isEqualTo(28);
-                Tcp.write(s, 0, 49152, 80, 1, 0, Tcp.SYN, 0xfaf0, hl);
+                Tcp.write(s, 0, new TcpHeader().ports(49152, 80).seq(1).ack(0).flags(Tcp.SYN).window(0xfaf0).length(hl));
                 Tcp.fillChecksum(s, 0, 28, Checksum.pseudoHeader4(0x0a00020f, 0x5db8d822, 6, 28));
                 assertThat(Segs.bytes(s)).containsExactly(expected);
             }
@@ -112,7 +134,7 @@ class TcpTest {
         for (Kind kind : Kind.values()) {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment s = Segs.allocate(kind, arena, 60);
-                Tcp.write(s, 0, 1, 2, 3, 4, Tcp.ACK, 5, 20);
+                Tcp.write(s, 0, new TcpHeader().ports(1, 2).seq(3).ack(4).flags(Tcp.ACK).window(5).length(20));
                 assertThat(Tcp.check(s.asSlice(0, 20), 0, 20)).isNull();
                 assertThat(Tcp.check(s, 0, 60)).as("payload after the header").isNull();
                 for (int len = 0; len < 20; len++) {
@@ -233,7 +255,7 @@ class TcpTest {
             MemorySegment s = Segs.allocate(kind, arena, 28);
             int hl = Tcp.writeSynOptions(s, 0, mss, windowScale);
             assertThat(hl).isEqualTo(windowScale < 0 ? 24 : 28);
-            Tcp.write(s, 0, 1, 2, 3, 0, Tcp.SYN, 100, hl);
+            Tcp.write(s, 0, new TcpHeader().ports(1, 2).seq(3).ack(0).flags(Tcp.SYN).window(100).length(hl));
             MemorySegment exact = s.asSlice(0, hl);
             assertThat(Tcp.check(exact, 0, hl)).isNull();
             TcpOptions o = new TcpOptions();

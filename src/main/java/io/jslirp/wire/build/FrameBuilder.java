@@ -10,6 +10,7 @@ import io.jslirp.wire.IpVersion;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Ipv6;
 import io.jslirp.wire.Tcp;
+import io.jslirp.wire.TcpHeader;
 import io.jslirp.wire.Udp;
 
 import java.lang.foreign.Arena;
@@ -218,10 +219,10 @@ public final class FrameBuilder {
         return ports(srcPort, dstPort).flags(flags).seq(seq).ack(ack);
     }
 
-    /** A TCP segment with raw options (a multiple of 4 bytes) after those set by {@link #mss} and the others. */
-    public FrameBuilder tcp(int srcPort, int dstPort, int flags, long seq, long ack, int window, byte[] options) {
+    /** Raw TCP options (a multiple of 4 bytes) after those set by {@link #mss} and the others. */
+    public FrameBuilder rawOptions(byte[] options) {
         tcpOptions = options.clone();
-        return tcp(srcPort, dstPort, flags, seq, ack).window(window);
+        return this;
     }
 
     public FrameBuilder ports(int srcPort, int dstPort) {
@@ -414,7 +415,8 @@ public final class FrameBuilder {
     public int writeTo(MemorySegment s, long off) {
         if (kind == Kind.ARP) {
             Ethernet.write(s, off, dstMac, srcMac, Ethernet.TYPE_ARP);
-            Arp.write(s, off + Ethernet.HEADER_LENGTH, arpOperation, srcMac, arpSender, arpTargetMac, arpTarget);
+            Arp.write(s, off + Ethernet.HEADER_LENGTH, arpOperation, srcMac, arpSender);
+            Arp.writeTarget(s, off + Ethernet.HEADER_LENGTH, arpTargetMac, arpTarget);
             return Ethernet.HEADER_LENGTH + Arp.LENGTH;
         }
         int length = transportLength();
@@ -521,7 +523,7 @@ public final class FrameBuilder {
     }
 
     private void writeTcpHeader(MemorySegment s, long at, int header) {
-        Tcp.write(s, at, sourcePort, destinationPort, seq, ack, flags, window, header);
+        Tcp.write(s, at, new TcpHeader().ports(sourcePort, destinationPort).seq(seq).ack(ack).flags(flags).window(window).length(header));
         long p = at + Tcp.MIN_HEADER_LENGTH;
         if (mss != NONE) {
             Bytes.u32(s, p, 2 << 24 | 4 << 16 | mss);
