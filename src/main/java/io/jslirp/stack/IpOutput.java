@@ -37,7 +37,7 @@ public final class IpOutput implements ServiceOutput {
     private final int l4;
     private final IpHeader header = new IpHeader(), quoted = new IpHeader();
     /** The TCP segment being sent: {@link #header} and {@link #tx}, and where its payload is. */
-    private final TcpSegment segment;
+    private final OutgoingSegment segment;
     /** The description TCP headers are written from: one per output, reused like {@link #tx}. */
     private final TcpHeader tcpHeader = new TcpHeader();
     /** The gateway's and DNS addresses: handles held for the life of the stack. */
@@ -57,7 +57,7 @@ public final class IpOutput implements ServiceOutput {
         this.addresses = addresses;
         this.tx = Output.frame(version);
         this.l4 = Output.payloadOffset(version);
-        this.segment = new TcpSegment(version, tx, header);
+        this.segment = new OutgoingSegment(version, tx, header);
         this.router = router.clone();
         this.gateway = addresses.acquire(router[0], router[1]);
         this.dns = addresses.acquire(router[2], router[3]);

@@ -45,7 +45,7 @@ abstract sealed class Transmit permits Transmit.Copy, Transmit.Gather, Transmit.
     }
 
     /** Sends the TCP segment s describes, its checksum filled or left to the link. */
-    abstract void sendTcp(TcpSegment s);
+    abstract void sendTcp(OutgoingSegment s);
 
     /**
      * Sends the UDP frame of datagrams of segmentSize bytes at the version's offset in tx (h
@@ -62,7 +62,7 @@ abstract sealed class Transmit permits Transmit.Copy, Transmit.Gather, Transmit.
     }
 
     /** The segment all in the frame, its checksum filled: whole, or in fragments beyond the MTU. */
-    final void sendFilled(TcpSegment s) {
+    final void sendFilled(OutgoingSegment s) {
         s.copyPayloadIntoFrame();
         Tcp.fillChecksum(s.frame, s.l4, s.tcpLength(), s.pseudoHeader());
         output.send(s.version, s.frame, s.ip, s.mac);
@@ -75,7 +75,7 @@ abstract sealed class Transmit permits Transmit.Copy, Transmit.Gather, Transmit.
         }
 
         @Override
-        void sendTcp(TcpSegment s) {
+        void sendTcp(OutgoingSegment s) {
             sendFilled(s);
         }
     }
@@ -92,7 +92,7 @@ abstract sealed class Transmit permits Transmit.Copy, Transmit.Gather, Transmit.
         }
 
         @Override
-        void sendTcp(TcpSegment s) {
+        void sendTcp(OutgoingSegment s) {
             if (s.payload == null || s.version.headerLength() + s.tcpLength() > output.mtu()) {
                 sendFilled(s);
                 return;
@@ -119,7 +119,7 @@ abstract sealed class Transmit permits Transmit.Copy, Transmit.Gather, Transmit.
         }
 
         @Override
-        void sendTcp(TcpSegment s) {
+        void sendTcp(OutgoingSegment s) {
             Tcp.setPartialChecksum(s.frame, s.l4, s.pseudoHeader());
             TxFrame f = output.describe(s.version, s.frame, s.ip, s.mac).partialChecksum(s.l4, Tcp.CHECKSUM_OFFSET);
             int headerLength;

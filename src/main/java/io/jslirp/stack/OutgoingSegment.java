@@ -12,7 +12,7 @@ import java.lang.foreign.MemorySegment;
  * and its payload, in the frame after the header or where the host's data waits. One per IP
  * version's output, reused for every segment.
  */
-final class TcpSegment {
+final class OutgoingSegment {
     final IpVersion version;
     final MemorySegment frame;
     final IpHeader ip;
@@ -26,7 +26,7 @@ final class TcpSegment {
     int payloadLength;
     int segmentSize;
 
-    TcpSegment(IpVersion version, MemorySegment frame, IpHeader ip) {
+    OutgoingSegment(IpVersion version, MemorySegment frame, IpHeader ip) {
         this.version = version;
         this.frame = frame;
         this.ip = ip;
@@ -34,7 +34,7 @@ final class TcpSegment {
     }
 
     /** The segment (header and payload) is all in the frame; ip says how long. */
-    TcpSegment inFrame(long mac, int segmentSize) {
+    OutgoingSegment inFrame(long mac, int segmentSize) {
         this.mac = mac;
         this.headerLength = 0;
         this.payload = null;
@@ -45,7 +45,7 @@ final class TcpSegment {
     }
 
     /** The header of headerLength bytes is in the frame, the payload from offset in payload. */
-    TcpSegment payloadFrom(long mac, int headerLength, MemorySegment payload, long offset, int length, int segmentSize) {
+    OutgoingSegment payloadFrom(long mac, int headerLength, MemorySegment payload, long offset, int length, int segmentSize) {
         this.mac = mac;
         this.headerLength = headerLength;
         this.payload = payload;
