@@ -158,7 +158,8 @@ public final class ApiRequests {
         StringBuilder b = new StringBuilder("{\"return\":{\"connections\":[");
         String[] sep = {""};
         target.flows(f -> {
-            b.append(sep[0]).append("{\"proto\":\"").append(f.protocol())
+            b.append(sep[0]).append("{\"kind\":\"").append(f.kind())
+                    .append("\",\"proto\":\"").append(f.protocol())
                     .append("\",\"state\":\"").append(f.state())
                     .append("\",\"forwarded\":").append(f.forwarded())
                     .append(",\"guest_addr\":\"").append(f.guestAddress())

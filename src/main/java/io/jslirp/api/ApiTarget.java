@@ -1,6 +1,6 @@
 package io.jslirp.api;
 
-import io.jslirp.nat.FlowStatus;
+import io.jslirp.flow.FlowStatus;
 import io.jslirp.forward.HostForward;
 import io.jslirp.forward.PortForward;
 

@@ -1,7 +1,7 @@
 package io.jslirp.api;
 
 import io.jslirp.engine.Engine;
-import io.jslirp.nat.FlowStatus;
+import io.jslirp.flow.FlowStatus;
 import io.jslirp.forward.HostForward;
 import io.jslirp.forward.PortForward;
 
@@ -40,9 +40,7 @@ public final class EngineApi implements ApiTarget {
 
     @Override
     public void figures(ObjLongConsumer<String> sink) {
-        engine.counters().forEach(sink);
-        sink.accept("open_tcp_connections", engine.transport().tcpConnections());
-        sink.accept("open_udp_flows", engine.transport().udpFlows());
+        engine.figures(sink);
     }
 
     @Override

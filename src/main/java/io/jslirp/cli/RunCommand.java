@@ -74,7 +74,7 @@ final class RunCommand implements Callable<Integer> {
         Process process = command.go();
         process.onExit().thenRun(engine::stop);
         engine.run();
-        if (network.debug) io.jslirp.util.Log.warn("counters: " + engine.counters());
+        if (network.debug) io.jslirp.util.Log.warn("counters: " + engine.figuresLine());
         return process.waitFor();
     }
 

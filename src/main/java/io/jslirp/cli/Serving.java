@@ -51,7 +51,7 @@ final class Serving {
         try {
             engine.run();
         } finally {
-            if (printCounters) Log.warn("counters: " + engine.counters());
+            if (printCounters) Log.warn("counters: " + engine.figuresLine());
         }
         return 0;
     }

@@ -39,13 +39,14 @@ final class SplicePorts implements PastaPorts {
         boolean loopbackTcp = !o.noSplice() && active(o.tcp()), loopbackUdp = !o.noSplice() && active(o.udp());
         if (!outbound && !auto && !loopbackTcp && !loopbackUdp) return;
         Engine engine = c.engine();
-        Splices splices = new Splices(engine.loop());
+        Splices splices = new Splices(engine.loop(), engine.flows());
         NetnsSockets ns = NetnsSockets.open(c.netnsPath());
         List<AutoCloseable> opened = new ArrayList<>();
         try {
             if (loopbackTcp) {
                 engine.transport().loopbackClients((fd, client, guestPort) ->
-                        splices.splice(HostSockets.SYSTEM, fd, intoNamespace(c, ns, Endpoint.isMapped(client[0], client[1]), guestPort), 0, 0));
+                        splices.splice(HostSockets.SYSTEM, fd, client, intoNamespace(c, ns, Endpoint.isMapped(client[0], client[1]), guestPort),
+                                false));
             }
             if (loopbackUdp) {
                 engine.transport().loopbackDatagrams((sockets, fd, ipv6, guestPort) -> new UdpFlows(engine.loop(), splices, sockets, fd,

@@ -29,9 +29,9 @@ final class StatusReport {
     /** One line per flow under a header, columns aligned (numbers to the right). */
     static String flowTable(JsonNode connections) {
         List<String[]> rows = new ArrayList<>();
-        rows.add(new String[] {"Proto", "State", "Dir", "Guest", "Remote", "Host", "Sent", "Received", "ToHost-Q", "ToGuest-Q", "Age"});
+        rows.add(new String[] {"Kind", "State", "Dir", "Guest", "Remote", "Host", "Sent", "Received", "ToHost-Q", "ToGuest-Q", "Age"});
         for (JsonNode c : connections) {
-            rows.add(new String[] {c.path("proto").asText(), c.path("state").asText(), c.path("forwarded").asBoolean() ? "in" : "out",
+            rows.add(new String[] {c.path("kind").asText(c.path("proto").asText()), c.path("state").asText(), c.path("forwarded").asBoolean() ? "in" : "out",
                     c.path("guest_addr").asText() + ":" + c.path("guest_port").asInt(),
                     c.path("remote_addr").asText() + ":" + c.path("remote_port").asInt(),
                     c.path("host_addr").asText() + ":" + c.path("host_port").asInt(),

@@ -96,7 +96,7 @@ public final class UserNetwork implements AutoCloseable {
      */
     public Map<String, Long> counters() {
         Map<String, Long> figures = new LinkedHashMap<>();
-        engine.counters().forEach(figures::put);
+        engine.figures(figures::put);
         return figures;
     }
 

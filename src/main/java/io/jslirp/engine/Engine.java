@@ -2,7 +2,8 @@ package io.jslirp.engine;
 
 
 import io.jslirp.capture.Capture;
-import io.jslirp.nat.FlowStatus;
+import io.jslirp.flow.FlowStatus;
+import io.jslirp.flow.Flows;
 import io.jslirp.sys.HostSockets;
 import io.jslirp.link.Link;
 import io.jslirp.loop.EventLoop;
@@ -20,6 +21,7 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.ObjLongConsumer;
 
 /**
  * One jslirp instance: a link, the virtual network behind it, and the host sockets that carry
@@ -84,6 +86,27 @@ public final class Engine {
 
     public Counters counters() {
         return stack.counters();
+    }
+
+    /**
+     * Every figure by name: the stack's counters, then the table's flows opened and open by kind
+     * (from the loop's thread, or after it stopped; elsewhere they may lag a little).
+     */
+    public void figures(ObjLongConsumer<String> sink) {
+        stack.counters().forEach(sink);
+        transport.flowTable().figures(sink);
+    }
+
+    /** The figures as one line of name=value pairs, for logs. */
+    public String figuresLine() {
+        StringBuilder b = new StringBuilder();
+        figures((name, value) -> b.append(b.isEmpty() ? "" : " ").append(name).append('=').append(value));
+        return b.toString();
+    }
+
+    /** The one table of flows, every kind (from the loop's thread only). */
+    public Flows flows() {
+        return transport.flowTable();
     }
 
     /** The loop everything runs on: for handlers that serve this instance (e.g. its API socket), on its thread only. */

@@ -8,8 +8,13 @@ import io.jslirp.forward.HostForward;
 import io.jslirp.forward.PortForward;
 import io.jslirp.forward.UdpForwardSocket;
 import io.jslirp.forward.UdpForwards;
+import io.jslirp.flow.Flow;
+import io.jslirp.flow.FlowStatus;
+import io.jslirp.flow.Flows;
+import io.jslirp.flow.Kind;
+import io.jslirp.nat.Destinations;
 import io.jslirp.nat.Family;
-import io.jslirp.nat.FlowStatus;
+import io.jslirp.nat.NatContext;
 import io.jslirp.nat.Limits;
 import io.jslirp.nat.PingNat;
 import io.jslirp.nat.TcpNat;
@@ -29,7 +34,7 @@ import io.jslirp.util.BufferPool;
 import io.jslirp.wire.IcmpEcho;
 import io.jslirp.wire.TcpSegment;
 import io.jslirp.wire.UdpDatagram;
-import io.jslirp.wire.Tftp;
+import io.jslirp.wire.Ipv4;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -42,13 +47,17 @@ import java.util.function.Consumer;
  * Carries the guest's TCP, UDP and ICMP echo flows of both IP versions over host sockets (one TCP,
  * one UDP and one ping NAT, each flow keeping the {@link Family} it came by), serves the DNS
  * addresses (unless disabled) by forwarding to the nameservers of resolv.conf, the gateway's TFTP
- * port when asked, and the host ports forwarded to the guest. The one place that lists and shuts
- * down every flow. The stack hands its traffic to {@link #entry}.
+ * port when asked, and the host ports forwarded to the guest. Every flow is in its one table
+ * ({@link Flows}): a packet from the guest goes to the flow of its guest side if there is one, and
+ * only otherwise to the one decision of where a new flow goes ({@link Destinations}). The one place
+ * that lists and shuts down every flow. The stack hands its traffic to {@link #entry}.
  */
 public final class HostTransport {
     private final Reactor loop;
     private final HostSockets sockets;
     private final AddressBook addresses;
+    private final Flows flows;
+    private final Destinations destinations;
     private final Family ipv4;
     /** Null without --enable-ipv6. */
     private final Family ipv6;
@@ -82,12 +91,14 @@ public final class HostTransport {
         this.ipv4 = ipv4;
         this.ipv6 = ipv6;
         Counters counters = ipv4.counters();
+        this.flows = new Flows(addresses);
+        this.destinations = new Destinations(nameservers);
+        NatContext nat = new NatContext(loop, flows, sockets, counters, limits, idleTimeoutNanos);
         this.dns = nameservers == null ? null : new DnsForwarder(loop, sockets, counters, nameservers);
-        this.tcp = new TcpNat(loop, sockets, counters, nameservers, limits, ipv4.tcp().bufferBudget(),
-                ipv4.output().transmitBatch());
-        this.udp = new UdpNat(loop, sockets, counters, idleTimeoutNanos, limits);
-        this.ping = new PingNat(loop, sockets, counters, idleTimeoutNanos);
-        this.udpForwards = new UdpForwards(loop, counters, udp, idleTimeoutNanos);
+        this.tcp = new TcpNat(nat, nameservers, ipv4.tcp().bufferBudget(), ipv4.output().transmitBatch());
+        this.udp = new UdpNat(nat);
+        this.ping = new PingNat(nat);
+        this.udpForwards = new UdpForwards(nat);
         this.routes = new GuestRoutes(ipv4, ipv6);
     }
 
@@ -146,9 +157,14 @@ public final class HostTransport {
         if (forwards.remove(forward)) forward.close();
     }
 
-    /** Open TCP connections (also those through forwarded ports), both versions. */
+    /** The one table of flows, every kind. */
+    public Flows flowTable() {
+        return flows;
+    }
+
+    /** Open TCP connections (also those through forwarded ports, and forwarded clients not yet answered), both versions. */
     public int tcpConnections() {
-        return tcp.size();
+        return flows.size(Kind.TCP);
     }
 
     /** The TCP connections' buffer memory: in use, and kept free for reuse until trimmed. */
@@ -156,19 +172,18 @@ public final class HostTransport {
         return tcp.buffers();
     }
 
-        /** Open UDP flows: the guest's own and forwarded clients', both versions. */
+    /** Open UDP flows: the guest's own and forwarded clients', both versions. */
     public int udpFlows() {
-        return udp.size() + udpForwards.size();
+        return flows.size(Kind.UDP);
     }
 
     /**
-     * A snapshot of every open TCP connection and UDP flow, both versions (TFTP transfers, pings and
-     * DNS queries over UDP excepted), from the loop's thread only.
+     * A snapshot of every flow of the table, both versions: TCP, UDP, ping and spliced (TFTP
+     * transfers and DNS queries over UDP, which the services answer, excepted), from the loop's
+     * thread only.
      */
     public void flows(Consumer<FlowStatus> sink) {
-        tcp.statuses(sink);
-        udp.statuses(sink);
-        udpForwards.statuses(sink);
+        flows.statuses(loop.clock().now(), sink);
     }
 
     /**
@@ -178,6 +193,7 @@ public final class HostTransport {
     public void serveTftp(GuestOutput stack, Path dir) {
         try {
             tftp = new TftpServer(loop, stack, new TftpFiles(dir));
+            destinations.serveTftp();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot serve TFTP from " + dir, e);
         }
@@ -204,11 +220,9 @@ public final class HostTransport {
     /** One version's way in: its stack's traffic, with the family it came by. */
     private final class Entry implements Transport {
         private final Family family;
-        private final boolean servesTftp;
 
         Entry(Family family) {
             this.family = family;
-            this.servesTftp = family == ipv4;
         }
 
         /**
@@ -222,29 +236,38 @@ public final class HostTransport {
         }
 
         @Override
-        public void tcp(TcpSegment segment) {
-            if (!crossed(segment.source(), segment.destination())) tcp.segment(family, segment);
+        public void tcp(TcpSegment s) {
+            int source = s.source(), destination = s.destination();
+            if (crossed(source, destination)) return;
+            int sourcePort = s.header().sourcePort(), destinationPort = s.header().destinationPort();
+            if (tcp.segment(family, flows.find(Kind.TCP, source, sourcePort, destination, destinationPort), s)) return;
+            tcp.open(family, s, destinations.decide(family, Ipv4.PROTO_TCP, destination, destinationPort));
         }
 
         @Override
         public void udp(UdpDatagram d) {
             int source = d.source(), destination = d.destination(), destinationPort = d.destinationPort();
             if (crossed(source, destination)) return;
-            if (servesTftp && tftp != null && destination == family.gateway() && destinationPort == Tftp.PORT) {
-                tftp.datagram(d.frame(), d.payloadOffset(), d.payloadLength(), source, d.sourcePort());
+            Flow found = flows.find(Kind.UDP, source, d.sourcePort(), destination, destinationPort);
+            if (found != null) {
+                if (!udpForwards.fromGuest(found, d)) udp.fromGuest(found, d);
                 return;
             }
-            if (udpForwards.fromGuest(d)) return;
-            if (dns != null && dns.serves(family, destination, destinationPort)) {
-                dns.query(family, d.frame(), d.payloadOffset(), d.payloadLength(), source, d.sourcePort());
-            } else {
-                udp.datagram(family, d);
+            long to = destinations.decide(family, Ipv4.PROTO_UDP, destination, destinationPort);
+            switch (Destinations.what(to)) {
+                case Destinations.TFTP -> tftp.datagram(d.frame(), d.payloadOffset(), d.payloadLength(), source, d.sourcePort());
+                case Destinations.NAMESERVERS -> dns.query(family, d.frame(), d.payloadOffset(), d.payloadLength(), source, d.sourcePort());
+                default -> udp.open(family, d, to);
             }
         }
 
         @Override
         public void icmpEcho(IcmpEcho echo) {
-            if (!crossed(echo.source(), echo.destination())) ping.echo(family, echo);
+            int source = echo.source(), destination = echo.destination();
+            if (crossed(source, destination)) return;
+            Flow found = flows.find(Kind.PING, source, echo.identifier(), destination, 0);
+            if (found != null) ping.echo(found, echo);
+            else ping.open(family, echo, destinations.decide(family, Ipv4.PROTO_ICMP, destination, 0));
         }
     }
 }

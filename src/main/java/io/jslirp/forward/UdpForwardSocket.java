@@ -9,7 +9,7 @@ import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.HostSockets;
 import io.jslirp.util.AddressBook;
-import io.jslirp.util.FlowTable;
+import io.jslirp.flow.TupleIndex;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -29,7 +29,7 @@ public final class UdpForwardSocket implements HostForward, Handler {
     private final GuestRoutes routes;
     private final UdpForwards forwards;
     /** Mappings by client (handle, port, 0, 0); each mapping holds one reference of its client's handle. */
-    private final FlowTable<UdpForwards.Mapping> clients = new FlowTable<>(8);
+    private final TupleIndex<UdpForwards.Mapping> clients = new TupleIndex<>(8);
     private final long[] client = new long[3];
     /** Takes the datagrams of clients on the host's loopback, or null. */
     private final LoopbackDatagrams.Receiver loopbackClients;
@@ -85,7 +85,7 @@ public final class UdpForwardSocket implements HostForward, Handler {
 
     /** The mapping of the client (a handle, whose reference passes to the mapping or is dropped) at port, or null. */
     private UdpForwards.Mapping mapping(int client, int port) {
-        UdpForwards.Mapping m = clients.get(client, port, 0, 0);
+        UdpForwards.Mapping m = clients.get(0, client, port, 0, 0);
         if (m != null) {
             addresses.release(client); // the mapping holds its own reference
             return m;
@@ -96,7 +96,7 @@ public final class UdpForwardSocket implements HostForward, Handler {
             addresses.release(client);
             return null;
         }
-        clients.put(client, port, 0, 0, m);
+        clients.put(0, client, port, 0, 0, m);
         return m;
     }
 
@@ -107,12 +107,8 @@ public final class UdpForwardSocket implements HostForward, Handler {
 
     /** A mapping closed. */
     void forget(UdpForwards.Mapping m) {
-        clients.remove(m.client, m.clientPort, 0, 0);
+        clients.remove(0, m.client, m.clientPort, 0, 0);
         addresses.release(m.client);
-    }
-
-    String formatClient(UdpForwards.Mapping m) {
-        return addresses.format(m.client) + ":" + m.clientPort;
     }
 
     String formatClientAddress(UdpForwards.Mapping m) {

@@ -1,20 +1,23 @@
 package io.jslirp.forward;
 
+import io.jslirp.flow.Flow;
+import io.jslirp.flow.Flows;
+import io.jslirp.flow.Kind;
+import io.jslirp.flow.State;
+import io.jslirp.nat.NatContext;
+import io.jslirp.tcp.FlowAddresses;
+import io.jslirp.util.AddressBook;
 import io.jslirp.nat.Family;
-import io.jslirp.nat.FlowStatus;
 import io.jslirp.nat.GatewayPorts;
-import io.jslirp.nat.UdpNat;
 
 import io.jslirp.loop.Reactor;
 import io.jslirp.loop.Clock;
 import io.jslirp.loop.Timer;
 import io.jslirp.stack.Counters;
-import io.jslirp.util.FlowTable;
 import io.jslirp.util.Log;
 
 import io.jslirp.wire.UdpDatagram;
 
-import java.util.function.Consumer;
 
 /**
  * The guest side of forwarded host UDP ports, both IP versions: each host client of a
@@ -29,43 +32,32 @@ public final class UdpForwards {
     private final Clock clock;
     private final long idleTimeoutNanos;
     private final Counters counters;
-    /** The guest's own UDP flows, whose gateway ports a mapping must not take. */
-    private final UdpNat guestFlows;
-    /** Mappings by what the guest's replies carry: (guest address, guest port, source, source port). */
-    private final FlowTable<Mapping> byGuestSide = new FlowTable<>(16);
+    /**
+     * The one table, where each mapping is a forwarded UDP flow whose guest side is what the
+     * guest's replies carry (guest address and port, source and source port), beside the guest's
+     * own UDP flows, whose gateway ports a mapping must not take.
+     */
+    private final Flows flows;
     private final GatewayPorts gatewayPorts = new GatewayPorts();
 
-    public UdpForwards(Reactor loop, Counters counters, UdpNat guestFlows, long idleTimeoutNanos) {
-        this.loop = loop;
+    public UdpForwards(NatContext context) {
+        this.loop = context.loop();
         this.clock = loop.clock();
-        this.guestFlows = guestFlows;
-        this.idleTimeoutNanos = idleTimeoutNanos;
-        this.counters = counters;
-    }
-
-    public int size() {
-        return byGuestSide.size();
+        this.flows = context.flows();
+        this.idleTimeoutNanos = context.idleTimeoutNanos();
+        this.counters = context.counters();
     }
 
     /**
-     * Takes a datagram the guest sent when it answers a forwarded client (returns true: sent on to
-     * that client), else returns false.
+     * A datagram the guest sent (read once) for found, the table's UDP flow of its guest side:
+     * returns whether it answers a forwarded client, and then went on to that client.
      */
-    public boolean fromGuest(UdpDatagram d) {
-        Mapping m = byGuestSide.get(d.source(), d.sourcePort(), d.destination(), d.destinationPort());
-        if (m == null) return false;
+    public boolean fromGuest(Flow found, UdpDatagram d) {
+        if (!(found instanceof Mapping m)) return false;
         m.socket.toClient(d.frame(), d.payloadOffset(), d.payloadLength(), m); // a full buffer drops it, as a router would
         m.fromGuest += d.payloadLength();
         m.touch();
         return true;
-    }
-
-    /** A snapshot of every forwarded client's mapping. */
-    public void statuses(Consumer<FlowStatus> sink) {
-        long now = clock.now();
-        byGuestSide.forEach(m -> sink.accept(new FlowStatus("udp", "open", true, m.family.format(m.guestAddress), m.guestPort,
-                m.family.format(m.source), m.sourcePort, m.socket.formatClientAddress(m), m.clientPort, m.fromGuest, m.toGuest,
-                now - m.openedAt)));
     }
 
     /**
@@ -85,51 +77,63 @@ public final class UdpForwards {
             Log.warn("no free port left for a forwarded UDP client of " + socket.forward());
             return null;
         }
-        Mapping m = new Mapping(socket, family, client, clientPort, guest, guestPort, source, port);
-        byGuestSide.put(guest, guestPort, source, port, m);
-        family.retain(guest);
-        family.retain(source);
-        counters.udpFlows++;
-        Log.debug(() -> m + " opened");
+        Mapping m = new Mapping(socket, family, client, clientPort, new FlowAddresses(guest, guestPort, source, port));
+        flows.add(m, State.OPEN, clock.now());
         return m;
     }
 
     /** Sends length bytes at the UDP payload offset of m's family's frame to the guest, through m. */
     void toGuest(Mapping m, int length) {
-        if (!m.family.output().resolveGuestMac(m.guestAddress)) {
+        if (!m.family.output().resolveGuestMac(m.guestAddress())) {
             counters.sendDropped++; // the guest's ARP answer teaches its MAC; the client's next datagram gets through
             return;
         }
-        m.family.output().sendUdp(m.source, m.sourcePort, m.guestAddress, m.guestPort, length);
+        m.family.output().sendUdp(m.remoteAddress(), m.remotePort(), m.guestAddress(), m.guestPort(), length);
         m.toGuest += length;
         m.touch();
     }
 
     private boolean free(int guestAddress, int guestPort, int source, int port) {
-        return byGuestSide.get(guestAddress, guestPort, source, port) == null && !guestFlows.has(guestAddress, guestPort, source, port);
+        return flows.find(Kind.UDP, guestAddress, guestPort, source, port) == null;
     }
 
     /** One host client of a forwarded UDP port, and the address and port the guest sees it at. */
-    final class Mapping {
+    final class Mapping extends Flow {
         final UdpForwardSocket socket;
         final Family family;
         /** The client (a handle held by the mapping) and its port. */
         final int client, clientPort;
-        final int guestAddress, guestPort, source, sourcePort;
         final Timer idle = new Timer(this::close);
-        final long openedAt = clock.now();
         /** Payload bytes the guest sent the client, and the client the guest. */
         long fromGuest, toGuest;
 
-        Mapping(UdpForwardSocket socket, Family family, int client, int clientPort, int guestAddress, int guestPort, int source, int sourcePort) {
+        /** The mapping of socket's client at clientPort whose guest side is guest (its remote: where the guest sees the client). */
+        Mapping(UdpForwardSocket socket, Family family, int client, int clientPort, FlowAddresses guest) {
+            super(Kind.UDP, true, guest.guestAddress(), guest.guestPort(), guest.remoteAddress(), guest.remotePort());
             this.socket = socket;
             this.family = family;
             this.client = client;
             this.clientPort = clientPort;
-            this.guestAddress = guestAddress;
-            this.guestPort = guestPort;
-            this.source = source;
-            this.sourcePort = sourcePort;
+        }
+
+        @Override
+        public String hostAddress(AddressBook addresses) {
+            return socket.formatClientAddress(this);
+        }
+
+        @Override
+        public int hostPort() {
+            return clientPort;
+        }
+
+        @Override
+        public long fromGuest() {
+            return fromGuest;
+        }
+
+        @Override
+        public long toGuest() {
+            return toGuest;
         }
 
         void touch() {
@@ -139,16 +143,7 @@ public final class UdpForwards {
         void close() {
             loop.schedule(idle, Long.MAX_VALUE);
             socket.forget(this);
-            byGuestSide.remove(guestAddress, guestPort, source, sourcePort);
-            family.release(guestAddress);
-            family.release(source);
-            Log.debug(() -> this + " closed");
-        }
-
-        @Override
-        public String toString() {
-            return "forwarded udp " + socket.formatClient(this) + " as " + family.format(source) + ":" + sourcePort
-                    + " -> " + family.format(guestAddress) + ":" + guestPort;
+            flows.transition(this, State.CLOSED);
         }
     }
 }

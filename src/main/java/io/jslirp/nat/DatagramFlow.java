@@ -1,5 +1,10 @@
 package io.jslirp.nat;
 
+import io.jslirp.flow.Flow;
+import io.jslirp.flow.Flows;
+import io.jslirp.flow.Kind;
+import io.jslirp.flow.State;
+import io.jslirp.tcp.FlowAddresses;
 import io.jslirp.loop.Handler;
 import io.jslirp.loop.Reactor;
 import io.jslirp.loop.Timer;
@@ -18,14 +23,13 @@ import java.lang.foreign.MemorySegment;
  * is passed on; it closes after an idle timeout. The subclass says where a datagram goes in the
  * frame and what becomes of it.
  */
-abstract class DatagramFlow implements Handler {
+abstract class DatagramFlow extends Flow implements Handler {
     /** Datagrams read from one socket per wakeup before other work gets its turn. */
     private static final int READ_BUDGET = 64;
 
     final Family family;
     final int fd;
-    /** The guest's end and the remote (handles the flow holds). */
-    final int guestAddress, remoteAddress;
+    private final Flows flows;
     private final Reactor loop;
     private final HostSockets sockets;
     private final DatagramBatch batch;
@@ -33,23 +37,26 @@ abstract class DatagramFlow implements Handler {
     private final Timer idle = new Timer(this::close);
 
     /**
-     * What every datagram flow of one NAT shares: its loop, the host's sockets, the batch the
-     * datagrams go out and come in by, and how long a flow may stay idle.
+     * What every datagram flow of one NAT shares: the NAT's context and the batch the datagrams go
+     * out and come in by.
      */
-    record Shared(Reactor loop, HostSockets sockets, DatagramBatch batch, long idleTimeoutNanos) {}
+    record Shared(NatContext context, DatagramBatch batch) {}
 
-    /** A flow of family over the host socket fd between guestAddress and remoteAddress (handles it retains). */
-    DatagramFlow(Shared shared, Family family, int fd, int guestAddress, int remoteAddress) {
-        this.loop = shared.loop();
-        this.sockets = shared.sockets();
+    /**
+     * A flow of kind and family over the host socket fd, its guest side as the guest's
+     * addresses give it (handles; a ping's ports are its identifier and 0). Its owner adds it to
+     * the table.
+     */
+    DatagramFlow(Shared shared, Kind kind, Family family, int fd, FlowAddresses addresses) {
+        super(kind, false, addresses.guestAddress(), addresses.guestPort(), addresses.remoteAddress(), addresses.remotePort());
+        NatContext c = shared.context();
+        this.loop = c.loop();
+        this.sockets = c.sockets();
+        this.flows = c.flows();
         this.batch = shared.batch();
         this.family = family;
         this.fd = fd;
-        this.guestAddress = guestAddress;
-        this.remoteAddress = remoteAddress;
-        this.idleTimeoutNanos = shared.idleTimeoutNanos();
-        family.retain(guestAddress);
-        family.retain(remoteAddress);
+        this.idleTimeoutNanos = c.idleTimeoutNanos();
     }
 
     /** Traffic: the idle timeout starts over. */
@@ -156,17 +163,11 @@ abstract class DatagramFlow implements Handler {
     /** The host's error (a positive errno) for an earlier datagram of the flow. */
     abstract void reportError(int errno);
 
-    /** Takes the flow out of its table. */
-    abstract void forget();
-
     final void close() {
         if (batch.pending()) batch.flush(); // the guest's datagrams go before the descriptor does
         loop.unregister(fd);
         loop.schedule(idle, Long.MAX_VALUE);
         sockets.close(fd);
-        forget();
-        family.release(guestAddress);
-        family.release(remoteAddress);
-        Log.debug(() -> this + " closed");
+        flows.transition(this, State.CLOSED);
     }
 }

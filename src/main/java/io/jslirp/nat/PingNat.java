@@ -1,6 +1,11 @@
 package io.jslirp.nat;
 
-import io.jslirp.policy.OutboundPolicy;
+import io.jslirp.flow.Flow;
+import io.jslirp.flow.Flows;
+import io.jslirp.flow.Kind;
+import io.jslirp.flow.State;
+import io.jslirp.tcp.FlowAddresses;
+import io.jslirp.util.AddressBook;
 
 import io.jslirp.loop.Reactor;
 import io.jslirp.stack.Counters;
@@ -8,7 +13,6 @@ import io.jslirp.stack.GuestOutput;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.HostSockets;
-import io.jslirp.util.FlowTable;
 import io.jslirp.util.Log;
 import io.jslirp.wire.Icmp;
 import io.jslirp.wire.IcmpEcho;
@@ -16,8 +20,6 @@ import io.jslirp.wire.Icmpv4;
 import io.jslirp.wire.Udp;
 
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * The guest's pings to hosts beyond the virtual network, IPv4 and IPv6 (the gateway and the DNS
@@ -41,46 +43,48 @@ public final class PingNat {
     /** What the flows share, made once. */
     private final DatagramFlow.Shared shared;
     private final Counters counters;
-    private final FlowTable<Flow> flows = new FlowTable<>(16);
+    private final Flows flows;
     private boolean refusalLogged;
 
-    public PingNat(Reactor loop, HostSockets sockets, Counters counters, long idleTimeoutNanos) {
-        this.loop = loop;
-        this.sockets = sockets;
+    public PingNat(NatContext context) {
+        this.loop = context.loop();
+        this.sockets = context.sockets();
+        this.flows = context.flows();
         this.batch = new DatagramBatch(sockets);
-        this.shared = new DatagramFlow.Shared(loop, sockets, batch, idleTimeoutNanos);
-        this.counters = counters;
+        this.shared = new DatagramFlow.Shared(context, batch);
+        this.counters = context.counters();
     }
 
-    /** An echo request by family, read once (see {@link io.jslirp.stack.Transport#icmpEcho}). */
-    public void echo(Family family, IcmpEcho e) {
-        if (e.code() != 0) { // the kernel sends only code 0
-            counters.unsupported++;
-            return;
-        }
-        int src = e.source(), id = e.identifier(), dst = e.destination();
-        Flow flow = flows.get(src, id, dst, 0);
-        long head = ((long) id << 16) | e.sequence(); // identifier and sequence, for an ICMP error's quote
-        if (flow == null) {
-            flow = open(family, src, id, dst, head);
-            if (flow == null) return;
-        }
-        flow.lastHead = head;
+    /**
+     * An echo request (read once, see {@link io.jslirp.stack.Transport#icmpEcho}) for found, the
+     * table's ping flow of its guest side (guest, identifier, destination): sent on.
+     */
+    public void echo(Flow found, IcmpEcho e) {
+        if (!valid(e)) return;
+        PingFlow flow = (PingFlow) found;
+        flow.lastHead = head(e);
         flow.send(e.frame(), e.offset(), e.length());
     }
 
-    private Flow open(Family family, int src, int id, int dst, long head) {
-        int target = family.target(dst);
-        if (target == OutboundPolicy.UNREACHABLE) {
-            counters.unsupported++;
-            return null;
-        }
-        int refusal = OutboundPolicy.refusalCode(target);
-        if (refusal >= 0) {
+    /**
+     * An echo request by family that no flow has: a new flow to where {@link Destinations} decided
+     * it goes (a host address), or its refusal (silence, or ICMP for the rules' refusal).
+     */
+    public void open(Family family, IcmpEcho e, long destination) {
+        if (!valid(e)) return;
+        int src = e.source(), id = e.identifier(), dst = e.destination();
+        long head = head(e);
+        int what = Destinations.what(destination);
+        if (what == Destinations.REFUSED) {
             counters.policyRefused++;
-            family.sendUnreachable(refusal, family.icmpProtocol(), src, dst, echoHead(family, head));
-            return null;
+            family.sendUnreachable(Destinations.value(destination), family.icmpProtocol(), src, dst, echoHead(family, head));
+            return;
         }
+        if (what != Destinations.HOST) {
+            counters.unsupported++;
+            return;
+        }
+        int target = Destinations.value(destination);
         int fd = family.pingSocket();
         if (fd < 0) {
             counters.unsupported++;
@@ -90,20 +94,30 @@ public final class PingNat {
                         + (fd == -Errno.EACCES ? " Ping sockets need the group of jslirp's user in net.ipv4.ping_group_range,"
                         + " e.g. sysctl -w net.ipv4.ping_group_range='0 2147483647'" : ""));
             }
-            return null;
+            return;
         }
         int r = sockets.connect(fd, family.addresses().hi(target), family.addresses().lo(target), 0);
         if (r < 0) { // no route: the guest hears it as from a router
             sockets.close(fd);
             unreachable(family, -r, src, dst, head);
-            return null;
+            return;
         }
-        Flow flow = new Flow(family, fd, src, id, dst);
-        flows.put(src, id, dst, 0, flow);
+        PingFlow flow = new PingFlow(family, fd, new FlowAddresses(src, id, dst, 0), target);
+        flows.add(flow, State.OPEN, loop.clock().now());
         loop.register(fd, Epoll.IN, flow);
-        counters.pingFlows++;
-        Log.debug(() -> flow + " opened");
-        return flow;
+        echo(flow, e);
+    }
+
+    /** Whether the kernel can send it: only code 0. */
+    private boolean valid(IcmpEcho e) {
+        if (e.code() == 0) return true;
+        counters.unsupported++;
+        return false;
+    }
+
+    /** Bytes 4-7 of the echo request: identifier and sequence, for an ICMP error's quote. */
+    private static long head(IcmpEcho e) {
+        return ((long) e.identifier() << 16) | e.sequence();
     }
 
     /**
@@ -121,20 +135,31 @@ public final class PingNat {
         return ((long) family.echoRequestType() << 56) | idAndSequence;
     }
 
+    /** Closes every flow of this NAT (shutdown). */
     public void closeAll() {
-        List<Flow> all = new ArrayList<>();
-        flows.forEach(all::add);
-        all.forEach(Flow::close);
+        for (Flow f : flows.all(Kind.PING)) ((PingFlow) f).close();
     }
 
-    private final class Flow extends DatagramFlow {
-        final int guestId;
+    /** A ping flow: its guest side's ports are the guest's echo identifier and 0. */
+    private final class PingFlow extends DatagramFlow {
+        /** Where the ping socket is connected: a handle. */
+        private final int target;
         /** Bytes 4-7 of the guest's latest echo request (identifier, sequence). */
         long lastHead;
 
-        Flow(Family family, int fd, int guestAddress, int guestId, int remoteAddress) {
-            super(shared, family, fd, guestAddress, remoteAddress);
-            this.guestId = guestId;
+        PingFlow(Family family, int fd, FlowAddresses addresses, int target) {
+            super(shared, Kind.PING, family, fd, addresses);
+            this.target = target;
+        }
+
+        @Override
+        public String hostAddress(AddressBook addresses) {
+            return addresses.format(target);
+        }
+
+        @Override
+        public int hostPort() {
+            return 0;
         }
 
         @Override
@@ -154,7 +179,7 @@ public final class PingNat {
             MemorySegment frame = out.frame();
             long at = out.icmpOffset();
             if (n < Icmp.HEADER_LENGTH || Icmp.type(frame, at) != family.echoReplyType()) return false;
-            Icmp.setEchoId(frame, at, guestId);
+            Icmp.setEchoId(frame, at, guestPort);
             out.sendIcmp(remoteAddress, guestAddress, n);
             return true;
         }
@@ -163,16 +188,6 @@ public final class PingNat {
         @Override
         void reportError(int errno) {
             unreachable(family, errno, guestAddress, remoteAddress, lastHead);
-        }
-
-        @Override
-        void forget() {
-            flows.remove(guestAddress, guestId, remoteAddress, 0);
-        }
-
-        @Override
-        public String toString() {
-            return "ping " + family.format(guestAddress) + " id " + guestId + " -> " + family.format(remoteAddress);
         }
     }
 }

@@ -1,5 +1,7 @@
 package io.jslirp.nat;
 
+import io.jslirp.flow.Flow;
+import io.jslirp.flow.Kind;
 import io.jslirp.policy.Nameserver;
 import io.jslirp.policy.NameserverTries;
 import io.jslirp.policy.Nameservers;
@@ -17,6 +19,7 @@ import io.jslirp.tcp.HostSink;
 import io.jslirp.tcp.Outcome;
 import io.jslirp.tcp.TcpConnection;
 import io.jslirp.wire.TcpSegment;
+import io.jslirp.util.AddressBook;
 import io.jslirp.util.Log;
 import io.jslirp.util.RingBuffer;
 import io.jslirp.wire.Ipv4;
@@ -33,7 +36,7 @@ import java.lang.foreign.MemorySegment;
  * {@link Outcome}) to its owner, the {@link TcpNat}, which settles it: the flow never calls the
  * NAT back; only the loop's events and timers reach the NAT through it.
  */
-final class TcpFlow implements Handler, HostSink {
+final class TcpFlow extends Flow implements Handler, HostSink {
     /** Where the loop's events and timers for this flow go. */
     private final TcpNat owner;
     final Family family;
@@ -60,12 +63,10 @@ final class TcpFlow implements Handler, HostSink {
      * The host socket's peer for the status report: the connect target (a handle) and its port;
      * for a connection to the DNS address, the nameserver being tried; for a forward, its host client.
      */
-    private final int hostAddress;
+    private final int target;
     private int hostPort;
     private final String forwardClient;
     private Nameserver hostNameserver;
-    /** When the flow opened (on the loop's clock). */
-    private final long openedAt;
     /** Payload bytes written to the host socket. */
     private long fromGuest;
     /** The host socket's receive queue, where the bytes toward the guest wait. */
@@ -89,6 +90,7 @@ final class TcpFlow implements Handler, HostSink {
      * client connected already, else its connect is still to be made ({@link #connect}).
      */
     TcpFlow(TcpNat owner, Family family, Reactor loop, TcpConnection conn, SocketStream stream, HostPeer peer) {
+        super(Kind.TCP, peer.forwardClient() != null, conn.guestAddress, conn.guestPort, conn.remoteAddress, conn.remotePort);
         this.owner = owner;
         this.family = family;
         this.conn = conn;
@@ -98,14 +100,18 @@ final class TcpFlow implements Handler, HostSink {
         this.sockets = family.sockets();
         this.fd = peer.fd();
         this.socketClosed = fd < 0;
-        this.hostAddress = peer.address();
+        this.target = peer.address();
         this.hostPort = peer.port();
         this.forwardClient = peer.forwardClient();
         this.connecting = forwardClient == null;
         if (!connecting) stream.socket(fd);
         this.measureRoom = true;
-        this.openedAt = clock.now();
         this.timer = new Timer(() -> owner.timer(this));
+    }
+
+    /** Whether its host socket is gone while the connection lingers toward the guest (TIME_WAIT). */
+    boolean lingering() {
+        return socketClosed && !connecting && conn.state() != TcpConnection.State.CLOSED;
     }
 
     /** Whether the host connect is still in progress (a half-open connection). */
@@ -219,12 +225,41 @@ final class TcpFlow implements Handler, HostSink {
                 + conn.remotePort + " " + conn.state();
     }
 
-    /** A snapshot for the status report. */
-    FlowStatus status(long now) {
-        String host = hostNameserver != null ? (hostNameserver.isIpv6() ? "[" + hostNameserver + "]" : hostNameserver.toString())
-                : forwardClient != null ? forwardClient : family.format(hostAddress);
-        return new FlowStatus("tcp", conn.state().name(), forwardClient != null, family.format(conn.guestAddress), conn.guestPort,
-                family.format(conn.remoteAddress), conn.remotePort, host, hostPort, fromGuest, conn.hostBytesRead(), queued(false), queued(true), now - openedAt);
+    @Override
+    public String detail() {
+        return conn.state().name();
+    }
+
+    /** The host socket's peer: the connect target; the nameserver being tried; or a forward's host client. */
+    @Override
+    public String hostAddress(AddressBook addresses) {
+        return hostNameserver != null ? (hostNameserver.isIpv6() ? "[" + hostNameserver + "]" : hostNameserver.toString())
+                : forwardClient != null ? forwardClient : addresses.format(target);
+    }
+
+    @Override
+    public int hostPort() {
+        return hostPort;
+    }
+
+    @Override
+    public long fromGuest() {
+        return fromGuest;
+    }
+
+    @Override
+    public long toGuest() {
+        return conn.hostBytesRead();
+    }
+
+    @Override
+    public long queuedToHost() {
+        return queued(false);
+    }
+
+    @Override
+    public long queuedToGuest() {
+        return queued(true);
     }
 
     /** Bytes in the host socket's receive queue (toward the guest), or held for and in its send queue (toward the host). */

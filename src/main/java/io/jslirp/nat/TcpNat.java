@@ -1,5 +1,9 @@
 package io.jslirp.nat;
 
+import io.jslirp.flow.Flow;
+import io.jslirp.flow.Flows;
+import io.jslirp.flow.Kind;
+import io.jslirp.flow.State;
 import io.jslirp.policy.NameserverTries;
 import io.jslirp.policy.Nameservers;
 import io.jslirp.policy.OutboundPolicy;
@@ -20,7 +24,6 @@ import io.jslirp.tcp.Outcome;
 import io.jslirp.tcp.TcpConnection;
 import io.jslirp.tcp.TcpContext;
 import io.jslirp.util.BufferPool;
-import io.jslirp.util.FlowTable;
 import io.jslirp.util.Log;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Tcp;
@@ -30,7 +33,6 @@ import io.jslirp.wire.TcpSegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.function.Consumer;
 
 /**
  * The guest's TCP connections of both IP versions, each re-originated as a non-blocking host
@@ -59,7 +61,8 @@ public final class TcpNat {
     private int halfOpen;
     private final LimitWarning connectionLimit, halfOpenLimit;
     private final LimitWarning noDescriptors = new LimitWarning("open files (ulimit -n) for TCP connections");
-    private final FlowTable<TcpFlow> flows = new FlowTable<>(256);
+    /** The instance's one table of flows, where this NAT's connections and dials are. */
+    private final Flows flows;
     private final List<TcpFlow> dirty = new ArrayList<>();
     /**
      * Flows whose last flush sent their burst with more due ({@link Outcome#more}), still
@@ -77,8 +80,6 @@ public final class TcpNat {
     private final PeekArea peekArea;
     /** Armed while the pool keeps free blocks: after a burst, what no connection reuses goes back within two rounds. */
     private final Timer trim = new Timer(this::trimBuffers);
-    /** Forwarded host connections whose SYN toward the guest is not answered yet. */
-    private final FlowTable<GuestDial> dials = new FlowTable<>(16);
     private final GatewayPorts gatewayPorts = new GatewayPorts();
 
     /**
@@ -87,69 +88,67 @@ public final class TcpNat {
      * @param batch        the frames the link has not written out yet, which own the payloads sent
      *                     from where they were peeked until its flush (see {@link PeekArea})
      */
-    public TcpNat(Reactor loop, HostSockets sockets, Counters counters, Nameservers dns, Limits limits, long bufferBudget,
-                  TxBatch batch) {
-        this.loop = loop;
+    public TcpNat(NatContext context, Nameservers dns, long bufferBudget, TxBatch batch) {
+        this.loop = context.loop();
+        this.flows = context.flows();
+        this.sockets = context.sockets();
+        this.limits = context.limits();
+        this.counters = context.counters();
         this.clock = loop.clock();
         this.pacing = loop.pacing();
-        this.sockets = sockets;
         this.dns = dns;
-        this.limits = limits;
         this.connectionLimit = new LimitWarning(limits.tcpConnections() + " TCP connections (--max-connections)");
         this.halfOpenLimit = new LimitWarning(limits.halfOpen() + " TCP connections being opened (--max-half-open)");
-        this.counters = counters;
         this.buffers = new BufferPool(bufferBudget);
         this.peekArea = new PeekArea(batch);
     }
 
-    public int size() {
-        return flows.size();
-    }
-
-    /** A segment from the guest by family, checked and read once (see {@link io.jslirp.stack.Transport#tcp}). */
-    public void segment(Family family, TcpSegment seg) {
-        TcpHeader h = seg.header();
-        int src = seg.source(), srcPort = h.sourcePort(), dst = seg.destination(), dstPort = h.destinationPort();
-        TcpFlow flow = flows.get(src, srcPort, dst, dstPort);
-        if (flow != null && flow.conn.reopenedBy(seg)) {
-            settle(flow, flow.connecting(), flow.conn.retire(), false);
-            flow = null;
+    /**
+     * A segment from the guest by family (checked and read once, see {@link io.jslirp.stack.Transport#tcp})
+     * for found, the table's TCP flow of its guest side or null: returns whether it was taken; not
+     * when it opens a new connection (a SYN for no flow, or one that reopens a finished one), which
+     * is then for {@link #open}.
+     */
+    public boolean segment(Family family, Flow found, TcpSegment seg) {
+        if (found instanceof TcpFlow flow) {
+            if (flow.conn.reopenedBy(seg)) {
+                settle(flow, flow.connecting(), flow.conn.retire(), false);
+                return false;
+            }
+            settle(flow, flow.connecting(), flow.segment(seg, clock.now()), true);
+            return true;
         }
-        if (flow != null) {
-            boolean connecting = flow.connecting();
-            settle(flow, connecting, flow.segment(seg, clock.now()), true);
-            return;
-        }
-        GuestDial dial = dials.get(src, srcPort, dst, dstPort);
-        if (dial != null) {
+        if (found instanceof GuestDial dial) {
             dialAnswered(dial, seg);
-            return;
+            return true;
         }
-        if ((h.flags() & (Tcp.SYN | Tcp.ACK | Tcp.RST)) == Tcp.SYN) {
-            open(family, seg);
-        } else {
-            Resets.answer(seg, family.output());
-        }
+        if ((seg.header().flags() & (Tcp.SYN | Tcp.ACK | Tcp.RST)) == Tcp.SYN) return false;
+        Resets.answer(seg, family.output());
+        return true;
     }
 
-    private void open(Family family, TcpSegment seg) {
+    /**
+     * A connection for the guest's SYN by family to where {@link Destinations} decided it goes
+     * (the host address, the nameservers), or its refusal: a reset, or ICMP for the rules' refusal.
+     */
+    public void open(Family family, TcpSegment seg, long destination) {
         TcpHeader h = seg.header();
         int src = seg.source(), srcPort = h.sourcePort(), dst = seg.destination(), dstPort = h.destinationPort();
-        boolean toNameservers = dns != null && dst == family.dns() && dstPort == Nameservers.PORT;
-        int target = toNameservers ? OutboundPolicy.UNREACHABLE : family.target(dst);
-        if (toNameservers ? dns.isEmpty() : target == OutboundPolicy.UNREACHABLE) {
+        int what = Destinations.what(destination);
+        if (what == Destinations.REFUSED) {
+            counters.policyRefused++;
+            long tcpHead = ((long) srcPort << 48) | ((long) dstPort << 32) | (h.seq() & 0xffffffffL);
+            family.sendUnreachable(Destinations.value(destination), Ipv4.PROTO_TCP, src, dst, tcpHead);
+            return;
+        }
+        boolean toNameservers = what == Destinations.NAMESERVERS;
+        int target = what == Destinations.HOST ? Destinations.value(destination) : OutboundPolicy.UNREACHABLE;
+        if (what != Destinations.HOST && !toNameservers) {
             counters.tcpRefused++;
             Resets.answer(seg, family.output());
             return;
         }
-        int refusal = OutboundPolicy.refusalCode(target);
-        if (refusal >= 0) {
-            counters.policyRefused++;
-            long tcpHead = ((long) srcPort << 48) | ((long) dstPort << 32) | (h.seq() & 0xffffffffL);
-            family.sendUnreachable(refusal, Ipv4.PROTO_TCP, src, dst, tcpHead);
-            return;
-        }
-        LimitWarning limit = flows.size() >= limits.tcpConnections() ? connectionLimit
+        LimitWarning limit = flows.size(Kind.TCP) >= limits.tcpConnections() ? connectionLimit
                 : halfOpen >= limits.halfOpen() ? halfOpenLimit : null;
         int fd = limit != null || toNameservers ? -1 : family.tcpSocket(); // the nameservers' sockets come one by one
         if (limit != null || (!toNameservers && fd < 0)) {
@@ -169,12 +168,8 @@ public final class TcpNat {
                 new GuestSyn(h.seq(), h.window(), seg.options()), ThreadLocalRandom.current().nextInt(),
                 tcpContext(family), stream);
         TcpFlow flow = new TcpFlow(this, family, loop, conn, stream, new HostPeer(fd, target, dstPort, null));
-        flows.put(src, srcPort, dst, dstPort, flow);
+        flows.add(flow, State.OPENING, clock.now());
         keepTrimming();
-        family.retain(src);
-        family.retain(dst);
-        counters.tcpConnections++;
-        Log.debug(() -> flow.describe() + " opened");
         halfOpen++;
         Outcome r = toNameservers ? flow.connectNameservers(new NameserverTries(dns)) : flow.connect(family.connect(fd, target, dstPort));
         settle(flow, true, r, true);
@@ -186,7 +181,7 @@ public final class TcpNat {
      * {@link Family#forwardSource}). The host socket is read only once the guest has answered.
      */
     public void forward(Family family, int fd, int guestAddress, int guestPort, int clientAddress, int clientPort) {
-        if (flows.size() + dials.size() >= limits.tcpConnections()) {
+        if (flows.size(Kind.TCP) >= limits.tcpConnections()) {
             counters.refusedAtLimit++;
             connectionLimit.refused(clock.now());
             sockets.setLingerZero(fd);
@@ -209,12 +204,9 @@ public final class TcpNat {
         sockets.setInt(fd, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
         HostPeer client = new HostPeer(fd, OutboundPolicy.UNREACHABLE, clientPort, family.format(clientAddress));
         GuestDial dial = new GuestDial(family, new FlowAddresses(guestAddress, guestPort, source, port), client,
-                ThreadLocalRandom.current().nextInt(), clock.now());
+                ThreadLocalRandom.current().nextInt());
         dial.timer = new Timer(() -> dialTimedOut(dial));
-        dials.put(guestAddress, guestPort, source, port, dial);
-        family.retain(guestAddress); // released when the dial fails, else by the connection it becomes
-        family.retain(source);
-        Log.debug(() -> describe(dial) + " opening");
+        flows.add(dial, State.OPENING, clock.now());
         if (family.output().resolveGuestMac(guestAddress)) {
             sendSyn(dial);
         } else {
@@ -228,12 +220,12 @@ public final class TcpNat {
     }
 
     private boolean free(int guestAddress, int guestPort, int source, int port) {
-        return flows.get(guestAddress, guestPort, source, port) == null && dials.get(guestAddress, guestPort, source, port) == null;
+        return flows.find(Kind.TCP, guestAddress, guestPort, source, port) == null;
     }
 
     private void sendSyn(GuestDial d) {
         long now = clock.now();
-        TcpConnection.sendSyn(tcpContext(d.family), new FlowAddresses(d.guestAddress, d.guestPort, d.source, d.sourcePort), d.iss, now);
+        TcpConnection.sendSyn(tcpContext(d.family), d.addresses(), d.iss, now);
         loop.schedule(d.timer, now + (FIRST_SYN_TIMEOUT_NANOS << d.syns));
         d.syns++;
     }
@@ -243,7 +235,7 @@ public final class TcpNat {
             sendSyn(d);
             return;
         }
-        Log.debug(() -> describe(d) + ": the guest did not answer");
+        Log.debug(() -> flows.describe(d) + ": the guest did not answer");
         endDial(d, true);
     }
 
@@ -254,31 +246,26 @@ public final class TcpNat {
         boolean acksOurSyn = (flags & Tcp.ACK) != 0 && h.ack() == d.iss + 1;
         if ((flags & Tcp.RST) != 0) {
             if (acksOurSyn) {
-                Log.debug(() -> describe(d) + " refused by the guest");
+                Log.debug(() -> flows.describe(d) + ": refused by the guest");
                 endDial(d, true);
             }
             return;
         }
         if ((flags & (Tcp.SYN | Tcp.ACK)) != (Tcp.SYN | Tcp.ACK) || !acksOurSyn) return;
-        dials.remove(d.guestAddress, d.guestPort, d.source, d.sourcePort);
         loop.schedule(d.timer, Long.MAX_VALUE);
         SocketStream stream = new SocketStream(sockets, peekArea);
-        TcpConnection conn = TcpConnection.openedToGuest(new FlowAddresses(d.guestAddress, d.guestPort, d.source, d.sourcePort),
-                new GuestSyn(h.seq(), h.window(), seg.options()), d.iss, tcpContext(d.family), stream);
+        TcpConnection conn = TcpConnection.openedToGuest(d.addresses(), new GuestSyn(h.seq(), h.window(), seg.options()), d.iss,
+                tcpContext(d.family), stream);
         TcpFlow flow = new TcpFlow(this, d.family, loop, conn, stream,
                 new HostPeer(d.fd, OutboundPolicy.UNREACHABLE, d.clientPort, d.client));
-        flows.put(d.guestAddress, d.guestPort, d.source, d.sourcePort, flow);
+        flows.replace(d, flow, State.OPEN);
         keepTrimming();
-        counters.tcpConnections++;
-        Log.debug(() -> flow.describe() + " opened (forwarded)");
         markDirty(flow); // the handshake's last ACK goes at the flush
     }
 
     /** Gives up a dial; the host client gets a RST when reset. */
     private void endDial(GuestDial d, boolean reset) {
-        dials.remove(d.guestAddress, d.guestPort, d.source, d.sourcePort);
-        d.family.release(d.guestAddress);
-        d.family.release(d.source);
+        flows.transition(d, State.CLOSED);
         loop.schedule(d.timer, Long.MAX_VALUE);
         if (reset) sockets.setLingerZero(d.fd);
         sockets.close(d.fd);
@@ -311,19 +298,10 @@ public final class TcpNat {
         if (r.sendNow()) flow.conn.sendNow();
         if (r.closed()) remove(flow, r.resetHost());
         else if (mark && flow.markDirty()) dirty.add(flow);
-        if (wasConnecting && !flow.connecting()) halfOpen--;
-    }
-
-    /** A snapshot of every connection, also those still being opened toward the guest. */
-    public void statuses(Consumer<FlowStatus> sink) {
-        long now = clock.now();
-        flows.forEach(f -> sink.accept(f.status(now)));
-        dials.forEach(d -> sink.accept(d.status(now)));
-    }
-
-    private String describe(GuestDial d) {
-        Family family = d.family;
-        return "forwarded tcp " + family.format(d.source) + ":" + d.sourcePort + " -> " + family.format(d.guestAddress) + ":" + d.guestPort;
+        if (wasConnecting && !flow.connecting()) {
+            halfOpen--;
+            flows.transition(flow, State.OPEN); // not after its close
+        }
     }
 
     private void markDirty(TcpFlow flow) {
@@ -333,11 +311,8 @@ public final class TcpNat {
     /** Forgets a closed connection: its host socket (reset for the host peer when reset), its addresses. */
     private void remove(TcpFlow flow, boolean reset) {
         flow.close(reset);
-        TcpConnection c = flow.conn;
-        flows.remove(c.guestAddress, c.guestPort, c.remoteAddress, c.remotePort);
-        flow.family.release(c.guestAddress);
-        flow.family.release(c.remoteAddress);
-        Log.debug(() -> flow.describe() + (reset ? " reset by the guest" : " closed"));
+        if (reset) Log.debug(() -> flow.describe() + ": reset");
+        flows.transition(flow, State.CLOSED);
     }
 
     /**
@@ -361,6 +336,7 @@ public final class TcpNat {
         Outcome r = flow.flush(now, pacing.shortBursts(now));
         if (flow.takeRequested()) pacing.requestWritten(now);
         settle(flow, flow.connecting(), r, false);
+        if (flow.lingering()) flows.transition(flow, State.CLOSING);
         if (r.more() && !r.closed() && flow.markDirty()) continuing.add(flow);
     }
 
@@ -375,7 +351,7 @@ public final class TcpNat {
 
     private void trimBuffers() {
         buffers.trim();
-        if (buffers.freeBytes() > 0 || flows.size() > 0) loop.schedule(trim, clock.now() + TRIM_NANOS);
+        if (buffers.freeBytes() > 0 || flows.size(Kind.TCP) > 0) loop.schedule(trim, clock.now() + TRIM_NANOS);
     }
 
     /** The connections' buffer memory (for tests and status): in use, and kept free for reuse. */
@@ -385,11 +361,9 @@ public final class TcpNat {
 
     /** Resets every connection (shutdown): guests and host peers both see the reset. */
     public void resetAll() {
-        List<TcpFlow> all = new ArrayList<>();
-        flows.forEach(all::add);
-        for (TcpFlow f : all) settle(f, f.connecting(), f.abort(), false);
-        List<GuestDial> pending = new ArrayList<>();
-        dials.forEach(pending::add);
-        for (GuestDial d : pending) endDial(d, true);
+        for (Flow f : flows.all(Kind.TCP)) {
+            if (f instanceof TcpFlow flow) settle(flow, flow.connecting(), flow.abort(), false);
+            else endDial((GuestDial) f, true);
+        }
     }
 }

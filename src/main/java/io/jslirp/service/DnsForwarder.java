@@ -54,11 +54,6 @@ public final class DnsForwarder {
         this.nameservers = nameservers;
     }
 
-    /** Whether a flow of family to destination:port is for this service. */
-    public boolean serves(Family family, int destination, int port) {
-        return destination == family.dns() && port == PORT;
-    }
-
     /** A query of len bytes at off in f, from guest:guestPort to family's DNS address. */
     public void query(Family family, MemorySegment f, long off, int len, int guest, int guestPort) {
         counters.dnsQueries++;

@@ -1,21 +1,25 @@
 package io.jslirp.splice;
 
+import io.jslirp.flow.Flow;
+import io.jslirp.flow.Kind;
+import io.jslirp.flow.State;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.HostSockets;
 import io.jslirp.sys.Pipes;
 import io.jslirp.sys.Sockets;
+import io.jslirp.util.AddressBook;
 
 /**
- * One spliced TCP connection: side 0 the accepted client, side 1 the socket connected to the
- * target. Each direction has a pipe: bytes read from a side go into its pipe with splice(2), and
+ * One spliced TCP connection, a flow of the table: side 0 the accepted client, side 1 the socket
+ * connected to the target (its guest side in the table: the client's end and the target's). Each direction has a pipe: bytes read from a side go into its pipe with splice(2), and
  * from the pipe to the other side; while the other side cannot take them, the reading side is not
  * read (its pipe is the bound on what waits). An end of stream read from a side, once its pipe has
  * drained, becomes a shutdown of the other side's writing (half-close); when both have been passed
  * on the connection closes. An error on either side (a reset, a refused connect) resets the other
  * (SO_LINGER 0, then close). Level-triggered readiness, a bounded number of rounds per event.
  */
-final class SpliceConnection {
+final class SpliceConnection extends Flow {
     private static final int ROUNDS = 8;
     private static final int FLAGS = Pipes.SPLICE_F_MOVE | Pipes.SPLICE_F_NONBLOCK;
 
@@ -36,23 +40,53 @@ final class SpliceConnection {
     private final boolean[] watched = new boolean[2];
     private final int[] interest = new int[2];
     private boolean connecting, closed;
+    /** Bytes moved from the client to the target, and back. */
+    private long toTarget, toClient;
 
-    SpliceConnection(Splices owner, HostSockets clientSockets, int client, HostSockets targetSockets, int target,
-                     long clientPipe, long targetPipe, boolean connecting) {
+    /**
+     * One side of a splice: its socket (of sockets), the pipe that carries what it sends, and
+     * where it is (an address handle the caller holds during the constructor, and a port).
+     */
+    record Side(HostSockets sockets, int fd, long pipe, int address, int port) {}
+
+    /** A connection between client and target (still connecting when connecting), watched by owner's loop. */
+    SpliceConnection(Splices owner, Side client, Side target, boolean connecting) {
+        super(Kind.TCP_SPLICE, true, client.address(), client.port(), target.address(), target.port());
         this.owner = owner;
-        sockets[0] = clientSockets;
-        sockets[1] = targetSockets;
-        fd[0] = client;
-        fd[1] = target;
-        pipe[0] = clientPipe;
-        pipe[1] = targetPipe;
+        sockets[0] = client.sockets();
+        sockets[1] = target.sockets();
+        fd[0] = client.fd();
+        fd[1] = target.fd();
+        pipe[0] = client.pipe();
+        pipe[1] = target.pipe();
         this.connecting = connecting;
         interest[0] = wanted(0);
         interest[1] = wanted(1);
-        owner.loop.register(client, interest[0], events -> onEvents(0, events));
+        owner.loop.register(fd[0], interest[0], events -> onEvents(0, events));
         watched[0] = true;
-        owner.loop.register(target, interest[1], events -> onEvents(1, events));
+        owner.loop.register(fd[1], interest[1], events -> onEvents(1, events));
         watched[1] = true;
+    }
+
+    /** The target, where the client's bytes go. */
+    @Override
+    public String hostAddress(AddressBook addresses) {
+        return addresses.format(remoteAddress);
+    }
+
+    @Override
+    public int hostPort() {
+        return remotePort;
+    }
+
+    @Override
+    public long fromGuest() {
+        return toTarget;
+    }
+
+    @Override
+    public long toGuest() {
+        return toClient;
     }
 
     /** The events side i is to be watched for now (errors and hang-ups come unasked). */
@@ -77,6 +111,7 @@ final class SpliceConnection {
             }
             if ((events & Epoll.OUT) == 0) return;
             connecting = false;
+            owner.flows.transition(this, State.OPEN);
             update();
             return;
         }
@@ -125,8 +160,13 @@ final class SpliceConnection {
                 long written = Pipes.splice(readEnd, fd[to], pending[from], FLAGS | more);
                 if (written > 0) {
                     pending[from] -= written;
-                    if (from == 0) owner.toTarget += written;
-                    else owner.toClient += written;
+                    if (from == 0) {
+                        owner.toTarget += written;
+                        toTarget += written;
+                    } else {
+                        owner.toClient += written;
+                        toClient += written;
+                    }
                     owner.loop.moved((int) Math.min(Integer.MAX_VALUE, written));
                 } else if (written == -Errno.EAGAIN) {
                     outWait[to] = true;

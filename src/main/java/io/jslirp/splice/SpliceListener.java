@@ -56,7 +56,7 @@ public final class SpliceListener implements AutoCloseable {
                 if (others != null && !loopback) {
                     others.take(client, peer);
                 } else {
-                    splices.splice(sockets, client, target, loopback ? peer[0] : 0, loopback ? peer[1] : 0);
+                    splices.splice(sockets, client, peer, target, loopback);
                 }
             }
         });

@@ -1,25 +1,27 @@
 package io.jslirp.splice;
 
+import io.jslirp.flow.Flow;
+import io.jslirp.flow.Flows;
+import io.jslirp.flow.Kind;
+import io.jslirp.flow.State;
 import io.jslirp.loop.Reactor;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.HostSockets;
 import io.jslirp.sys.Pipes;
 import io.jslirp.sys.Sockets;
+import io.jslirp.util.AddressBook;
 import io.jslirp.util.Log;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Set;
 
 /**
  * The spliced TCP connections of one loop, and what they share: each joins a client accepted in
  * one network namespace to a socket connected in another (or the same), the bytes moved by
  * splice(2) through a pipe per direction, as pasta's loopback path does, so they never reach
- * user space. Memory per connection is bounded by the two pipes' capacity. Also the one datagram
- * buffer of the loop's UDP splices.
+ * user space. Memory per connection is bounded by the two pipes' capacity. Each connection, and
+ * each UDP splice's flow, is a flow of the instance's one table. Also the one datagram buffer of
+ * the loop's UDP splices.
  */
 public final class Splices implements AutoCloseable {
     /** pasta probes pipes down from 8 MiB; 1 MiB is fs.pipe-max-size's default, what an ordinary user may ask for. */
@@ -27,7 +29,8 @@ public final class Splices implements AutoCloseable {
 
     final Reactor loop;
     final int pipeSize;
-    private final Set<SpliceConnection> open = new LinkedHashSet<>();
+    /** The instance's table, where the connections and the UDP flows are. */
+    final Flows flows;
     private final Arena arena = Arena.ofShared();
     /** One datagram at a time, for every UDP splice of the loop. */
     final MemorySegment datagram = arena.allocate(65536, 8);
@@ -37,22 +40,24 @@ public final class Splices implements AutoCloseable {
     long datagrams, datagramBytes, datagramDrops;
     private boolean warnedPipes;
 
-    public Splices(Reactor loop) {
-        this(loop, DEFAULT_PIPE_SIZE);
+    public Splices(Reactor loop, Flows flows) {
+        this(loop, flows, DEFAULT_PIPE_SIZE);
     }
 
     /** Pipes of pipeSize bytes each way (the kernel's 64 KiB where it refuses more). */
-    public Splices(Reactor loop, int pipeSize) {
+    public Splices(Reactor loop, Flows flows, int pipeSize) {
         this.loop = loop;
+        this.flows = flows;
         this.pipeSize = pipeSize;
     }
 
     /**
-     * Splices client (a connected socket, now this object's) to a new connection toward target,
-     * the new socket bound to bindHi:bindLo (port 0) first unless both are 0. If no connection can
-     * be started, the client is reset.
+     * Splices client (a connected socket, now this object's, whose peer is peer: address hi, lo and
+     * port) to a new connection toward target, the new socket bound to the peer's address (port 0)
+     * first when keepAddress. If no connection can be started, the client is reset.
      */
-    public void splice(HostSockets clientSockets, int client, Endpoint target, long bindHi, long bindLo) {
+    public void splice(HostSockets clientSockets, int client, long[] peer, Endpoint target, boolean keepAddress) {
+        long bindHi = keepAddress ? peer[0] : 0, bindLo = keepAddress ? peer[1] : 0;
         HostSockets ts = target.sockets();
         int t = ts.tcp(target.ipv6());
         if (t < 0) {
@@ -82,7 +87,13 @@ public final class Splices implements AutoCloseable {
             return;
         }
         spliced++;
-        open.add(new SpliceConnection(this, clientSockets, client, ts, t, a, b, r < 0));
+        AddressBook book = flows.addresses();
+        int from = book.acquire(peer[0], peer[1]), to = book.acquire(target.hi(), target.lo());
+        SpliceConnection c = new SpliceConnection(this, new SpliceConnection.Side(clientSockets, client, a, from, (int) peer[2]),
+                new SpliceConnection.Side(ts, t, b, to, target.port()), r < 0);
+        flows.add(c, r < 0 ? State.OPENING : State.OPEN, loop.clock().now());
+        book.release(from); // the table holds them now
+        book.release(to);
     }
 
     private void sizePipe(long pipe) {
@@ -107,13 +118,13 @@ public final class Splices implements AutoCloseable {
 
     /** A connection ended: forget it. */
     void closed(SpliceConnection c, boolean reset) {
-        open.remove(c);
+        flows.transition(c, State.CLOSED);
         if (reset) resets++;
     }
 
     /** Spliced connections open now. */
     public int size() {
-        return open.size();
+        return flows.size(Kind.TCP_SPLICE);
     }
 
     public long spliced() {
@@ -147,7 +158,7 @@ public final class Splices implements AutoCloseable {
 
     /** One line for the status report or a log. */
     public String summary() {
-        return "splice: " + open.size() + " open, " + spliced + " spliced, " + refused + " refused, " + resets + " reset, "
+        return "splice: " + size() + " open, " + spliced + " spliced, " + refused + " refused, " + resets + " reset, "
                 + toTarget + " bytes to targets, " + toClient + " to clients; udp " + datagrams + " datagrams, "
                 + datagramDrops + " dropped";
     }
@@ -155,9 +166,11 @@ public final class Splices implements AutoCloseable {
     /** Closes every connection (resetting both ends). */
     @Override
     public void close() {
-        List<SpliceConnection> all = new ArrayList<>(open);
-        for (SpliceConnection c : all) c.abort();
-        open.clear();
+        for (Flow f : flows.all(Kind.TCP_SPLICE)) {
+            SpliceConnection c = (SpliceConnection) f;
+            c.abort();
+            flows.transition(c, State.CLOSED);
+        }
         arena.close();
     }
 }

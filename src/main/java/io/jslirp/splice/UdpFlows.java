@@ -1,5 +1,9 @@
 package io.jslirp.splice;
 
+import io.jslirp.flow.Flows;
+import io.jslirp.flow.Kind;
+import io.jslirp.flow.State;
+import io.jslirp.util.AddressBook;
 import io.jslirp.forward.LoopbackDatagrams;
 import io.jslirp.loop.Clock;
 import io.jslirp.loop.Reactor;
@@ -18,7 +22,8 @@ import java.util.List;
  * connected to the target and bound to the source's port where free (pasta keeps UDP source
  * ports) and, with keepAddress, its address too; what the target answers goes back to the source
  * from the bound socket. A flow ends after the idle timeout; at most {@link #MAX_FLOWS} at once, a
- * datagram from a new source beyond them is dropped (counted).
+ * datagram from a new source beyond them is dropped (counted). Each is a flow of the instance's
+ * table, its guest side the source's end and the target's.
  */
 public final class UdpFlows implements LoopbackDatagrams.Receiver {
     public static final int MAX_FLOWS = 256;
@@ -35,16 +40,39 @@ public final class UdpFlows implements LoopbackDatagrams.Receiver {
     private final List<Flow> flows = new ArrayList<>();
     private final Timer sweep = new Timer(this::sweep);
 
-    private static final class Flow {
+    private final class Flow extends io.jslirp.flow.Flow {
         final long hi, lo;
-        final int port, fd;
+        final int fd;
         long lastUsed;
+        /** Payload bytes passed to the target, and back to the source. */
+        long toTarget, toSource;
 
-        Flow(long hi, long lo, int port, int fd) {
+        /** The flow of source (hi, lo and the handle of that address) at port, over fd toward the target (its handle). */
+        Flow(long hi, long lo, int source, int port, int fd, int targetAddress) {
+            super(Kind.UDP_SPLICE, true, source, port, targetAddress, target.port());
             this.hi = hi;
             this.lo = lo;
-            this.port = port;
             this.fd = fd;
+        }
+
+        @Override
+        public String hostAddress(AddressBook addresses) {
+            return addresses.format(remoteAddress);
+        }
+
+        @Override
+        public int hostPort() {
+            return remotePort;
+        }
+
+        @Override
+        public long fromGuest() {
+            return toTarget;
+        }
+
+        @Override
+        public long toGuest() {
+            return toSource;
         }
     }
 
@@ -74,6 +102,7 @@ public final class UdpFlows implements LoopbackDatagrams.Receiver {
             return;
         }
         f.lastUsed = clock.now();
+        f.toTarget += len;
         splices.datagrams++;
         splices.datagramBytes += len;
         loop.moved(len);
@@ -82,7 +111,7 @@ public final class UdpFlows implements LoopbackDatagrams.Receiver {
     private Flow flow(long hi, long lo, int port) {
         for (int i = 0; i < flows.size(); i++) {
             Flow f = flows.get(i);
-            if (f.port == port && f.lo == lo && f.hi == hi) return f;
+            if (f.guestPort() == port && f.lo == lo && f.hi == hi) return f;
         }
         if (flows.size() >= MAX_FLOWS) return null;
         HostSockets ts = target.sockets();
@@ -96,8 +125,14 @@ public final class UdpFlows implements LoopbackDatagrams.Receiver {
             ts.close(s);
             return null;
         }
-        Flow f = new Flow(hi, lo, port, s);
+        Flows table = splices.flows;
+        AddressBook book = table.addresses();
+        int source = book.acquire(hi, lo), to = book.acquire(target.hi(), target.lo());
+        Flow f = new Flow(hi, lo, source, port, s, to);
         f.lastUsed = clock.now();
+        table.add(f, State.OPEN, f.lastUsed);
+        book.release(source); // the table holds them now
+        book.release(to);
         flows.add(f);
         loop.register(s, Epoll.IN, events -> fromTarget(f));
         if (sweep.deadline() == Long.MAX_VALUE) loop.schedule(sweep, f.lastUsed + idleNanos);
@@ -114,11 +149,12 @@ public final class UdpFlows implements LoopbackDatagrams.Receiver {
                 if (n != -Errno.EAGAIN && n != -Errno.EINTR) continue;
                 return;
             }
-            if (replySockets.sendTo(replyFd, buf, 0, n, f.hi, f.lo, f.port) < 0) {
+            if (replySockets.sendTo(replyFd, buf, 0, n, f.hi, f.lo, f.guestPort()) < 0) {
                 splices.datagramDrops++;
             } else {
                 splices.datagrams++;
                 splices.datagramBytes += n;
+                f.toSource += n;
                 loop.moved(n);
             }
             f.lastUsed = clock.now();
@@ -143,6 +179,7 @@ public final class UdpFlows implements LoopbackDatagrams.Receiver {
     private void closeFlow(Flow f) {
         loop.unregister(f.fd);
         target.sockets().close(f.fd);
+        splices.flows.transition(f, State.CLOSED);
     }
 
     /** Ends every flow (the bound socket is its owner's). */

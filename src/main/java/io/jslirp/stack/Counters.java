@@ -4,7 +4,10 @@ import io.jslirp.wire.Drop;
 
 import java.util.function.ObjLongConsumer;
 
-/** What crossed the stack and what it dropped, for logs and the status report. */
+/**
+ * What crossed the stack and what it dropped, for logs and the status report. The flows opened
+ * and open are counted by the table of flows ({@code flow.Flows#figures}), beside these.
+ */
 public final class Counters {
     public long framesIn;
     public long framesOut;
@@ -18,19 +21,15 @@ public final class Counters {
     public long sendDropped;
     /** Incomplete fragmented datagrams given up (timed out, their slot was needed, or IPv6 fragments that overlap). */
     public long reassemblyDropped;
-    public long tcpConnections;
     public long tcpRefused;
     /** ICMP destination unreachable messages sent to the guest (a host connect failed). */
     public long unreachableSent;
-    public long udpFlows;
     /** New flows refused because a limit was reached (jslirp's, or the host's on open files). */
     public long refusedAtLimit;
     /** Guest queries to the DNS address over UDP; those retried at the next nameserver; those no nameserver answered. */
     public long dnsQueries;
     public long dnsRetries;
     public long dnsUnanswered;
-    /** ICMP echo flows opened through host ping sockets. */
-    public long pingFlows;
     /** New flows the outbound policy refused (--disable-host-loopback, --deny, --allow). */
     public long policyRefused;
     /**
@@ -51,7 +50,7 @@ public final class Counters {
         }
     }
 
-    /** Each counter with its name (as in the exit line and the API's get_counters). */
+    /** Each counter with its name (as in the exit line and the API's get_counters, before the table's figures). */
     public void forEach(ObjLongConsumer<String> sink) {
         sink.accept("frames_in", framesIn);
         sink.accept("frames_out", framesOut);
@@ -60,15 +59,12 @@ public final class Counters {
         sink.accept("unsupported", unsupported);
         sink.accept("send_dropped", sendDropped);
         sink.accept("reassembly_dropped", reassemblyDropped);
-        sink.accept("tcp_connections", tcpConnections);
         sink.accept("tcp_refused", tcpRefused);
         sink.accept("unreachable_sent", unreachableSent);
-        sink.accept("udp_flows", udpFlows);
         sink.accept("refused_at_limit", refusedAtLimit);
         sink.accept("dns_queries", dnsQueries);
         sink.accept("dns_retries", dnsRetries);
         sink.accept("dns_unanswered", dnsUnanswered);
-        sink.accept("ping_flows", pingFlows);
         sink.accept("policy_refused", policyRefused);
         sink.accept("arp_claims", arpClaims);
     }

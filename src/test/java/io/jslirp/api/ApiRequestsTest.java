@@ -2,7 +2,7 @@ package io.jslirp.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.jslirp.nat.FlowStatus;
+import io.jslirp.flow.FlowStatus;
 import io.jslirp.forward.HostForward;
 import io.jslirp.forward.PortForward;
 import io.jslirp.wire.Ipv4;
@@ -58,10 +58,10 @@ class ApiRequestsTest {
 
         @Override
         public void flows(Consumer<FlowStatus> sink) {
-            sink.accept(new FlowStatus("tcp", "ESTABLISHED", false, "10.0.2.100", 40000, "10.0.2.2", 8080,
+            sink.accept(new FlowStatus("tcp", "tcp", "ESTABLISHED", false, "10.0.2.100", 40000, "10.0.2.2", 8080,
                     "127.0.0.1", 8080, 12, 34, 56, 78, 5_678_000_000L));
-            sink.accept(new FlowStatus("udp", "open", true, "10.0.2.100", 53, "10.0.2.2", 32768,
-                    "127.0.0.1", 41000, 0, 7, 0));
+            sink.accept(new FlowStatus("udp", "udp", "open", true, "10.0.2.100", 53, "10.0.2.2", 32768,
+                    "127.0.0.1", 41000, 0, 7, 0, 0, 0));
         }
     }
 
@@ -114,10 +114,10 @@ class ApiRequestsTest {
     @Test
     void getStatusListsFlowsThenCounters() {
         assertThat(send("{\"execute\":\"get_status\"}")).isEqualTo("{\"return\":{\"connections\":["
-                + "{\"proto\":\"tcp\",\"state\":\"ESTABLISHED\",\"forwarded\":false,\"guest_addr\":\"10.0.2.100\",\"guest_port\":40000,"
+                + "{\"kind\":\"tcp\",\"proto\":\"tcp\",\"state\":\"ESTABLISHED\",\"forwarded\":false,\"guest_addr\":\"10.0.2.100\",\"guest_port\":40000,"
                 + "\"remote_addr\":\"10.0.2.2\",\"remote_port\":8080,\"host_addr\":\"127.0.0.1\",\"host_port\":8080,"
                 + "\"bytes_from_guest\":12,\"bytes_to_guest\":34,\"queued_to_host\":56,\"queued_to_guest\":78,\"age_ms\":5678},"
-                + "{\"proto\":\"udp\",\"state\":\"open\",\"forwarded\":true,\"guest_addr\":\"10.0.2.100\",\"guest_port\":53,"
+                + "{\"kind\":\"udp\",\"proto\":\"udp\",\"state\":\"open\",\"forwarded\":true,\"guest_addr\":\"10.0.2.100\",\"guest_port\":53,"
                 + "\"remote_addr\":\"10.0.2.2\",\"remote_port\":32768,\"host_addr\":\"127.0.0.1\",\"host_port\":41000,"
                 + "\"bytes_from_guest\":0,\"bytes_to_guest\":7,\"queued_to_host\":0,\"queued_to_guest\":0,\"age_ms\":0}],"
                 + "\"counters\":{\"frames_in\":3,\"open_tcp_connections\":1}}}");

@@ -18,15 +18,15 @@ class StatusReportTest {
                 + "\"remote_addr\":\"10.0.2.2\",\"remote_port\":32768,\"host_addr\":\"127.0.0.1\",\"host_port\":41000,"
                 + "\"bytes_from_guest\":0,\"bytes_to_guest\":12,\"age_ms\":999}]"));
         assertThat(table).isEqualTo("""
-                Proto  State        Dir  Guest             Remote          Host               Sent  Received  ToHost-Q  ToGuest-Q    Age
-                tcp    ESTABLISHED  out  10.0.2.100:40000  10.0.2.2:8080   127.0.0.1:8080   123456         7      4096      65536  3m05s
-                udp    open         in   10.0.2.100:53     10.0.2.2:32768  127.0.0.1:41000       0        12         0          0     0s
+                Kind  State        Dir  Guest             Remote          Host               Sent  Received  ToHost-Q  ToGuest-Q    Age
+                tcp   ESTABLISHED  out  10.0.2.100:40000  10.0.2.2:8080   127.0.0.1:8080   123456         7      4096      65536  3m05s
+                udp   open         in   10.0.2.100:53     10.0.2.2:32768  127.0.0.1:41000       0        12         0          0     0s
                 """);
     }
 
     @Test
     void noFlowsIsTheHeaderAlone() throws Exception {
-        assertThat(StatusReport.flowTable(JSON.readTree("[]"))).isEqualTo("Proto  State  Dir  Guest  Remote  Host  Sent  Received  ToHost-Q  ToGuest-Q  Age\n");
+        assertThat(StatusReport.flowTable(JSON.readTree("[]"))).isEqualTo("Kind  State  Dir  Guest  Remote  Host  Sent  Received  ToHost-Q  ToGuest-Q  Age\n");
     }
 
     @Test

@@ -14,7 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jslirp.forward.PortForward;
 import io.jslirp.loop.VirtualLoop;
-import io.jslirp.nat.FlowStatus;
+import io.jslirp.flow.FlowStatus;
 import io.jslirp.nat.Limits;
 import io.jslirp.policy.DestinationRules;
 import io.jslirp.policy.Nameserver;
@@ -270,6 +270,11 @@ public final class NatHarness {
 
     public Counters counters() {
         return network.counters();
+    }
+
+    /** The one table of flows. */
+    public io.jslirp.flow.Flows flowTable() {
+        return network.transport().flowTable();
     }
 
     public HostTransport transport() {

@@ -80,7 +80,7 @@ class StatusIT {
                     Namespace.sleep(100);
                 }
                 assertThat(table.lines().findFirst().orElse("").split(" +"))
-                        .containsExactly("Proto", "State", "Dir", "Guest", "Remote", "Host", "Sent", "Received", "ToHost-Q", "ToGuest-Q", "Age");
+                        .containsExactly("Kind", "State", "Dir", "Guest", "Remote", "Host", "Sent", "Received", "ToHost-Q", "ToGuest-Q", "Age");
                 assertThat(out).as(table).containsExactly("tcp", "ESTABLISHED", "out", GUEST + ":40123", Namespace.GATEWAY + ":" + tcpPort,
                         "127.0.0.1:" + tcpPort, Integer.toString(UPLOAD), Integer.toString(DOWNLOAD), "0", "0", out[10]);
                 // (both queues empty: the host peer's kernel acknowledged the upload, the guest the download)

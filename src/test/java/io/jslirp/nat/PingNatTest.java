@@ -57,7 +57,7 @@ class PingNatTest {
         assertThat(s.sent).singleElement().satisfies(d -> assertThat(d.payload()[0] & 0xff).isEqualTo(c.version().ipv6() ? 128 : 8));
         h.send(FrameBuilder.ip(c.version().guest(), c.remote()).echo(GUEST_ID, 2).payload(data).bytes());
         assertThat(h.sockets.of(Kind.PING)).as("one socket for the guest's ping session").hasSize(1);
-        assertThat(h.counters().pingFlows).isEqualTo(1);
+        assertThat(h.flowTable().opened(io.jslirp.flow.Kind.PING)).isEqualTo(1);
 
         s.receive(kernelReply(c, 1, data));
         h.settle();

@@ -98,7 +98,7 @@ class TcpNatTest {
         assertThat(synAck.flags).isEqualTo(SYN | ACK);
         assertThat(synAck.ack).isEqualTo(GUEST_ISN + 1);
         assertThat(synAck.mss).as("MTU - 40, or - 60 over IPv6").isEqualTo(v.ipv6() ? 1440 : 1460);
-        assertThat(h.counters().tcpConnections).isEqualTo(1);
+        assertThat(h.flowTable().opened(io.jslirp.flow.Kind.TCP)).isEqualTo(1);
     }
 
     @ParameterizedTest

@@ -73,7 +73,7 @@ class UdpNatTest {
             assertThat(f.fromGuest()).isEqualTo(10);
             assertThat(f.toGuest()).isEqualTo(6);
         });
-        assertThat(h.counters().udpFlows).isEqualTo(1);
+        assertThat(h.flowTable().opened(io.jslirp.flow.Kind.UDP)).isEqualTo(1);
     }
 
     /**

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.jslirp.sys.Errno;
+import io.jslirp.flow.Flows;
 import io.jslirp.sys.HostSockets;
+import io.jslirp.util.AddressBook;
 import io.jslirp.sys.SysException;
 
 import java.io.IOException;
@@ -42,7 +44,7 @@ class SpliceTest {
         Assumptions.assumeTrue(TestNetns.root(), "needs root");
         ns = TestNetns.create();
         lt = new LoopThread();
-        splices = lt.call(() -> new Splices(lt.loop));
+        splices = lt.call(() -> new Splices(lt.loop, new Flows(new AddressBook())));
     }
 
     @AfterEach

@@ -1,23 +1,25 @@
-package io.jslirp.util;
+package io.jslirp.flow;
 
 /**
- * Map from a flow's 4-tuple (two IPv4 addresses, two ports) to a value, with open addressing
- * and linear probing so that a lookup on the packet path allocates nothing.
+ * Map from a flow's lane and 4-tuple (two address handles, two ports) to a value, with open
+ * addressing and linear probing so that a lookup on the packet path allocates nothing. The lane
+ * keeps protocols apart: the same addresses and ports are another flow in TCP than in UDP. The
+ * table of flows indexes their guest sides with it; a forwarded socket, its clients.
  */
-public final class FlowTable<V> {
+public final class TupleIndex<V> {
     private long[] addresses;   // (a << 32) | b
-    private int[] ports;        // (portA << 16) | portB
+    private long[] ports;       // (lane << 32) | (portA << 16) | portB
     private Object[] values;    // null = empty slot
     private int size;
 
-    public FlowTable(int initialCapacity) {
+    public TupleIndex(int initialCapacity) {
         int cap = Integer.highestOneBit(Math.max(16, initialCapacity) * 2 - 1);
         allocate(cap);
     }
 
     private void allocate(int cap) {
         addresses = new long[cap];
-        ports = new int[cap];
+        ports = new long[cap];
         values = new Object[cap];
     }
 
@@ -25,12 +27,12 @@ public final class FlowTable<V> {
         return size;
     }
 
-    private static int hash(long addr, int port) {
+    private static int hash(long addr, long port) {
         long h = addr * 0x9E3779B97F4A7C15L ^ (port * 0xC2B2AE3D27D4EB4FL);
         return (int) (h ^ (h >>> 29));
     }
 
-    private int slot(long addr, int port) {
+    private int slot(long addr, long port) {
         int mask = values.length - 1;
         int i = hash(addr, port) & mask;
         while (values[i] != null && (addresses[i] != addr || ports[i] != port)) {
@@ -43,19 +45,19 @@ public final class FlowTable<V> {
         return ((long) a << 32) | (b & 0xffffffffL);
     }
 
-    private static int port(int pa, int pb) {
-        return (pa << 16) | (pb & 0xffff);
+    private static long port(int lane, int pa, int pb) {
+        return ((long) lane << 32) | ((pa & 0xffffL) << 16) | (pb & 0xffff);
     }
 
     @SuppressWarnings("unchecked")
-    public V get(int addrA, int portA, int addrB, int portB) {
-        return (V) values[slot(addr(addrA, addrB), port(portA, portB))];
+    public V get(int lane, int addrA, int portA, int addrB, int portB) {
+        return (V) values[slot(addr(addrA, addrB), port(lane, portA, portB))];
     }
 
-    public void put(int addrA, int portA, int addrB, int portB, V value) {
+    public void put(int lane, int addrA, int portA, int addrB, int portB, V value) {
         if ((size + 1) * 2 > values.length) grow();
         long a = addr(addrA, addrB);
-        int p = port(portA, portB);
+        long p = port(lane, portA, portB);
         int i = slot(a, p);
         if (values[i] == null) size++;
         addresses[i] = a;
@@ -63,9 +65,9 @@ public final class FlowTable<V> {
         values[i] = value;
     }
 
-    public void remove(int addrA, int portA, int addrB, int portB) {
+    public void remove(int lane, int addrA, int portA, int addrB, int portB) {
         long a = addr(addrA, addrB);
-        int p = port(portA, portB);
+        long p = port(lane, portA, portB);
         int i = slot(a, p);
         if (values[i] == null) return;
         values[i] = null;
@@ -98,7 +100,7 @@ public final class FlowTable<V> {
 
     private void grow() {
         long[] oa = addresses;
-        int[] op = ports;
+        long[] op = ports;
         Object[] ov = values;
         allocate(ov.length * 2);
         size = 0;

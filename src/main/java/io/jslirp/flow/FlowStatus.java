@@ -1,11 +1,12 @@
-package io.jslirp.nat;
+package io.jslirp.flow;
 
 /**
  * One open flow as {@code jslirp status} shows it: a snapshot taken on the loop's thread.
  *
- * @param protocol      "tcp" or "udp"
+ * @param kind          the flow's {@link Kind} as a label: tcp, udp, ping, tcp-splice, udp-splice
+ * @param protocol      "tcp", "udp" or "icmp"
  * @param state         the TCP state toward the guest (e.g. ESTABLISHED; SYN_SENT while a forwarded
- *                      connection waits for the guest's answer), or "open" for UDP
+ *                      connection waits for the guest's answer), or the table's state ("open")
  * @param forwarded     whether a host client opened it through a forwarded port
  * @param guestAddress  the guest's end (as text: dotted IPv4, or IPv6 in brackets) and port
  * @param remoteAddress the other end as the guest sees it (for a forward: the gateway) and port
@@ -19,14 +20,6 @@ package io.jslirp.nat;
  *                      they wait in the host socket's receive queue (SIOCINQ)
  * @param ageNanos      time since the flow opened
  */
-public record FlowStatus(String protocol, String state, boolean forwarded, String guestAddress, int guestPort,
+public record FlowStatus(String kind, String protocol, String state, boolean forwarded, String guestAddress, int guestPort,
                          String remoteAddress, int remotePort, String hostAddress, int hostPort,
-                         long fromGuest, long toGuest, long queuedToHost, long queuedToGuest, long ageNanos) {
-    /** A flow that queues nothing of its own (UDP; a connection still being opened). */
-    public FlowStatus(String protocol, String state, boolean forwarded, String guestAddress, int guestPort,
-                      String remoteAddress, int remotePort, String hostAddress, int hostPort,
-                      long fromGuest, long toGuest, long ageNanos) {
-        this(protocol, state, forwarded, guestAddress, guestPort, remoteAddress, remotePort, hostAddress, hostPort,
-                fromGuest, toGuest, 0, 0, ageNanos);
-    }
-}
+                         long fromGuest, long toGuest, long queuedToHost, long queuedToGuest, long ageNanos) {}
