@@ -157,6 +157,11 @@ public final class HostTransport {
         if (forwards.remove(forward)) forward.close();
     }
 
+    /** The family of IPv6 (null without it) or IPv4, for tests of what takes one. */
+    Family family(boolean v6) {
+        return v6 ? ipv6 : ipv4;
+    }
+
     /** The one table of flows, every kind. */
     public Flows flowTable() {
         return flows;

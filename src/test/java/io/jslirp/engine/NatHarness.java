@@ -272,6 +272,11 @@ public final class NatHarness {
         return network.counters();
     }
 
+    /** The family of a version, as the NATs are given it. */
+    public io.jslirp.nat.Family family(Version v) {
+        return network.transport().family(v.ipv6());
+    }
+
     /** The one table of flows. */
     public io.jslirp.flow.Flows flowTable() {
         return network.transport().flowTable();
