@@ -62,10 +62,18 @@ final class Receiver {
     /** {@link #receive} result: the payload lay beyond a gap; a duplicate ACK is due at once. */
     static final int BEYOND_GAP = 1;
 
+    /**
+     * Stands for toHost until the guest's bytes first need buffering: most connections never
+     * buffer any (the host socket takes them at once), and thousands of them would each hold a
+     * buffer object that never holds a byte. Nothing is ever written to it; {@link #makeRoom}
+     * replaces it first.
+     */
+    private static final RingBuffer NO_BUFFER = new RingBuffer(new BufferPool(1), 1, 1);
+
     private final TcpConfig config;
     private final BufferPool buffers;
     private final Timers timers;
-    private final RingBuffer toHost;
+    private RingBuffer toHost = NO_BUFFER;
 
     private final int irs;
     private int rcvNxt;
@@ -113,7 +121,6 @@ final class Receiver {
         this.timestamps = synOptions.hasTimestamp;
         this.tsRecent = synOptions.tsVal;
         this.sackPermitted = synOptions.sackPermitted;
-        this.toHost = new RingBuffer(buffers, Math.min(config.initialBuffer(), config.receiveBuffer()), config.receiveBuffer());
         this.toHostLimit = config.receiveBuffer();
     }
 
@@ -261,6 +268,7 @@ final class Receiver {
      * from now on stay within what toHost has.
      */
     private void makeRoom(int bytes) {
+        if (toHost == NO_BUFFER) toHost = new RingBuffer(buffers, firstCapacity(), config.receiveBuffer());
         toHost.resume(toHostLimit);
         while (toHost.capacity() < Math.min(bytes, toHostLimit)) {
             if (!toHost.grow()) {
@@ -285,7 +293,7 @@ final class Receiver {
 
     /** The host side wrote n bytes of {@link #toHost()} to the host socket. */
     void deliveredToHost(int n) {
-        toHost.discard(n);
+        if (n > 0) toHost.discard(n);
         windowCheck = true;
     }
 
@@ -323,7 +331,17 @@ final class Receiver {
 
     /** The most toHost may hold: its limit, and its size now with what the budget can still give it. */
     private long holdable() {
-        return Math.min(toHostLimit, toHost.capacity() + buffers.unreserved());
+        return Math.min(toHostLimit, capacity() + buffers.unreserved());
+    }
+
+    /** What toHost starts with. */
+    private int firstCapacity() {
+        return Math.min(config.initialBuffer(), config.receiveBuffer());
+    }
+
+    /** toHost's capacity, also before it exists. */
+    private int capacity() {
+        return toHost == NO_BUFFER ? firstCapacity() : toHost.capacity();
     }
 
     /** The window our next segment offers, in bytes (a multiple of the scale unit). */
@@ -400,13 +418,13 @@ final class Receiver {
 
     /** An empty buffer gives its memory back until the next byte: idle connections cost none. */
     void releaseIfIdle() {
-        if (toHost.isEmpty() && outOfOrder.isEmpty()) {
+        if (toHost != NO_BUFFER && toHost.isEmpty() && outOfOrder.isEmpty()) {
             toHost.release();
             toHostLimit = toHost.maxCapacity(); // the budget may have room again by the next byte
         }
     }
 
     void close() {
-        toHost.close();
+        if (toHost != NO_BUFFER) toHost.close();
     }
 }

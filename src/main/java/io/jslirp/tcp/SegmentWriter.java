@@ -40,6 +40,11 @@ final class SegmentWriter {
         return now;
     }
 
+    /** Payload per segment toward the guest. */
+    int sendMss() {
+        return sendMss;
+    }
+
     /** Our timestamp clock: milliseconds (RFC 7323 allows 1 ms to 1 s per tick). */
     private int tsVal() {
         return (int) (now / 1_000_000L);

@@ -49,7 +49,8 @@ public final class TcpConnection {
     private final Receiver receiver;
     private final SegmentWriter writer;
     private final Sender sender;
-    private final Recovery recovery;
+    /** Loss recovery, made at the first duplicate ACK or SACK block: most connections never lose a segment. */
+    private Recovery recovery;
 
     private State state = State.CONNECTING;
     /** Both directions finished on the wire, but guest data still waits in toHost for the host socket. */
@@ -79,7 +80,12 @@ public final class TcpConnection {
         this.writer = new SegmentWriter(context.out(), addresses, receiver, config, sendMss);
         int sndShift = options.windowScale >= 0 ? options.windowScale : 0;
         this.sender = new Sender(iss, sndShift, sendMss, host, writer, rtt);
-        this.recovery = Recovery.of(options.sackPermitted, sendMss, rtt, timers);
+    }
+
+    /** The connection's recovery, made when first needed. */
+    private Recovery recovery() {
+        if (recovery == null) recovery = Recovery.of(receiver.sackPermitted(), writer.sendMss(), rtt, timers);
+        return recovery;
     }
 
     /**
@@ -347,15 +353,17 @@ public final class TcpConnection {
             receiver.ackDue(); // acknowledges something never sent: answer, and ignore its data and FIN
             return false;
         }
-        recovery.sackBlocks(opts, ack, sender.sndMax());
+        if (opts.sackBlocks > 0 && receiver.sackPermitted()) recovery().sackBlocks(opts, ack, sender.sndMax());
         long newWnd = sender.scaledWindow(seg.header().window());
         int sndUna = sender.sndUna();
         if (Seq.lt(ack, sndUna)) return true;
         if (Seq.gt(ack, sndUna)) {
             sender.acknowledge(ack);
-            recovery.advance(ack);
             rtt.acknowledged(ack, receiver.timestamps() && opts.hasTimestamp ? opts.tsEcr : 0, now);
-            if (recovery.newAck(ack, sender.known(), now)) due();
+            if (recovery != null) {
+                recovery.advance(ack);
+                if (recovery.newAck(ack, sender.known(), now)) due();
+            }
             sender.window(newWnd);
             if (sender.inFlight()) timers.armRetransmit(now + rtt.rto());
             else timers.stopRetransmit();
@@ -364,7 +372,7 @@ public final class TcpConnection {
             boolean dup = seg.payloadLength() == 0 && sender.duplicate(newWnd);
             sender.window(newWnd);
             // Fast retransmit and recovery (RFC 6582, guided by the guest's SACK blocks when it sends them).
-            if (dup && recovery.duplicateAck(sndUna, sender.sndMax(), sender.known(), now)) due();
+            if (dup && recovery().duplicateAck(sndUna, sender.sndMax(), sender.known(), now)) due();
         }
         return true;
     }
@@ -421,7 +429,7 @@ public final class TcpConnection {
             sendSynAck();
         }
         int rcvNxt = receiver.rcvNxt();
-        if (recovery.dueLength() > 0) {
+        if (recovery != null && recovery.dueLength() > 0) {
             int from = recovery.dueFrom(), len = recovery.dueLength();
             recovery.clearDue();
             sender.retransmit(from, len, rcvNxt);
@@ -515,7 +523,7 @@ public final class TcpConnection {
     }
 
     private void timer(long now) {
-        if (now >= timers.recoveryProbe()) {
+        if (now >= timers.recoveryProbe() && recovery != null) {
             writer.now(now);
             if (recovery.probe(sender.sndUna(), sender.inFlight(), sender.known(), now)) due();
         }
@@ -538,7 +546,7 @@ public final class TcpConnection {
             if (!backOff()) return;
             sender.goBack(); // the flush resends from the oldest unacknowledged byte
             rtt.stopTiming();
-            recovery.timedOut();
+            if (recovery != null) recovery.timedOut();
         } else if (sender.windowClosed()) {
             probeDue = true;
             due();
@@ -562,7 +570,7 @@ public final class TcpConnection {
         synAckDue = false; // of what was due, only a reset still goes
         probeDue = false;
         acksDue = 0;
-        recovery.clearDue();
+        if (recovery != null) recovery.clearDue();
         receiver.close();
     }
 
