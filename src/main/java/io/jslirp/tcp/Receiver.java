@@ -84,16 +84,17 @@ final class Receiver {
     private boolean guestFinished;
     /** In-order bytes went to the host socket directly in this loop iteration (until the flush). */
     private boolean wroteDirectly;
-    /** What the host socket can still take, as the host side last measured it or knows at least ({@link #hostRoom}). */
-    private long hostRoom = Integer.MAX_VALUE;
+    /**
+     * What the host socket can still take, as the host side last measured it or knows at least
+     * ({@link #hostRoom}); no window goes beyond an int's worth.
+     */
+    private int hostRoom = Integer.MAX_VALUE;
     /** The host socket took bytes or has more room: the flush sees whether the guest must hear of the window. */
     private boolean windowCheck;
     /** Most bytes toHost may hold: its maximum, or less once the pool's budget refused it more. */
     private int toHostLimit;
     /** The guest's data received beyond a gap (none until the first gap: most connections never see one). */
     private OutOfOrder outOfOrder = OutOfOrder.NONE;
-    /** The SACK blocks of our next ACK, allocated with the first. */
-    private int[] sackEdges;
 
     /** RFC 7323 timestamps: every segment but a RST carries them, echoing the guest's TSval. */
     private final boolean timestamps;
@@ -282,7 +283,7 @@ final class Receiver {
 
     /** See {@link TcpConnection#hostRoom}. */
     void hostRoom(long bytes) {
-        hostRoom = Math.max(bytes, 0);
+        hostRoom = Math.clamp(bytes, 0, Integer.MAX_VALUE);
         windowCheck = true;
     }
 
@@ -325,7 +326,7 @@ final class Receiver {
      * sent again).
      */
     int windowSpace() {
-        long space = Math.min(hostRoom + SLACK, holdable()) - toHost.size();
+        long space = Math.min((long) hostRoom + SLACK, holdable()) - toHost.size();
         return (int) Math.max(space, 0);
     }
 
@@ -359,9 +360,8 @@ final class Receiver {
     int appendOptions(MemorySegment f, long off, int hdr, int tsVal) {
         if (timestamps) hdr = Tcp.appendTimestamps(f, off, hdr, tsVal, tsRecent);
         if (sackPermitted && !outOfOrder.isEmpty()) {
-            if (sackEdges == null) sackEdges = new int[2 * Tcp.MAX_SACK_BLOCKS_WITH_TIMESTAMPS];
-            int blocks = outOfOrder.sackBlocks(sackEdges, Tcp.MAX_SACK_BLOCKS_WITH_TIMESTAMPS);
-            hdr = Tcp.appendSack(f, off, hdr, sackEdges, blocks);
+            int blocks = outOfOrder.sackBlocks(Tcp.MAX_SACK_BLOCKS_WITH_TIMESTAMPS);
+            hdr = Tcp.appendSack(f, off, hdr, outOfOrder.sackEdges(), blocks);
         }
         return hdr;
     }

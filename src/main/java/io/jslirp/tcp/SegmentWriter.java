@@ -14,20 +14,18 @@ final class SegmentWriter {
     /** The flow's addresses and ports (copied: one object less per connection). */
     private final int guestAddress, guestPort, remoteAddress, remotePort;
     private final Receiver receiver;
-    private final TcpConfig config;
     /** Payload per segment toward the guest (the guest's MSS less our options). */
     private final int sendMss;
     /** The clock at the latest event, for the timestamps of segments sent while handling it. */
     private long now;
 
-    SegmentWriter(TcpOutput out, FlowAddresses addresses, Receiver receiver, TcpConfig config, int sendMss) {
+    SegmentWriter(TcpOutput out, FlowAddresses addresses, Receiver receiver, int sendMss) {
         this.out = out;
         this.guestAddress = addresses.guestAddress();
         this.guestPort = addresses.guestPort();
         this.remoteAddress = addresses.remoteAddress();
         this.remotePort = addresses.remotePort();
         this.receiver = receiver;
-        this.config = config;
         this.sendMss = sendMss;
     }
 
@@ -76,11 +74,11 @@ final class SegmentWriter {
         if (len > 0) receiver.dataSent();
     }
 
-    /** Sends our SYN-ACK with sequence number iss, offering what the guest's SYN did. */
-    void sendSynAck(int iss) {
+    /** Sends our SYN-ACK with sequence number iss, announcing mss and offering what the guest's SYN did. */
+    void sendSynAck(int iss, int mss) {
         MemorySegment f = out.frame();
         long off = out.tcpOffset();
-        int hdr = Tcp.writeSynOptions(f, off, config.mss(), receiver.windowScale());
+        int hdr = Tcp.writeSynOptions(f, off, mss, receiver.windowScale());
         if (receiver.timestamps()) hdr = Tcp.appendTimestamps(f, off, hdr, tsVal(), receiver.tsRecent());
         // SACK on: the guest then recovers from loss and reordering by our SACK blocks, and its
         // blocks steer our recovery (SackRecovery).

@@ -64,8 +64,11 @@ public final class TcpConnection {
     private boolean synAckDue, probeDue;
     /** Pure ACKs due: one for each segment that arrived beyond a gap, so the guest counts duplicate ACKs. */
     private int acksDue;
-    /** A reset due (its flags, 0 for none), with its sequence and acknowledgment numbers. */
-    private int resetFlags, resetSeq, resetAck;
+    /**
+     * A reset due (its flags, 0 for none), with its sequence number; one with ACK acknowledges
+     * rcvNxt, which stays as it was since the reset was made due (the connection closed).
+     */
+    private int resetFlags, resetSeq;
 
     /** A connection for a guest SYN (already validated) whose host connect is now in progress; iss is our ISN. */
     public TcpConnection(FlowAddresses addresses, GuestSyn syn, int iss, TcpContext context, HostStream host) {
@@ -77,7 +80,7 @@ public final class TcpConnection {
         TcpOptions options = syn.options();
         this.receiver = new Receiver(syn.isn(), options, config, context.buffers(), timers);
         int sendMss = Sender.sendMss(config, options);
-        this.writer = new SegmentWriter(context.out(), addresses, receiver, config, sendMss);
+        this.writer = new SegmentWriter(context.out(), addresses, receiver, sendMss);
         int sndShift = options.windowScale >= 0 ? options.windowScale : 0;
         this.sender = new Sender(iss, sndShift, sendMss, host, writer, rtt);
     }
@@ -189,7 +192,7 @@ public final class TcpConnection {
     /** The host connect failed: reset the guest's connection attempt at once. */
     public Outcome hostRefused() {
         if (state != State.CONNECTING) return Outcome.NOTHING;
-        resetDue(0, receiver.rcvNxt(), Tcp.RST | Tcp.ACK);
+        resetDue(0, Tcp.RST | Tcp.ACK);
         close(false);
         return takeResult();
     }
@@ -245,7 +248,7 @@ public final class TcpConnection {
 
     private void resetGuest(boolean resetHost) {
         if (state == State.CLOSED) return;
-        if (state != State.CONNECTING) resetDue(sender.sndNxt(), receiver.rcvNxt(), Tcp.RST | Tcp.ACK);
+        if (state != State.CONNECTING) resetDue(sender.sndNxt(), Tcp.RST | Tcp.ACK);
         close(resetHost);
     }
 
@@ -275,7 +278,7 @@ public final class TcpConnection {
         if (!admit(seg)) return;
         if (state == State.SYN_RECEIVED) {
             if (!sender.acknowledgesSyn(ack)) {
-                resetDue(ack, 0, Tcp.RST);
+                resetDue(ack, Tcp.RST);
                 return;
             }
             state = State.ESTABLISHED;
@@ -442,7 +445,7 @@ public final class TcpConnection {
         if (resetFlags != 0) {
             int flags = resetFlags;
             resetFlags = 0;
-            writer.send(resetSeq, resetAck, flags);
+            writer.send(resetSeq, (flags & Tcp.ACK) != 0 ? receiver.rcvNxt() : 0, flags);
         }
     }
 
@@ -506,7 +509,7 @@ public final class TcpConnection {
     }
 
     private void sendSynAck() {
-        writer.sendSynAck(sender.iss());
+        writer.sendSynAck(sender.iss(), config.mss());
         sender.synSent();
         timers.armRetransmit(writer.now() + rtt.rto());
     }
@@ -585,9 +588,9 @@ public final class TcpConnection {
         due();
     }
 
-    private void resetDue(int seq, int ack, int flags) {
+    /** A reset with sequence number seq and flags is due; with ACK it acknowledges rcvNxt. */
+    private void resetDue(int seq, int flags) {
         resetSeq = seq;
-        resetAck = ack;
         resetFlags = flags;
         due();
     }
