@@ -7,8 +7,6 @@ import io.jslirp.wire.TcpOptions;
 import io.jslirp.wire.TcpHeader;
 import io.jslirp.wire.TcpSegment;
 
-import java.lang.foreign.MemorySegment;
-
 /**
  * The guest-facing half of one NATed TCP flow: the guest connected to a remote address and we
  * play that remote. Pure logic: it is driven by the guest's segments, by what the host side
@@ -64,10 +62,7 @@ public final class TcpConnection {
     private boolean synAckDue, probeDue;
     /** Pure ACKs due: one for each segment that arrived beyond a gap, so the guest counts duplicate ACKs. */
     private int acksDue;
-    /**
-     * A reset due (its flags, 0 for none), with its sequence number; one with ACK acknowledges
-     * rcvNxt, which stays as it was since the reset was made due (the connection closed).
-     */
+    /** A reset due (its flags, 0 for none), with its sequence number (see {@link #resetDue}). */
     private int resetFlags, resetSeq;
 
     /** A connection for a guest SYN (already validated) whose host connect is now in progress; iss is our ISN. */
@@ -98,17 +93,7 @@ public final class TcpConnection {
      * ({@link #openedToGuest}).
      */
     public static void sendSyn(TcpContext context, FlowAddresses addresses, int iss, long now) {
-        TcpOutput out = context.out();
-        TcpConfig config = context.config();
-        MemorySegment f = out.frame();
-        long off = out.tcpOffset();
-        int hdr = Tcp.writeSynOptions(f, off, config.mss(), config.windowShift());
-        hdr = Tcp.appendTimestamps(f, off, hdr, (int) (now / 1_000_000L), 0);
-        hdr = Tcp.appendSackPermitted(f, off, hdr);
-        int window = Math.min(Math.min(config.initialBuffer(), config.receiveBuffer()), 0xffff);
-        Tcp.write(f, off, out.tcpHeader().ports(addresses.remotePort(), addresses.guestPort()).seq(iss).ack(0).flags(Tcp.SYN)
-                .window(window).length(hdr));
-        out.sendTcp(addresses.remoteAddress(), addresses.guestAddress(), hdr);
+        SegmentWriter.sendSyn(context, addresses, iss, now);
     }
 
     /**
@@ -363,10 +348,8 @@ public final class TcpConnection {
         if (Seq.gt(ack, sndUna)) {
             sender.acknowledge(ack);
             rtt.acknowledged(ack, receiver.timestamps() && opts.hasTimestamp ? opts.tsEcr : 0, now);
-            if (recovery != null) {
-                recovery.advance(ack);
-                if (recovery.newAck(ack, sender.known(), now)) due();
-            }
+            if (recovery != null) recovery.advance(ack);
+            if (recovery != null && recovery.newAck(ack, sender.known(), now)) due();
             sender.window(newWnd);
             if (sender.inFlight()) timers.armRetransmit(now + rtt.rto());
             else timers.stopRetransmit();
@@ -588,7 +571,7 @@ public final class TcpConnection {
         due();
     }
 
-    /** A reset with sequence number seq and flags is due; with ACK it acknowledges rcvNxt. */
+    /** A reset with sequence number seq and flags is due; with ACK it acknowledges rcvNxt as it is when it goes. */
     private void resetDue(int seq, int flags) {
         resetSeq = seq;
         resetFlags = flags;
