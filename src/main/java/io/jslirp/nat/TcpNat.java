@@ -81,6 +81,8 @@ public final class TcpNat {
     /** Armed while the pool keeps free blocks: after a burst, what no connection reuses goes back within two rounds. */
     private final Timer trim = new Timer(this::trimBuffers);
     private final GatewayPorts gatewayPorts = new GatewayPorts();
+    /** What the connections of each IP version are made with ({@link #tcpContext}). */
+    private TcpContext tcp4, tcp6;
 
     /**
      * @param dns          where TCP to the DNS address goes, or null with --disable-dns
@@ -214,9 +216,18 @@ public final class TcpNat {
         }
     }
 
-    /** What a connection of family is made with: its TCP parameters and output, and this NAT's buffer pool. */
+    /**
+     * What a connection of family is made with: its TCP parameters and output, and this NAT's
+     * buffer pool; made once per family, not for each connection.
+     */
     private TcpContext tcpContext(Family family) {
-        return new TcpContext(family.tcp(), buffers, family.output());
+        TcpContext c = family.ipv6() ? tcp6 : tcp4;
+        if (c == null || c.config() != family.tcp() || c.out() != family.output()) {
+            c = new TcpContext(family.tcp(), buffers, family.output());
+            if (family.ipv6()) tcp6 = c;
+            else tcp4 = c;
+        }
+        return c;
     }
 
     private boolean free(int guestAddress, int guestPort, int source, int port) {

@@ -28,6 +28,8 @@ final class OutOfOrder {
     private int count;
     /** Sequence number of the segment that arrived last; its range goes first in SACK (RFC 2018). */
     private int latest;
+    /** The edges {@link #sackBlocks(int)} reports, made with its first report. */
+    private int[] sackEdges;
 
     OutOfOrder(int maxRanges) {
         this.maxRanges = maxRanges;
@@ -108,6 +110,20 @@ final class OutOfOrder {
 
     void clear() {
         if (count != 0) count = 0; // NONE, shared, is never written
+    }
+
+    /**
+     * Reports up to max SACK blocks in {@link #sackEdges()} (as {@link #sackBlocks(int[], int)}):
+     * only a set that holds ranges ever reports, so the array is made here and not by each owner.
+     */
+    int sackBlocks(int max) {
+        if (sackEdges == null || sackEdges.length < 2 * max) sackEdges = new int[2 * max];
+        return sackBlocks(sackEdges, max);
+    }
+
+    /** The edges of the blocks the latest {@link #sackBlocks(int)} reported. */
+    int[] sackEdges() {
+        return sackEdges;
     }
 
     /** Fills edges with up to max SACK blocks, the latest segment's range first; returns how many. */

@@ -62,10 +62,18 @@ final class Receiver {
     /** {@link #receive} result: the payload lay beyond a gap; a duplicate ACK is due at once. */
     static final int BEYOND_GAP = 1;
 
+    /**
+     * Stands for toHost until the guest's bytes first need buffering: most connections never
+     * buffer any (the host socket takes them at once), and thousands of them would each hold a
+     * buffer object that never holds a byte. Nothing is ever written to it; {@link #makeRoom}
+     * replaces it first.
+     */
+    private static final RingBuffer NO_BUFFER = new RingBuffer(new BufferPool(1), 1, 1);
+
     private final TcpConfig config;
     private final BufferPool buffers;
     private final Timers timers;
-    private final RingBuffer toHost;
+    private RingBuffer toHost = NO_BUFFER;
 
     private final int irs;
     private int rcvNxt;
@@ -76,16 +84,17 @@ final class Receiver {
     private boolean guestFinished;
     /** In-order bytes went to the host socket directly in this loop iteration (until the flush). */
     private boolean wroteDirectly;
-    /** What the host socket can still take, as the host side last measured it or knows at least ({@link #hostRoom}). */
-    private long hostRoom = Integer.MAX_VALUE;
+    /**
+     * What the host socket can still take, as the host side last measured it or knows at least
+     * ({@link #hostRoom}); no window goes beyond an int's worth.
+     */
+    private int hostRoom = Integer.MAX_VALUE;
     /** The host socket took bytes or has more room: the flush sees whether the guest must hear of the window. */
     private boolean windowCheck;
     /** Most bytes toHost may hold: its maximum, or less once the pool's budget refused it more. */
     private int toHostLimit;
     /** The guest's data received beyond a gap (none until the first gap: most connections never see one). */
     private OutOfOrder outOfOrder = OutOfOrder.NONE;
-    /** The SACK blocks of our next ACK, allocated with the first. */
-    private int[] sackEdges;
 
     /** RFC 7323 timestamps: every segment but a RST carries them, echoing the guest's TSval. */
     private final boolean timestamps;
@@ -113,7 +122,6 @@ final class Receiver {
         this.timestamps = synOptions.hasTimestamp;
         this.tsRecent = synOptions.tsVal;
         this.sackPermitted = synOptions.sackPermitted;
-        this.toHost = new RingBuffer(buffers, Math.min(config.initialBuffer(), config.receiveBuffer()), config.receiveBuffer());
         this.toHostLimit = config.receiveBuffer();
     }
 
@@ -261,6 +269,7 @@ final class Receiver {
      * from now on stay within what toHost has.
      */
     private void makeRoom(int bytes) {
+        if (toHost == NO_BUFFER) toHost = new RingBuffer(buffers, firstCapacity(), config.receiveBuffer());
         toHost.resume(toHostLimit);
         while (toHost.capacity() < Math.min(bytes, toHostLimit)) {
             if (!toHost.grow()) {
@@ -274,7 +283,7 @@ final class Receiver {
 
     /** See {@link TcpConnection#hostRoom}. */
     void hostRoom(long bytes) {
-        hostRoom = Math.max(bytes, 0);
+        hostRoom = Math.clamp(bytes, 0, Integer.MAX_VALUE);
         windowCheck = true;
     }
 
@@ -285,7 +294,7 @@ final class Receiver {
 
     /** The host side wrote n bytes of {@link #toHost()} to the host socket. */
     void deliveredToHost(int n) {
-        toHost.discard(n);
+        if (n > 0) toHost.discard(n);
         windowCheck = true;
     }
 
@@ -317,13 +326,23 @@ final class Receiver {
      * sent again).
      */
     int windowSpace() {
-        long space = Math.min(hostRoom + SLACK, holdable()) - toHost.size();
+        long space = Math.min((long) hostRoom + SLACK, holdable()) - toHost.size();
         return (int) Math.max(space, 0);
     }
 
     /** The most toHost may hold: its limit, and its size now with what the budget can still give it. */
     private long holdable() {
-        return Math.min(toHostLimit, toHost.capacity() + buffers.unreserved());
+        return Math.min(toHostLimit, capacity() + buffers.unreserved());
+    }
+
+    /** What toHost starts with. */
+    private int firstCapacity() {
+        return Math.min(config.initialBuffer(), config.receiveBuffer());
+    }
+
+    /** toHost's capacity, also before it exists. */
+    private int capacity() {
+        return toHost == NO_BUFFER ? firstCapacity() : toHost.capacity();
     }
 
     /** The window our next segment offers, in bytes (a multiple of the scale unit). */
@@ -341,9 +360,8 @@ final class Receiver {
     int appendOptions(MemorySegment f, long off, int hdr, int tsVal) {
         if (timestamps) hdr = Tcp.appendTimestamps(f, off, hdr, tsVal, tsRecent);
         if (sackPermitted && !outOfOrder.isEmpty()) {
-            if (sackEdges == null) sackEdges = new int[2 * Tcp.MAX_SACK_BLOCKS_WITH_TIMESTAMPS];
-            int blocks = outOfOrder.sackBlocks(sackEdges, Tcp.MAX_SACK_BLOCKS_WITH_TIMESTAMPS);
-            hdr = Tcp.appendSack(f, off, hdr, sackEdges, blocks);
+            int blocks = outOfOrder.sackBlocks(Tcp.MAX_SACK_BLOCKS_WITH_TIMESTAMPS);
+            hdr = Tcp.appendSack(f, off, hdr, outOfOrder.sackEdges(), blocks);
         }
         return hdr;
     }
@@ -400,13 +418,13 @@ final class Receiver {
 
     /** An empty buffer gives its memory back until the next byte: idle connections cost none. */
     void releaseIfIdle() {
-        if (toHost.isEmpty() && outOfOrder.isEmpty()) {
+        if (toHost != NO_BUFFER && toHost.isEmpty() && outOfOrder.isEmpty()) {
             toHost.release();
             toHostLimit = toHost.maxCapacity(); // the budget may have room again by the next byte
         }
     }
 
     void close() {
-        toHost.close();
+        if (toHost != NO_BUFFER) toHost.close();
     }
 }

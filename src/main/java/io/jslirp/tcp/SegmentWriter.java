@@ -14,20 +14,18 @@ final class SegmentWriter {
     /** The flow's addresses and ports (copied: one object less per connection). */
     private final int guestAddress, guestPort, remoteAddress, remotePort;
     private final Receiver receiver;
-    private final TcpConfig config;
     /** Payload per segment toward the guest (the guest's MSS less our options). */
     private final int sendMss;
     /** The clock at the latest event, for the timestamps of segments sent while handling it. */
     private long now;
 
-    SegmentWriter(TcpOutput out, FlowAddresses addresses, Receiver receiver, TcpConfig config, int sendMss) {
+    SegmentWriter(TcpOutput out, FlowAddresses addresses, Receiver receiver, int sendMss) {
         this.out = out;
         this.guestAddress = addresses.guestAddress();
         this.guestPort = addresses.guestPort();
         this.remoteAddress = addresses.remoteAddress();
         this.remotePort = addresses.remotePort();
         this.receiver = receiver;
-        this.config = config;
         this.sendMss = sendMss;
     }
 
@@ -38,6 +36,11 @@ final class SegmentWriter {
 
     long now() {
         return now;
+    }
+
+    /** Payload per segment toward the guest. */
+    int sendMss() {
+        return sendMss;
     }
 
     /** Our timestamp clock: milliseconds (RFC 7323 allows 1 ms to 1 s per tick). */
@@ -71,11 +74,26 @@ final class SegmentWriter {
         if (len > 0) receiver.dataSent();
     }
 
-    /** Sends our SYN-ACK with sequence number iss, offering what the guest's SYN did. */
-    void sendSynAck(int iss) {
+    /** Sends the SYN of a connection we open toward the guest (see {@link TcpConnection#sendSyn}). */
+    static void sendSyn(TcpContext context, FlowAddresses addresses, int iss, long now) {
+        TcpOutput out = context.out();
+        TcpConfig config = context.config();
         MemorySegment f = out.frame();
         long off = out.tcpOffset();
-        int hdr = Tcp.writeSynOptions(f, off, config.mss(), receiver.windowScale());
+        int hdr = Tcp.writeSynOptions(f, off, config.mss(), config.windowShift());
+        hdr = Tcp.appendTimestamps(f, off, hdr, (int) (now / 1_000_000L), 0);
+        hdr = Tcp.appendSackPermitted(f, off, hdr);
+        int window = Math.min(Math.min(config.initialBuffer(), config.receiveBuffer()), 0xffff);
+        Tcp.write(f, off, out.tcpHeader().ports(addresses.remotePort(), addresses.guestPort()).seq(iss).ack(0).flags(Tcp.SYN)
+                .window(window).length(hdr));
+        out.sendTcp(addresses.remoteAddress(), addresses.guestAddress(), hdr);
+    }
+
+    /** Sends our SYN-ACK with sequence number iss, announcing mss and offering what the guest's SYN did. */
+    void sendSynAck(int iss, int mss) {
+        MemorySegment f = out.frame();
+        long off = out.tcpOffset();
+        int hdr = Tcp.writeSynOptions(f, off, mss, receiver.windowScale());
         if (receiver.timestamps()) hdr = Tcp.appendTimestamps(f, off, hdr, tsVal(), receiver.tsRecent());
         // SACK on: the guest then recovers from loss and reordering by our SACK blocks, and its
         // blocks steer our recovery (SackRecovery).

@@ -35,25 +35,12 @@ final class Sender {
     private int sndUna, sndNxt, sndMax;
     private long sndWnd;
     private final int sndShift;
-    /** Most payload one segment handed to the output carries: the send MSS, or about 64 KiB with TSO. */
+    /**
+     * Most payload one segment handed to the output carries: the send MSS, or about 64 KiB with
+     * TSO. What follows from it ({@link #peekLimit}, {@link #burst}) is worked out when sending,
+     * not kept: thousands of connections would each hold the same few numbers.
+     */
     private final int sendLimit;
-    /** Most bytes one peek takes: whole segments of sendLimit within {@link HostStream#MAX_PEEK}, so no runt follows each. */
-    private final int peekLimit;
-    /**
-     * Most payload bytes one flush sends toward the guest: a peek's worth, or 8 segments where
-     * they are large (TSO, MTU 65520), within {@link #BURST_LIMIT}: a write costs about the same
-     * per frame whatever its size, so this takes about as long. A guest's window can be megabytes;
-     * sent in one flush, it would hold every other connection's next segment back for the
-     * milliseconds its writes take.
-     */
-    private final int burst;
-    /**
-     * The burst while an interactive exchange goes on beside bulk traffic: a peek's worth, or 2
-     * segments where they are large. With TSO a burst of 8 made a reply wait behind up to 512 KiB
-     * of writes toward the guest (round trips beside a download took longer than with 2), while
-     * alone a flow moves more per write with 8.
-     */
-    private final int shortBurst;
     /** Bytes beyond sndUna known to wait in the host stream (peeked at least once). */
     private int known;
     /** Bytes of the host stream peeked so far: sent to the guest at least once. */
@@ -67,7 +54,6 @@ final class Sender {
     private int hostEnd;
     private boolean finSent;
     private int finSeq;
-    private boolean finAcked;
 
     /** The sending half for our ISN iss toward a guest that sends with window-scale shift sndShift, segments of sendMss. */
     Sender(int iss, int sndShift, int sendMss, HostStream host, SegmentWriter writer, RttEstimator rtt) {
@@ -81,9 +67,27 @@ final class Sender {
         // them, within the largest IPv4 datagram (header options up to 40 bytes).
         int largest = 0xffff - Ipv4.MIN_HEADER_LENGTH - Tcp.MIN_HEADER_LENGTH - 40;
         this.sendLimit = writer.largeSegments() ? Math.max(largest / sendMss, 1) * sendMss : sendMss;
-        this.peekLimit = HostStream.MAX_PEEK / sendLimit * sendLimit;
-        this.burst = Math.max(peekLimit, Math.min(8 * sendLimit, BURST_LIMIT));
-        this.shortBurst = Math.max(peekLimit, Math.min(2 * sendLimit, BURST_LIMIT));
+    }
+
+    /** Most bytes one peek takes: whole segments of sendLimit within {@link HostStream#MAX_PEEK}, so no runt follows each. */
+    private int peekLimit() {
+        return HostStream.MAX_PEEK / sendLimit * sendLimit;
+    }
+
+    /**
+     * Most payload bytes one flush sends toward the guest: a peek's worth, or 8 segments where
+     * they are large (TSO, MTU 65520), within {@link #BURST_LIMIT}: a write costs about the same
+     * per frame whatever its size, so this takes about as long. A guest's window can be megabytes;
+     * sent in one flush, it would hold every other connection's next segment back for the
+     * milliseconds its writes take.
+     *
+     * <p>With shortBurst, the burst while an interactive exchange goes on beside bulk traffic: a
+     * peek's worth, or 2 segments where they are large. With TSO a burst of 8 made a reply wait
+     * behind up to 512 KiB of writes toward the guest (round trips beside a download took longer
+     * than with 2), while alone a flow moves more per write with 8.
+     */
+    private int burst(boolean shortBurst) {
+        return Math.max(peekLimit(), Math.min((shortBurst ? 2 : 8) * sendLimit, BURST_LIMIT));
     }
 
     /** Payload per segment toward the guest: its MSS (536 if it named none) within ours, less the timestamps (RFC 6691). */
@@ -117,8 +121,9 @@ final class Sender {
         return hostBytesRead;
     }
 
+    /** Whether the guest acknowledged our FIN. */
     boolean finAcked() {
-        return finAcked;
+        return finSent && Seq.gt(sndUna, finSeq);
     }
 
     /** Whether sent data waits for the guest's acknowledgment. */
@@ -196,7 +201,6 @@ final class Sender {
         int acked = Math.min(ack - sndUna, known);
         if (acked > 0) host.acknowledged(acked);
         known -= acked;
-        if (finSent && Seq.gt(ack, finSeq)) finAcked = true;
         sndUna = ack;
         if (Seq.lt(sndNxt, sndUna)) sndNxt = sndUna;
     }
@@ -237,21 +241,22 @@ final class Sender {
      * {@link #FIN_SENT}, {@link #FAILED} bits.
      */
     int send(int rcvNxt, boolean shortBurst) {
-        int limit = shortBurst ? this.shortBurst : burst;
+        int limit = burst(shortBurst);
+        int peekLimit = peekLimit();
         int result = 0;
         int sentBytes = 0;
         while (true) {
             int inFlight = sndNxt - sndUna;
             long room = Math.max(sndWnd - inFlight, 0);
             if (sentBytes >= limit) {
-                if ((room > 0 && mayHaveUnsent()) || (hostEnded && !finAcked && sndNxt == hostEnd)) result |= MORE;
+                if ((room > 0 && mayHaveUnsent()) || (hostEnded && !finAcked() && sndNxt == hostEnd)) result |= MORE;
                 return result;
             }
             int want = (int) Math.min(room, peekLimit);
             if (hostEnded) want = Math.min(want, Math.max(hostEnd - sndNxt, 0));
             int n = peek(inFlight, want);
             if (n == HostStream.FAILED) return result | FAILED;
-            boolean finDue = hostEnded && !finAcked && sndNxt + n == hostEnd;
+            boolean finDue = hostEnded && !finAcked() && sndNxt + n == hostEnd;
             if (n == 0 && !finDue) return result;
             int sent = segments(rcvNxt, n, finDue, n < want);
             result |= sent < 0 ? SENT | FIN_SENT : SENT;

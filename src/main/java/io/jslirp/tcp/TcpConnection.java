@@ -7,8 +7,6 @@ import io.jslirp.wire.TcpOptions;
 import io.jslirp.wire.TcpHeader;
 import io.jslirp.wire.TcpSegment;
 
-import java.lang.foreign.MemorySegment;
-
 /**
  * The guest-facing half of one NATed TCP flow: the guest connected to a remote address and we
  * play that remote. Pure logic: it is driven by the guest's segments, by what the host side
@@ -49,7 +47,8 @@ public final class TcpConnection {
     private final Receiver receiver;
     private final SegmentWriter writer;
     private final Sender sender;
-    private final Recovery recovery;
+    /** Loss recovery, made at the first duplicate ACK or SACK block: most connections never lose a segment. */
+    private Recovery recovery;
 
     private State state = State.CONNECTING;
     /** Both directions finished on the wire, but guest data still waits in toHost for the host socket. */
@@ -63,8 +62,8 @@ public final class TcpConnection {
     private boolean synAckDue, probeDue;
     /** Pure ACKs due: one for each segment that arrived beyond a gap, so the guest counts duplicate ACKs. */
     private int acksDue;
-    /** A reset due (its flags, 0 for none), with its sequence and acknowledgment numbers. */
-    private int resetFlags, resetSeq, resetAck;
+    /** A reset due (its flags, 0 for none), with its sequence number (see {@link #resetDue}). */
+    private int resetFlags, resetSeq;
 
     /** A connection for a guest SYN (already validated) whose host connect is now in progress; iss is our ISN. */
     public TcpConnection(FlowAddresses addresses, GuestSyn syn, int iss, TcpContext context, HostStream host) {
@@ -76,10 +75,15 @@ public final class TcpConnection {
         TcpOptions options = syn.options();
         this.receiver = new Receiver(syn.isn(), options, config, context.buffers(), timers);
         int sendMss = Sender.sendMss(config, options);
-        this.writer = new SegmentWriter(context.out(), addresses, receiver, config, sendMss);
+        this.writer = new SegmentWriter(context.out(), addresses, receiver, sendMss);
         int sndShift = options.windowScale >= 0 ? options.windowScale : 0;
         this.sender = new Sender(iss, sndShift, sendMss, host, writer, rtt);
-        this.recovery = Recovery.of(options.sackPermitted, sendMss, rtt, timers);
+    }
+
+    /** The connection's recovery, made when first needed. */
+    private Recovery recovery() {
+        if (recovery == null) recovery = Recovery.of(receiver.sackPermitted(), writer.sendMss(), rtt, timers);
+        return recovery;
     }
 
     /**
@@ -89,17 +93,7 @@ public final class TcpConnection {
      * ({@link #openedToGuest}).
      */
     public static void sendSyn(TcpContext context, FlowAddresses addresses, int iss, long now) {
-        TcpOutput out = context.out();
-        TcpConfig config = context.config();
-        MemorySegment f = out.frame();
-        long off = out.tcpOffset();
-        int hdr = Tcp.writeSynOptions(f, off, config.mss(), config.windowShift());
-        hdr = Tcp.appendTimestamps(f, off, hdr, (int) (now / 1_000_000L), 0);
-        hdr = Tcp.appendSackPermitted(f, off, hdr);
-        int window = Math.min(Math.min(config.initialBuffer(), config.receiveBuffer()), 0xffff);
-        Tcp.write(f, off, out.tcpHeader().ports(addresses.remotePort(), addresses.guestPort()).seq(iss).ack(0).flags(Tcp.SYN)
-                .window(window).length(hdr));
-        out.sendTcp(addresses.remoteAddress(), addresses.guestAddress(), hdr);
+        SegmentWriter.sendSyn(context, addresses, iss, now);
     }
 
     /**
@@ -183,7 +177,7 @@ public final class TcpConnection {
     /** The host connect failed: reset the guest's connection attempt at once. */
     public Outcome hostRefused() {
         if (state != State.CONNECTING) return Outcome.NOTHING;
-        resetDue(0, receiver.rcvNxt(), Tcp.RST | Tcp.ACK);
+        resetDue(0, Tcp.RST | Tcp.ACK);
         close(false);
         return takeResult();
     }
@@ -239,7 +233,7 @@ public final class TcpConnection {
 
     private void resetGuest(boolean resetHost) {
         if (state == State.CLOSED) return;
-        if (state != State.CONNECTING) resetDue(sender.sndNxt(), receiver.rcvNxt(), Tcp.RST | Tcp.ACK);
+        if (state != State.CONNECTING) resetDue(sender.sndNxt(), Tcp.RST | Tcp.ACK);
         close(resetHost);
     }
 
@@ -269,7 +263,7 @@ public final class TcpConnection {
         if (!admit(seg)) return;
         if (state == State.SYN_RECEIVED) {
             if (!sender.acknowledgesSyn(ack)) {
-                resetDue(ack, 0, Tcp.RST);
+                resetDue(ack, Tcp.RST);
                 return;
             }
             state = State.ESTABLISHED;
@@ -347,15 +341,15 @@ public final class TcpConnection {
             receiver.ackDue(); // acknowledges something never sent: answer, and ignore its data and FIN
             return false;
         }
-        recovery.sackBlocks(opts, ack, sender.sndMax());
+        if (opts.sackBlocks > 0 && receiver.sackPermitted()) recovery().sackBlocks(opts, ack, sender.sndMax());
         long newWnd = sender.scaledWindow(seg.header().window());
         int sndUna = sender.sndUna();
         if (Seq.lt(ack, sndUna)) return true;
         if (Seq.gt(ack, sndUna)) {
             sender.acknowledge(ack);
-            recovery.advance(ack);
             rtt.acknowledged(ack, receiver.timestamps() && opts.hasTimestamp ? opts.tsEcr : 0, now);
-            if (recovery.newAck(ack, sender.known(), now)) due();
+            if (recovery != null) recovery.advance(ack);
+            if (recovery != null && recovery.newAck(ack, sender.known(), now)) due();
             sender.window(newWnd);
             if (sender.inFlight()) timers.armRetransmit(now + rtt.rto());
             else timers.stopRetransmit();
@@ -364,7 +358,7 @@ public final class TcpConnection {
             boolean dup = seg.payloadLength() == 0 && sender.duplicate(newWnd);
             sender.window(newWnd);
             // Fast retransmit and recovery (RFC 6582, guided by the guest's SACK blocks when it sends them).
-            if (dup && recovery.duplicateAck(sndUna, sender.sndMax(), sender.known(), now)) due();
+            if (dup && recovery().duplicateAck(sndUna, sender.sndMax(), sender.known(), now)) due();
         }
         return true;
     }
@@ -421,7 +415,7 @@ public final class TcpConnection {
             sendSynAck();
         }
         int rcvNxt = receiver.rcvNxt();
-        if (recovery.dueLength() > 0) {
+        if (recovery != null && recovery.dueLength() > 0) {
             int from = recovery.dueFrom(), len = recovery.dueLength();
             recovery.clearDue();
             sender.retransmit(from, len, rcvNxt);
@@ -434,7 +428,7 @@ public final class TcpConnection {
         if (resetFlags != 0) {
             int flags = resetFlags;
             resetFlags = 0;
-            writer.send(resetSeq, resetAck, flags);
+            writer.send(resetSeq, (flags & Tcp.ACK) != 0 ? receiver.rcvNxt() : 0, flags);
         }
     }
 
@@ -498,7 +492,7 @@ public final class TcpConnection {
     }
 
     private void sendSynAck() {
-        writer.sendSynAck(sender.iss());
+        writer.sendSynAck(sender.iss(), config.mss());
         sender.synSent();
         timers.armRetransmit(writer.now() + rtt.rto());
     }
@@ -515,7 +509,7 @@ public final class TcpConnection {
     }
 
     private void timer(long now) {
-        if (now >= timers.recoveryProbe()) {
+        if (now >= timers.recoveryProbe() && recovery != null) {
             writer.now(now);
             if (recovery.probe(sender.sndUna(), sender.inFlight(), sender.known(), now)) due();
         }
@@ -538,7 +532,7 @@ public final class TcpConnection {
             if (!backOff()) return;
             sender.goBack(); // the flush resends from the oldest unacknowledged byte
             rtt.stopTiming();
-            recovery.timedOut();
+            if (recovery != null) recovery.timedOut();
         } else if (sender.windowClosed()) {
             probeDue = true;
             due();
@@ -562,7 +556,7 @@ public final class TcpConnection {
         synAckDue = false; // of what was due, only a reset still goes
         probeDue = false;
         acksDue = 0;
-        recovery.clearDue();
+        if (recovery != null) recovery.clearDue();
         receiver.close();
     }
 
@@ -577,9 +571,9 @@ public final class TcpConnection {
         due();
     }
 
-    private void resetDue(int seq, int ack, int flags) {
+    /** A reset with sequence number seq and flags is due; with ACK it acknowledges rcvNxt as it is when it goes. */
+    private void resetDue(int seq, int flags) {
         resetSeq = seq;
-        resetAck = ack;
         resetFlags = flags;
         due();
     }

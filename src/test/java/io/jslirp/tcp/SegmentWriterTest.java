@@ -28,14 +28,14 @@ class SegmentWriterTest {
         TcpConfig config = TcpConfig.forMtu(1500);
         receiver = new Receiver(IRS, syn, config, new BufferPool(config.bufferBudget()), new Timers());
         SegmentWriter w = new SegmentWriter(out, new FlowAddresses(TcpHarness.GUEST, TcpHarness.GUEST_PORT, TcpHarness.REMOTE,
-                TcpHarness.REMOTE_PORT), receiver, config, Sender.sendMss(config, syn));
+                TcpHarness.REMOTE_PORT), receiver, Sender.sendMss(config, syn));
         w.now(NOW);
         return w;
     }
 
     @Test
     void theSynAckOffersWhatTheGuestsSynDid() {
-        writer(7, true, true).sendSynAck(ISS);
+        writer(7, true, true).sendSynAck(ISS, 1460);
         Sent s = out.sent.getFirst();
         assertThat(s.flags()).isEqualTo(Tcp.SYN | Tcp.ACK);
         assertThat(s.seq()).isEqualTo(ISS);
@@ -54,7 +54,7 @@ class SegmentWriterTest {
 
     @Test
     void aSynAckToAPlainSynOffersNothingMore() {
-        writer(-1, false, false).sendSynAck(ISS);
+        writer(-1, false, false).sendSynAck(ISS, 1460);
         Sent s = out.sent.getFirst();
         assertThat(s.wscale()).isEqualTo(TcpHarness.NONE);
         assertThat(s.hasTimestamps()).isFalse();

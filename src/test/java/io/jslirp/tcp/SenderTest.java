@@ -35,7 +35,7 @@ class SenderTest {
         Timers timers = new Timers();
         Receiver receiver = new Receiver(RCV_NXT - 1, syn, config, new BufferPool(config.bufferBudget()), timers);
         SegmentWriter writer = new SegmentWriter(out, new FlowAddresses(TcpHarness.GUEST, TcpHarness.GUEST_PORT,
-                TcpHarness.REMOTE, TcpHarness.REMOTE_PORT), receiver, config, Sender.sendMss(config, syn));
+                TcpHarness.REMOTE, TcpHarness.REMOTE_PORT), receiver, Sender.sendMss(config, syn));
         writer.now(NOW);
         Sender s = new Sender(ISS, 0, Sender.sendMss(config, syn), host, writer, rtt);
         s.established(window);
