@@ -1,6 +1,7 @@
 package io.jslirp.cli;
 
 import io.jslirp.capture.Capture;
+import io.jslirp.api.EngineApi;
 import io.jslirp.engine.Engine;
 import io.jslirp.engine.EngineConfig;
 import io.jslirp.link.TapLink;
@@ -41,6 +42,12 @@ import java.util.List;
 final class PastaCommand {
     /** The environment variable naming the descriptor the launcher reads "ready" from (unset: foreground). */
     static final String STATUS_FD = "JSLIRP_PASTA_STATUS_FD";
+    /**
+     * The environment variable naming a path for slirp4netns's API socket (jslirp status, forward):
+     * pasta's command line has no place for it, and a new long option would make abbreviations
+     * pasta's callers may use ambiguous.
+     */
+    static final String API_SOCKET = "JSLIRP_API_SOCKET";
 
     private PastaCommand() {}
 
@@ -104,6 +111,7 @@ final class PastaCommand {
         }
         PastaPorts.Context context = new PastaPorts.Context(o, engine, netns, network);
         for (PastaPorts piece : PastaPorts.pieces()) piece.open(context);
+        serveApi(engine);
         watchTarget(o, engine, netns, target);
         if (o.pidFile() != null) writePidFile(Path.of(o.pidFile()));
         detach(o.logFile());
@@ -135,6 +143,7 @@ final class PastaCommand {
             engine = new Engine(setup.link(), config);
             PastaPorts.Context context = new PastaPorts.Context(o, engine, setup.netnsPath(), network);
             for (PastaPorts piece : PastaPorts.pieces()) piece.open(context);
+            serveApi(engine);
             if (o.pidFile() != null) writePidFile(Path.of(o.pidFile()));
         } catch (Exception e) {
             command.abandon();
@@ -144,6 +153,12 @@ final class PastaCommand {
         p.onExit().thenRun(engine::stop);
         Serving.untilStopped(engine, o.debug()); // pasta prints no counters; -d shows ours
         return p.waitFor();
+    }
+
+    /** Serves slirp4netns's API for engine where {@link #API_SOCKET} says, if it is set (before the caller is told "ready"). */
+    private static void serveApi(Engine engine) {
+        String path = System.getenv(API_SOCKET);
+        if (path != null && !path.isEmpty()) EngineApi.serve(engine, Path.of(path));
     }
 
     /** The command's namespace as its setup thread made it: the tap, and a path to the namespace that stays valid. */

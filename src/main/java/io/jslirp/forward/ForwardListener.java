@@ -32,7 +32,7 @@ public final class ForwardListener implements HostForward {
             for (int i = 0; i < ACCEPT_BUDGET; i++) {
                 int accepted = sockets.accept(fd, client);
                 if (accepted < 0) return;
-                if (loopbackClients != null && LoopbackClients.isLoopback(client[0], client[1])) {
+                if (Inbound.spliced(loopbackClients, client)) {
                     loopbackClients.take(accepted, client, forward.guestPort());
                     continue;
                 }

@@ -70,7 +70,7 @@ public final class UdpForwardSocket implements HostForward, Handler {
             int n = sockets.recvFrom(socket.fd, frame, offset, into.maxUdpPayload(), client);
             if (n == -Errno.EAGAIN) return;
             if (n < 0) continue; // an ICMP error for an earlier reply to a client: nothing to tell the guest
-            if (loopbackClients != null && LoopbackClients.isLoopback(client[0], client[1])) {
+            if (Inbound.spliced(loopbackClients, client)) {
                 loopbackClients.take(frame, offset, n, client);
                 continue;
             }
@@ -109,10 +109,6 @@ public final class UdpForwardSocket implements HostForward, Handler {
     void forget(UdpForwards.Mapping m) {
         clients.remove(0, m.client, m.clientPort, 0, 0);
         addresses.release(m.client);
-    }
-
-    String formatClientAddress(UdpForwards.Mapping m) {
-        return addresses.format(m.client);
     }
 
     @Override

@@ -6,7 +6,6 @@ import io.jslirp.flow.Kind;
 import io.jslirp.flow.State;
 import io.jslirp.nat.NatContext;
 import io.jslirp.tcp.FlowAddresses;
-import io.jslirp.util.AddressBook;
 import io.jslirp.nat.Family;
 import io.jslirp.nat.GatewayPorts;
 
@@ -55,7 +54,7 @@ public final class UdpForwards {
     public boolean fromGuest(Flow found, UdpDatagram d) {
         if (!(found instanceof Mapping m)) return false;
         m.socket.toClient(d.frame(), d.payloadOffset(), d.payloadLength(), m); // a full buffer drops it, as a router would
-        m.fromGuest += d.payloadLength();
+        m.carriedFromGuest(d.payloadLength());
         m.touch();
         return true;
     }
@@ -89,7 +88,7 @@ public final class UdpForwards {
             return;
         }
         m.family.output().sendUdp(m.remoteAddress(), m.remotePort(), m.guestAddress(), m.guestPort(), length);
-        m.toGuest += length;
+        m.carriedToGuest(length);
         m.touch();
     }
 
@@ -104,9 +103,6 @@ public final class UdpForwards {
         /** The client (a handle held by the mapping) and its port. */
         final int client, clientPort;
         final Timer idle = new Timer(this::close);
-        /** Payload bytes the guest sent the client, and the client the guest. */
-        long fromGuest, toGuest;
-
         /** The mapping of socket's client at clientPort whose guest side is guest (its remote: where the guest sees the client). */
         Mapping(UdpForwardSocket socket, Family family, int client, int clientPort, FlowAddresses guest) {
             super(Kind.UDP, true, guest.guestAddress(), guest.guestPort(), guest.remoteAddress(), guest.remotePort());
@@ -114,26 +110,8 @@ public final class UdpForwards {
             this.family = family;
             this.client = client;
             this.clientPort = clientPort;
-        }
-
-        @Override
-        public String hostAddress(AddressBook addresses) {
-            return socket.formatClientAddress(this);
-        }
-
-        @Override
-        public int hostPort() {
-            return clientPort;
-        }
-
-        @Override
-        public long fromGuest() {
-            return fromGuest;
-        }
-
-        @Override
-        public long toGuest() {
-            return toGuest;
+            this.hostAddress = client;
+            this.hostPort = clientPort;
         }
 
         void touch() {

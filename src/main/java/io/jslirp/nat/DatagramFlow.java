@@ -155,7 +155,9 @@ abstract class DatagramFlow extends Flow implements Handler {
     abstract int room(GuestOutput out);
 
     /** n bytes of the guest's datagram went out on the socket. */
-    void sent(int n) {}
+    final void sent(int n) {
+        fromGuest += n;
+    }
 
     /** n bytes came from the socket at {@link #offset}: sends them on to the guest; false when they were not for it. */
     abstract boolean received(GuestOutput out, int n);

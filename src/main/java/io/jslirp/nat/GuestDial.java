@@ -19,9 +19,8 @@ final class GuestDial extends Flow {
 
     final Family family;
     final int fd;
-    /** The host client's address, as text (an IPv6 client's handle is not kept), and its port. */
+    /** The host client's address, as text (an IPv6 client's handle is not kept); its port is the host side's. */
     final String client;
-    final int clientPort;
     final int iss;
     /** Resends the SYN, then gives up (set by the owner, whose method it runs). */
     Timer timer;
@@ -37,7 +36,7 @@ final class GuestDial extends Flow {
         this.family = family;
         this.fd = peer.fd();
         this.client = peer.forwardClient();
-        this.clientPort = peer.port();
+        this.hostPort = peer.port();
         this.iss = iss;
     }
 
@@ -54,10 +53,5 @@ final class GuestDial extends Flow {
     @Override
     public String hostAddress(AddressBook addresses) {
         return client;
-    }
-
-    @Override
-    public int hostPort() {
-        return clientPort;
     }
 }

@@ -5,7 +5,6 @@ import io.jslirp.flow.Flows;
 import io.jslirp.flow.Kind;
 import io.jslirp.flow.State;
 import io.jslirp.tcp.FlowAddresses;
-import io.jslirp.util.AddressBook;
 
 import io.jslirp.loop.Reactor;
 import io.jslirp.stack.Counters;
@@ -142,24 +141,13 @@ public final class PingNat {
 
     /** A ping flow: its guest side's ports are the guest's echo identifier and 0. */
     private final class PingFlow extends DatagramFlow {
-        /** Where the ping socket is connected: a handle. */
-        private final int target;
         /** Bytes 4-7 of the guest's latest echo request (identifier, sequence). */
         long lastHead;
 
+        /** A ping flow whose socket is connected to target (a handle). */
         PingFlow(Family family, int fd, FlowAddresses addresses, int target) {
             super(shared, Kind.PING, family, fd, addresses);
-            this.target = target;
-        }
-
-        @Override
-        public String hostAddress(AddressBook addresses) {
-            return addresses.format(target);
-        }
-
-        @Override
-        public int hostPort() {
-            return 0;
+            this.hostAddress = target;
         }
 
         @Override
@@ -181,6 +169,7 @@ public final class PingNat {
             if (n < Icmp.HEADER_LENGTH || Icmp.type(frame, at) != family.echoReplyType()) return false;
             Icmp.setEchoId(frame, at, guestPort);
             out.sendIcmp(remoteAddress, guestAddress, n);
+            toGuest += n;
             return true;
         }
 

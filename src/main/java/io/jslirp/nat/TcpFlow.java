@@ -63,12 +63,8 @@ final class TcpFlow extends Flow implements Handler, HostSink {
      * The host socket's peer for the status report: the connect target (a handle) and its port;
      * for a connection to the DNS address, the nameserver being tried; for a forward, its host client.
      */
-    private final int target;
-    private int hostPort;
     private final String forwardClient;
     private Nameserver hostNameserver;
-    /** Payload bytes written to the host socket. */
-    private long fromGuest;
     /** The host socket's receive queue, where the bytes toward the guest wait. */
     private final SocketStream stream;
     /** The socket wrote, or signalled space: its free space is measured at the flush, where that can narrow the window. */
@@ -100,7 +96,7 @@ final class TcpFlow extends Flow implements Handler, HostSink {
         this.sockets = family.sockets();
         this.fd = peer.fd();
         this.socketClosed = fd < 0;
-        this.target = peer.address();
+        this.hostAddress = peer.address();
         this.hostPort = peer.port();
         this.forwardClient = peer.forwardClient();
         this.connecting = forwardClient == null;
@@ -234,17 +230,7 @@ final class TcpFlow extends Flow implements Handler, HostSink {
     @Override
     public String hostAddress(AddressBook addresses) {
         return hostNameserver != null ? (hostNameserver.isIpv6() ? "[" + hostNameserver + "]" : hostNameserver.toString())
-                : forwardClient != null ? forwardClient : addresses.format(target);
-    }
-
-    @Override
-    public int hostPort() {
-        return hostPort;
-    }
-
-    @Override
-    public long fromGuest() {
-        return fromGuest;
+                : forwardClient != null ? forwardClient : super.hostAddress(addresses);
     }
 
     @Override

@@ -268,7 +268,7 @@ public final class TcpNat {
         TcpConnection conn = TcpConnection.openedToGuest(d.addresses(), new GuestSyn(h.seq(), h.window(), seg.options()), d.iss,
                 tcpContext(d.family), stream);
         TcpFlow flow = new TcpFlow(this, d.family, loop, conn, stream,
-                new HostPeer(d.fd, OutboundPolicy.UNREACHABLE, d.clientPort, d.client));
+                new HostPeer(d.fd, OutboundPolicy.UNREACHABLE, d.hostPort(), d.client));
         flows.replace(d, flow, State.OPEN);
         keepTrimming();
         markDirty(flow); // the handshake's last ACK goes at the flush

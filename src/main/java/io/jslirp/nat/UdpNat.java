@@ -12,7 +12,6 @@ import io.jslirp.sys.Errno;
 import io.jslirp.stack.GuestOutput;
 import io.jslirp.sys.HostSockets;
 import io.jslirp.tcp.FlowAddresses;
-import io.jslirp.util.AddressBook;
 import io.jslirp.util.Log;
 import io.jslirp.wire.Icmpv4;
 import io.jslirp.wire.Ipv4;
@@ -122,37 +121,17 @@ public final class UdpNat {
     }
 
     private final class UdpFlow extends DatagramFlow {
-        /** Where the host socket is connected (the remote, or the host's loopback for the gateway): a handle. */
-        private final int target;
-        /** Payload bytes sent on the host socket, and received from it. */
-        private long fromGuest, toGuest;
         /** Payload length of the guest's latest datagram, for the header an ICMP error quotes. */
         int lastLength;
 
-        /** A flow between the guest's and the remote's ends of addresses, its host socket fd connected to target. */
+        /**
+         * A flow between the guest's and the remote's ends of addresses, its host socket fd
+         * connected to target (the remote, or the host's loopback for the gateway: a handle).
+         */
         UdpFlow(Family family, int fd, FlowAddresses addresses, int target) {
             super(shared, Kind.UDP, family, fd, addresses);
-            this.target = target;
-        }
-
-        @Override
-        public String hostAddress(AddressBook addresses) {
-            return addresses.format(target);
-        }
-
-        @Override
-        public int hostPort() {
-            return remotePort;
-        }
-
-        @Override
-        public long fromGuest() {
-            return fromGuest;
-        }
-
-        @Override
-        public long toGuest() {
-            return toGuest;
+            this.hostAddress = target;
+            this.hostPort = remotePort;
         }
 
         @Override
@@ -163,11 +142,6 @@ public final class UdpNat {
         @Override
         int room(GuestOutput out) {
             return out.maxUdpPayload();
-        }
-
-        @Override
-        void sent(int n) {
-            fromGuest += n;
         }
 
         @Override

@@ -8,7 +8,6 @@ import io.jslirp.sys.Errno;
 import io.jslirp.sys.HostSockets;
 import io.jslirp.sys.Pipes;
 import io.jslirp.sys.Sockets;
-import io.jslirp.util.AddressBook;
 
 /**
  * One spliced TCP connection, a flow of the table: side 0 the accepted client, side 1 the socket
@@ -40,8 +39,6 @@ final class SpliceConnection extends Flow {
     private final boolean[] watched = new boolean[2];
     private final int[] interest = new int[2];
     private boolean connecting, closed;
-    /** Bytes moved from the client to the target, and back. */
-    private long toTarget, toClient;
 
     /**
      * One side of a splice: its socket (of sockets), the pipe that carries what it sends, and
@@ -53,6 +50,8 @@ final class SpliceConnection extends Flow {
     SpliceConnection(Splices owner, Side client, Side target, boolean connecting) {
         super(Kind.TCP_SPLICE, true, client.address(), client.port(), target.address(), target.port());
         this.owner = owner;
+        this.hostAddress = target.address();
+        this.hostPort = target.port();
         sockets[0] = client.sockets();
         sockets[1] = target.sockets();
         fd[0] = client.fd();
@@ -66,27 +65,6 @@ final class SpliceConnection extends Flow {
         watched[0] = true;
         owner.loop.register(fd[1], interest[1], events -> onEvents(1, events));
         watched[1] = true;
-    }
-
-    /** The target, where the client's bytes go. */
-    @Override
-    public String hostAddress(AddressBook addresses) {
-        return addresses.format(remoteAddress);
-    }
-
-    @Override
-    public int hostPort() {
-        return remotePort;
-    }
-
-    @Override
-    public long fromGuest() {
-        return toTarget;
-    }
-
-    @Override
-    public long toGuest() {
-        return toClient;
     }
 
     /** The events side i is to be watched for now (errors and hang-ups come unasked). */
@@ -162,10 +140,10 @@ final class SpliceConnection extends Flow {
                     pending[from] -= written;
                     if (from == 0) {
                         owner.toTarget += written;
-                        toTarget += written;
+                        fromGuest += written;
                     } else {
                         owner.toClient += written;
-                        toClient += written;
+                        toGuest += written;
                     }
                     owner.loop.moved((int) Math.min(Integer.MAX_VALUE, written));
                 } else if (written == -Errno.EAGAIN) {

@@ -44,8 +44,6 @@ public final class UdpFlows implements LoopbackDatagrams.Receiver {
         final long hi, lo;
         final int fd;
         long lastUsed;
-        /** Payload bytes passed to the target, and back to the source. */
-        long toTarget, toSource;
 
         /** The flow of source (hi, lo and the handle of that address) at port, over fd toward the target (its handle). */
         Flow(long hi, long lo, int source, int port, int fd, int targetAddress) {
@@ -53,26 +51,8 @@ public final class UdpFlows implements LoopbackDatagrams.Receiver {
             this.hi = hi;
             this.lo = lo;
             this.fd = fd;
-        }
-
-        @Override
-        public String hostAddress(AddressBook addresses) {
-            return addresses.format(remoteAddress);
-        }
-
-        @Override
-        public int hostPort() {
-            return remotePort;
-        }
-
-        @Override
-        public long fromGuest() {
-            return toTarget;
-        }
-
-        @Override
-        public long toGuest() {
-            return toSource;
+            this.hostAddress = targetAddress;
+            this.hostPort = target.port();
         }
     }
 
@@ -102,7 +82,7 @@ public final class UdpFlows implements LoopbackDatagrams.Receiver {
             return;
         }
         f.lastUsed = clock.now();
-        f.toTarget += len;
+        f.carriedFromGuest(len);
         splices.datagrams++;
         splices.datagramBytes += len;
         loop.moved(len);
@@ -154,7 +134,7 @@ public final class UdpFlows implements LoopbackDatagrams.Receiver {
             } else {
                 splices.datagrams++;
                 splices.datagramBytes += n;
-                f.toSource += n;
+                f.carriedToGuest(n);
                 loop.moved(n);
             }
             f.lastUsed = clock.now();

@@ -16,29 +16,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class FlowsTest {
     private final AddressBook book = new AddressBook();
     private final Flows flows = new Flows(book);
-    private final int guest = book.acquire4(0x0a000264), gateway = book.acquire4(0x0a000202);
+    private final int guest = book.acquire4(0x0a000264), gateway = book.acquire4(0x0a000202), loopback = book.acquire4(0x7f000001);
 
-    /** A flow with nothing of its own: its host side is a fixed text. */
-    private static final class TestFlow extends Flow {
-        long sent;
-
+    /** A flow with nothing of its own: its host side is the loopback at the remote's port. */
+    private final class TestFlow extends Flow {
         TestFlow(Kind kind, boolean forwarded, int guest, int guestPort, int remote, int remotePort) {
             super(kind, forwarded, guest, guestPort, remote, remotePort);
-        }
-
-        @Override
-        public String hostAddress(AddressBook addresses) {
-            return "127.0.0.1";
-        }
-
-        @Override
-        public int hostPort() {
-            return remotePort;
-        }
-
-        @Override
-        public long fromGuest() {
-            return sent;
+            this.hostAddress = loopback;
+            this.hostPort = remotePort;
         }
     }
 
@@ -142,7 +127,7 @@ class FlowsTest {
         }
         for (int i = 0; i < 200; i += 2) flows.transition(all.get(i), State.CLOSED);
         TestFlow late = flow(Kind.PING, 7);
-        late.sent = 64;
+        late.carriedFromGuest(64);
         flows.add(late, State.OPEN, 1000);
         List<FlowStatus> rows = new ArrayList<>();
         flows.statuses(2000, rows::add);

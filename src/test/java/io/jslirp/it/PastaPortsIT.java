@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -87,8 +88,11 @@ class PastaPortsIT {
 
     @AfterEach
     void cleanUp() throws Exception {
-        for (AutoCloseable c : closing) c.close();
-        namespaces.close();
+        try {
+            for (AutoCloseable c : closing) c.close();
+        } finally {
+            namespaces.close();
+        }
     }
 
     /** -T and -U: one port, a range, a translated port, IPv4 and IPv6 loopback, and 10 MiB each way through a splice. */
@@ -190,6 +194,51 @@ class PastaPortsIT {
         }
     }
 
+    /**
+     * With JSLIRP_API_SOCKET, pasta mode serves slirp4netns's API, and {@code jslirp status} lists
+     * its flows from the one table: a spliced TCP connection held open and a spliced UDP flow, each
+     * with its client's end as the host's loopback saw it.
+     */
+    @Test
+    @Timeout(120)
+    void statusListsTheSplicedFlows() throws Exception {
+        int port = freeBase() + 11;
+        String ns = netns();
+        nsServer(ns, port);
+        Process udp = new ProcessBuilder("ip", "netns", "exec", ns, ItEnv.python(), "-c", UDP_SOURCE, String.valueOf(port))
+                .redirectErrorStream(true).start();
+        namespaces.started(udp);
+        assertThat(new BufferedReader(new InputStreamReader(udp.getInputStream(), StandardCharsets.UTF_8)).readLine()).isEqualTo("listening");
+        Path dir = Files.createTempDirectory("jslirp-api-");
+        Path api = dir.resolve("api.sock");
+        closing.add(() -> { // the socket and its lock file (pasta mode may still be ending)
+            try (var files = Files.list(dir)) {
+                for (Path f : files.toList()) Files.deleteIfExists(f);
+            }
+            Files.deleteIfExists(dir);
+        });
+        pasta(Map.of("JSLIRP_API_SOCKET", api.toString()), ns, "-t", String.valueOf(port), "-u", String.valueOf(port), "-T", "none", "-U", "none");
+        try (Socket held = PastaIT.connect("127.0.0.1", port); DatagramSocket c = new DatagramSocket(new InetSocketAddress("127.0.0.1", 0))) {
+            udpAsk(c, "127.0.0.1", port);
+            String tcpRow = "127.0.0.1:" + held.getLocalPort(), udpRow = "127.0.0.1:" + c.getLocalPort();
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (true) {
+                Cmd.Result r = Cmd.run(T, ItEnv.home().resolve("jslirp").toString(), "status", "--api-socket", api.toString());
+                assertThat(r.exit()).as("%s", r).isZero();
+                List<String> rows = r.out().lines().toList();
+                boolean tcp = rows.stream().anyMatch(l -> l.startsWith("tcp-splice ") && l.contains(" open ") && l.contains(tcpRow));
+                boolean datagrams = rows.stream().anyMatch(l -> l.startsWith("udp-splice ") && l.contains(udpRow));
+                if (tcp && datagrams) {
+                    assertThat(rows).as("the counters read the table").anyMatch(l -> l.matches("open_spliced_connections +1"))
+                            .anyMatch(l -> l.matches("open_spliced_udp_flows +1"));
+                    break;
+                }
+                assertThat(System.nanoTime()).as("both spliced flows listed:%n%s", r.out()).isLessThan(deadline);
+                Thread.sleep(100);
+            }
+        }
+    }
+
     /** The namespace's UDP server on argv PORT: answers each datagram with the source it saw, "ADDR PORT". */
     private static final String UDP_SOURCE = """
             import socket, sys
@@ -248,11 +297,18 @@ class PastaPortsIT {
 
     /** Podman's list around the port options given. */
     private void pasta(String ns, String... ports) throws Exception {
+        pasta(Map.of(), ns, ports);
+    }
+
+    /** Podman's list around the port options given, with env added to bin/pasta's environment. */
+    private void pasta(Map<String, String> env, String ns, String... ports) throws Exception {
         List<String> c = new ArrayList<>(List.of(ItEnv.home().resolve("bin/pasta").toString(), "--config-net"));
         c.addAll(List.of(ports));
         c.addAll(List.of("--dns-forward", "169.254.1.1", "--no-map-gw", "--quiet", "--netns", "/run/netns/" + ns, "--map-guest-addr",
                 "169.254.1.2"));
-        Process p = new ProcessBuilder(c).redirectErrorStream(true).start();
+        ProcessBuilder b = new ProcessBuilder(c).redirectErrorStream(true);
+        b.environment().putAll(env);
+        Process p = b.start();
         p.getOutputStream().close();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
