@@ -49,7 +49,7 @@ final class SplicePorts implements PastaPorts {
                                 false));
             }
             if (loopbackUdp) {
-                engine.transport().loopbackDatagrams((sockets, fd, ipv6, guestPort) -> new UdpFlows(engine.loop(), splices, sockets, fd,
+                engine.transport().loopbackDatagrams((sockets, fd, ipv6, guestPort) -> new UdpFlows(splices, sockets, fd,
                         intoNamespace(c, ns, !ipv6, guestPort), false, UdpSplice.DEFAULT_IDLE_NANOS));
             }
             ListeningPorts nsScan = null, hostScan = null;

@@ -1,5 +1,6 @@
 package io.jslirp.engine;
 
+import io.jslirp.forward.ForwardContext;
 import io.jslirp.forward.ForwardListener;
 import io.jslirp.forward.LoopbackClients;
 import io.jslirp.forward.LoopbackDatagrams;
@@ -69,7 +70,7 @@ public final class HostTransport {
     /** Null unless a TFTP directory is served, when the IPv4 gateway's TFTP port is answered here. */
     private TftpServer tftp;
     private final UdpForwards udpForwards;
-    private final GuestRoutes routes;
+    private final ForwardContext forwardContext;
     private final List<HostForward> forwards = new ArrayList<>();
     /** Takes forwarded TCP ports' clients from the host's loopback (pasta's splice), or null. */
     private LoopbackClients loopbackClients;
@@ -77,14 +78,16 @@ public final class HostTransport {
     private LoopbackDatagrams loopbackDatagrams;
 
     /**
-     * @param ipv4         IPv4's family
-     * @param ipv6         IPv6's (--enable-ipv6), or null
-     * @param nameservers  where queries to the DNS addresses go, in resolv.conf's order; null
-     *                     disables them (--disable-dns)
-     * @param limits       how many flows the guest may have, both versions together
+     * @param ipv4   IPv4's family
+     * @param ipv6   IPv6's (--enable-ipv6), or null
+     * @param config where queries to the DNS addresses go (its nameservers, in resolv.conf's order;
+     *               none: --disable-dns), how many flows the guest may have (both versions
+     *               together) and how long a datagram flow may stay idle
      */
-    public HostTransport(Reactor loop, HostSockets sockets, Family ipv4, Family ipv6, Nameservers nameservers,
-                         long idleTimeoutNanos, Limits limits) {
+    public HostTransport(Reactor loop, HostSockets sockets, Family ipv4, Family ipv6, EngineConfig config) {
+        Nameservers nameservers = config.nameservers() == null ? null : new Nameservers(config.nameservers());
+        long idleTimeoutNanos = config.udpIdleNanos();
+        Limits limits = config.limits();
         this.loop = loop;
         this.sockets = sockets;
         this.addresses = ipv4.addresses();
@@ -99,7 +102,7 @@ public final class HostTransport {
         this.udp = new UdpNat(nat);
         this.ping = new PingNat(nat);
         this.udpForwards = new UdpForwards(nat);
-        this.routes = new GuestRoutes(ipv4, ipv6);
+        this.forwardContext = new ForwardContext(loop, sockets, addresses, new GuestRoutes(ipv4, ipv6));
     }
 
     /**
@@ -133,8 +136,8 @@ public final class HostTransport {
      */
     public HostForward forward(PortForward forward) {
         HostForward f = forward.protocol() == PortForward.Protocol.UDP
-                ? new UdpForwardSocket(loop, sockets, addresses, routes, udpForwards, forward, loopbackDatagrams)
-                : new ForwardListener(loop, sockets, addresses, routes, tcp, forward, loopbackClients);
+                ? new UdpForwardSocket(forwardContext, udpForwards, forward, loopbackDatagrams)
+                : new ForwardListener(forwardContext, tcp, forward, loopbackClients);
         forwards.add(f);
         return f;
     }

@@ -6,7 +6,6 @@ import io.jslirp.nat.Family;
 import io.jslirp.policy.AddressPlan;
 import io.jslirp.policy.ForwardSource;
 import io.jslirp.policy.HostAddress;
-import io.jslirp.policy.Nameservers;
 import io.jslirp.policy.OutboundPolicy;
 import io.jslirp.stack.Counters;
 import io.jslirp.stack.FrameSink;
@@ -42,12 +41,11 @@ final class VirtualNetwork {
                 : new RouterAdvertisements(stack.ipv6(), config.ipv6());
         stack.setServices(new LinkServices(new DhcpServer(config.network(), config.bootFile(), stack.ipv4()),
                 config.ipv6() == null ? null : new Dhcpv6Server(stack.ipv6(), config.ipv6()), advertisements));
-        Nameservers nameservers = config.nameservers() == null ? null : new Nameservers(config.nameservers());
         Family ipv4 = family(stack.ipv4(), config.plan4() != null ? config.plan4() : AddressPlan.of(config.network()),
                 config.outboundAddress() == 0 ? null : HostAddress.ipv4(config.outboundAddress()), config.tcp(), config, sockets);
         Family ipv6 = config.ipv6() == null ? null
                 : family(stack.ipv6(), config.plan6() != null ? config.plan6() : AddressPlan.of(config.ipv6()), config.outboundAddress6(), config.tcp6(), config, sockets);
-        this.transport = new HostTransport(loop, sockets, ipv4, ipv6, nameservers, config.udpIdleNanos(), config.limits());
+        this.transport = new HostTransport(loop, sockets, ipv4, ipv6, config);
         stack.setTransport(transport.entry());
         if (config.tftpRoot() != null) transport.serveTftp(stack.ipv4(), config.tftpRoot());
         for (PortForward forward : config.forwards()) transport.forward(forward);

@@ -23,9 +23,11 @@ public final class ForwardListener implements HostForward {
      * Listens for forward; IllegalArgumentException (e.g. the port is taken) saying what failed.
      * loopbackClients, if not null, takes the clients from the host's loopback.
      */
-    public ForwardListener(Reactor loop, HostSockets sockets, AddressBook addresses, GuestRoutes routes, TcpNat nat,
-                           PortForward forward, LoopbackClients loopbackClients) {
-        this.loop = loop;
+    public ForwardListener(ForwardContext context, TcpNat nat, PortForward forward, LoopbackClients loopbackClients) {
+        this.loop = context.loop();
+        HostSockets sockets = context.sockets();
+        AddressBook addresses = context.addresses();
+        GuestRoutes routes = context.routes();
         this.socket = new ForwardSocket(sockets, addresses, forward);
         int fd = socket.fd;
         loop.register(fd, Epoll.IN, events -> {

@@ -38,12 +38,11 @@ public final class UdpForwardSocket implements HostForward, Handler {
      * Binds the forward's host port; IllegalArgumentException (e.g. the port is taken) saying what
      * failed. loopbackDatagrams, if not null, takes the datagrams of clients on the host's loopback.
      */
-    public UdpForwardSocket(Reactor loop, HostSockets sockets, AddressBook addresses, GuestRoutes routes, UdpForwards forwards,
-                            PortForward forward, LoopbackDatagrams loopbackDatagrams) {
-        this.loop = loop;
-        this.sockets = sockets;
-        this.addresses = addresses;
-        this.routes = routes;
+    public UdpForwardSocket(ForwardContext context, UdpForwards forwards, PortForward forward, LoopbackDatagrams loopbackDatagrams) {
+        this.loop = context.loop();
+        this.sockets = context.sockets();
+        this.addresses = context.addresses();
+        this.routes = context.routes();
         this.forwards = forwards;
         this.socket = new ForwardSocket(sockets, addresses, forward);
         this.loopbackClients = loopbackDatagrams == null ? null

@@ -11,7 +11,6 @@ import io.jslirp.loop.Timer;
 import io.jslirp.stack.GuestOutput;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.HostSockets;
-import io.jslirp.util.Log;
 
 import java.lang.foreign.MemorySegment;
 

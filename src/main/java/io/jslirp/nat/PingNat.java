@@ -15,7 +15,6 @@ import io.jslirp.sys.HostSockets;
 import io.jslirp.util.Log;
 import io.jslirp.wire.Icmp;
 import io.jslirp.wire.IcmpEcho;
-import io.jslirp.wire.Icmpv4;
 import io.jslirp.wire.Udp;
 
 import java.lang.foreign.MemorySegment;

@@ -57,9 +57,8 @@ public final class UdpFlows implements LoopbackDatagrams.Receiver {
     }
 
     /** Flows of the bound socket replyFd (of replySockets) toward target. */
-    public UdpFlows(Reactor loop, Splices splices, HostSockets replySockets, int replyFd, Endpoint target, boolean keepAddress,
-                    long idleNanos) {
-        this.loop = loop;
+    public UdpFlows(Splices splices, HostSockets replySockets, int replyFd, Endpoint target, boolean keepAddress, long idleNanos) {
+        this.loop = splices.loop;
         this.clock = loop.clock();
         this.splices = splices;
         this.replySockets = replySockets;

@@ -49,7 +49,7 @@ public final class UdpSplice implements AutoCloseable {
             throw new SysException("bind " + local, -r);
         }
         this.fd = s;
-        this.flows = new UdpFlows(loop, splices, sockets, s, target, true, idleNanos);
+        this.flows = new UdpFlows(splices, sockets, s, target, true, idleNanos);
         loop.register(s, Epoll.IN, events -> fromSources());
     }
 
