@@ -19,8 +19,8 @@ import java.util.concurrent.Callable;
 /** {@code jslirp qemu}: serve a QEMU virtual machine through its stream, dgram, socket or vhost-user netdev. */
 @Command(name = "qemu", mixinStandardHelpOptions = true, abbreviateSynopsis = true,
         description = {"Serve a QEMU virtual machine through its -netdev stream, dgram, socket or vhost-user.",
-                "QEMU's -netdev stream (unix socket), -netdev dgram (unix datagrams), -netdev socket (TCP)",
-                "or -netdev vhost-user (the guest's queues in memory shared with jslirp) connects here.",
+                "QEMU's -netdev stream (unix socket), -netdev dgram (unix datagrams), -netdev socket (TCP) "
+                        + "or -netdev vhost-user (the guest's queues in memory shared with jslirp) connects here.",
                 "One VM at a time; when it restarts and reconnects it is served again."},
         footer = {"", "Examples (disk.img is the VM's disk):",
                 "  jslirp qemu --socket /tmp/jslirp.sock &",
