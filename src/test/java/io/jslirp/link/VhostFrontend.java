@@ -41,7 +41,7 @@ final class VhostFrontend implements AutoCloseable {
     final int socket;
     final MemorySegment memory;
     final int memoryFd;
-    final EventFd[] kick = {new EventFd(), new EventFd()}, call = {new EventFd(), new EventFd()};
+    final EventFd[] kick = {new EventFd(), new EventFd()}, call = {new EventFd(), new EventFd()}, err = {new EventFd(), new EventFd()};
     private final Arena arena = Arena.ofShared();
     private final MemorySegment out = arena.allocate(Message.HEADER + Message.MAX_PAYLOAD, 8);
     private final MemorySegment in = arena.allocate(Message.HEADER + Message.MAX_PAYLOAD, 8);
@@ -152,6 +152,7 @@ final class VhostFrontend implements AutoCloseable {
             check(acked(Request.SET_VRING_ADDR, Encoder.addr(out, NEED_REPLY, r, UVA + desc(r), UVA + used(r), UVA + avail(r))));
             check(acked(Request.SET_VRING_KICK, Encoder.u64(out, Request.SET_VRING_KICK, NEED_REPLY, r), kick[r].fd()));
             check(acked(Request.SET_VRING_CALL, Encoder.u64(out, Request.SET_VRING_CALL, NEED_REPLY, r), call[r].fd()));
+            check(acked(Request.SET_VRING_ERR, Encoder.u64(out, Request.SET_VRING_ERR, NEED_REPLY, r), err[r].fd()));
         }
         for (int i = 0; i < receiveBuffers; i++) offerReceive(i);
         for (int r = 0; r < 2; r++) check(acked(Request.SET_VRING_ENABLE, Encoder.state(out, Request.SET_VRING_ENABLE, NEED_REPLY, r, 1)));
@@ -176,6 +177,20 @@ final class VhostFrontend implements AutoCloseable {
         descriptor(1, i, GPA + at, HEADER + frame.length, 0);
         offer(1, i);
         signal(kick[1]);
+    }
+
+    /** Offers a transmit chain of one descriptor at guest address gpa of len bytes, as a hostile driver might, and kicks. */
+    void transmitRaw(long gpa, int len) {
+        int i = availIdx[1] % QUEUE;
+        descriptor(1, i, gpa, len, 0);
+        offer(1, i);
+        signal(kick[1]);
+    }
+
+    /** Writes ring's available index directly (a hostile driver) and kicks. */
+    void availIndex(int ring, int idx) {
+        Le.u16(memory, avail(ring) + 2, idx);
+        signal(kick[ring]);
     }
 
     private void descriptor(int ring, int i, long addr, int len, int flags) {
@@ -230,6 +245,7 @@ final class VhostFrontend implements AutoCloseable {
         Libc.close(memoryFd);
         for (EventFd e : kick) e.close();
         for (EventFd e : call) e.close();
+        for (EventFd e : err) e.close();
         arena.close();
     }
 }

@@ -235,6 +235,39 @@ class VhostUserLinkTest {
     }
 
     @Test
+    void aChainOutsideMemoryCostsThatFrameOnly() throws Exception {
+        listen();
+        try (VhostFrontend fe = frontend("mem")) {
+            fe.setUp(2);
+            fe.transmitRaw(VhostFrontend.GPA + VhostFrontend.SIZE + 0x1000, 100);
+            byte[] out = frame(200, 3);
+            fe.transmit(out);
+            pump();
+            assertThat(fromGuest).containsExactly(out);
+            assertThat(link.badChains()).isEqualTo(1);
+            link.flush();
+            assertThat(fe.usedIndex(1)).as("the bad chain given back too").isEqualTo(2);
+            assertThat(link.connected()).isTrue();
+        }
+    }
+
+    @Test
+    void anAvailableIndexJumpingAheadEndsTheConnectionAndSignalsErr() throws Exception {
+        listen();
+        String err = stderrOf(() -> {
+            try (VhostFrontend fe = frontend("mem")) {
+                fe.setUp(2);
+                fe.availIndex(1, 1000);
+                pump();
+                assertThat(fe.closedByBackend()).isTrue();
+                assertThat(fe.signalled(fe.err[1])).isTrue();
+            }
+        });
+        assertThat(err.lines()).singleElement().asString().contains("disconnected: ring 1: AVAIL_INDEX_JUMP: available index 1000");
+        nextIsServed();
+    }
+
+    @Test
     void aSecondFrontEndWaitsUntilTheFirstEnds() throws Exception {
         listen();
         VhostFrontend first = frontend("mem");
