@@ -77,6 +77,11 @@ final class VhostSession {
         return queues[1];
     }
 
+    /** The receive queue while it runs, else null. */
+    Virtqueue receiveQueue() {
+        return queues[0];
+    }
+
     /** The receive queue's frames while it runs, else null. */
     RxFrames receive() {
         return rx;
@@ -145,6 +150,7 @@ final class VhostSession {
             for (int fd : given) Libc.close(fd);
             return fail(e.getMessage());
         }
+        Log.debug(() -> "vhost-user " + m.request() + (given.length > 0 ? " with " + given.length + " descriptors" : ""));
         flush(); // a new memory table or a stopped ring reads the used index back from the ring
         Outcome o = backend.handle(m, given);
         String why = perform(o);

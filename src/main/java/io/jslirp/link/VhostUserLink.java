@@ -23,8 +23,9 @@ import java.lang.foreign.MemorySegment;
  * <p>Transmit: a kick of the transmit ring (ring 1) makes the poller readable; {@link #receive}
  * pops chains, each the 12-byte virtio-net header then the frame, copies the frame out and pushes
  * the chain back used. Receive: {@link #send} puts a zeroed header and the frame into the receive
- * ring (ring 0) with {@link RxFrames}; a frame finding no buffer there is dropped (the stack
- * counts it), as one for a full tap queue. The used elements of both rings are published at the
+ * ring (ring 0) with {@link RxFrames}; frames finding no buffer there wait in a backlog
+ * ({@link RxBacklog}) for the driver's kick saying it added buffers, and are dropped (the stack
+ * counts them) only when it is full, as for a full tap queue. The used elements of both rings are published at the
  * flush, and the guest interrupted (its call descriptor written) once then if its driver asks.
  *
  * <p>One front-end at a time: while one is served the listener is not watched, and the next
@@ -43,6 +44,8 @@ public final class VhostUserLink implements Link {
     private VhostSession session;
     /** A frame toward the guest behind its virtio-net header, whose bytes stay zero (no offload is offered). */
     private final MemorySegment stage = Arena.ofAuto().allocate(RxFrames.HEADER + MAX_FRAME, 64);
+    /** Frames toward the guest waiting for receive buffers. */
+    private final RxBacklog backlog = new RxBacklog();
     /** Chains the guest's driver got wrong, each dropped (it is pushed back used, empty). */
     private long badChains;
 
@@ -109,6 +112,7 @@ public final class VhostUserLink implements Link {
                 if (!session.readable()) ended();
             } else {
                 session.drainKick(tag - TAG_KICK);
+                if (tag == TAG_KICK) receiveKicked();
             }
         }
     }
@@ -125,6 +129,7 @@ public final class VhostUserLink implements Link {
     /** The session ended (it said why): the listener is watched again for the next front-end. */
     private void ended() {
         session = null;
+        backlog.clear();
         poller.add(listener, Epoll.IN, TAG_LISTENER);
     }
 
@@ -176,29 +181,68 @@ public final class VhostUserLink implements Link {
     }
 
     /**
-     * Puts the frame into the receive ring behind a zeroed virtio-net header: false (the stack
-     * counts a drop) when no front-end is connected, the ring does not run, or has no room now.
+     * Puts the frame into the receive ring behind a zeroed virtio-net header, or, when the ring has
+     * no free buffer now, into the backlog (behind frames waiting there already): false (the stack
+     * counts a drop) when no front-end is connected, the ring does not run, or the backlog is full.
      */
     @Override
     public boolean send(MemorySegment frame, int length) {
         VhostSession s = session;
         RxFrames rx = s == null ? null : s.receive();
-        if (rx == null || length > MAX_FRAME) return false;
-        MemorySegment.copy(frame, 0, stage, RxFrames.HEADER, length);
-        try {
-            int chains = rx.put(stage, 0, RxFrames.HEADER + length);
-            if (chains <= 0) return false;
-            s.pushed(0);
-            return true;
-        } catch (VirtioException e) {
-            refused(s, 0, e);
+        if (rx == null) {
+            backlog.clear();
             return false;
         }
+        if (length > MAX_FRAME) return false;
+        if (!backlog.isEmpty()) drainBacklog(s, rx);
+        if (backlog.isEmpty()) {
+            MemorySegment.copy(frame, 0, stage, RxFrames.HEADER, length);
+            try {
+                int chains = rx.put(stage, 0, RxFrames.HEADER + length);
+                if (chains > 0) s.pushed(0);
+                if (chains != RxFrames.NO_ROOM) return chains > 0;
+            } catch (VirtioException e) {
+                refused(s, 0, e);
+                return false;
+            }
+        }
+        if (!backlog.add(frame, length)) return false;
+        drainBacklog(s, rx); // (asks for a kick when the driver adds buffers)
+        return true;
+    }
+
+    /**
+     * Puts the frames of the backlog into the receive ring, in order; while some still wait the
+     * driver is asked to kick when it adds buffers, and once none do, not to.
+     */
+    private void drainBacklog(VhostSession s, RxFrames rx) {
+        if (backlog.isEmpty()) return;
+        Virtqueue q = s.receiveQueue();
+        try {
+            while (true) {
+                if (backlog.drain(rx) > 0) s.pushed(0);
+                if (backlog.isEmpty()) {
+                    q.suppressKicks();
+                    return;
+                }
+                if (q.kickOnNextAddition()) return;
+            }
+        } catch (VirtioException e) {
+            refused(s, 0, e);
+        }
+    }
+
+    /** The receive ring's kick: buffers came for the frames waiting. */
+    private void receiveKicked() {
+        VhostSession s = session;
+        RxFrames rx = s == null ? null : s.receive();
+        if (rx != null) drainBacklog(s, rx);
     }
 
     /** Publishes the used elements of both rings and interrupts the guest once, if its driver asks. */
     @Override
     public void flush() {
+        receiveKicked(); // (buffers may have come without a kick: the ring is looked at once an iteration anyway)
         if (session != null) session.flush();
     }
 

@@ -168,6 +168,19 @@ final class VhostFrontend implements AutoCloseable {
         offer(0, i);
     }
 
+    /**
+     * Makes descriptor i available again in the receive ring and kicks only if the device asked
+     * for it (EVENT_IDX: the new available index passed its avail_event), as a driver does: whether it kicked.
+     */
+    boolean refillReceive(int i) {
+        int old = availIdx[0];
+        offerReceive(i);
+        int event = Le.u16(memory, used(0) + 4 + 8L * QUEUE);
+        boolean kick = ((availIdx[0] - event - 1) & 0xffff) < ((availIdx[0] - old) & 0xffff);
+        if (kick) signal(this.kick[0]);
+        return kick;
+    }
+
     /** Puts frame behind a zeroed virtio-net header in the transmit ring and kicks. */
     void transmit(byte[] frame) {
         int i = availIdx[1] % QUEUE;

@@ -107,10 +107,30 @@ class VhostUserLinkTest {
             assertThat(fe.signalled(fe.call[0])).as("nothing new, no interrupt").isFalse();
 
             for (int i = 0; i < 3; i++) assertThat(link.send(MemorySegment.ofArray(in), in.length)).isTrue();
-            assertThat(link.send(MemorySegment.ofArray(in), in.length)).as("no receive buffer left: dropped").isFalse();
+            byte[] late = frame(700, 4);
+            assertThat(link.send(MemorySegment.ofArray(late), late.length)).as("no receive buffer left: it waits").isTrue();
             link.flush();
             for (int i = 0; i < 3; i++) assertThat(fe.received()).isEqualTo(in);
+            assertThat(fe.received()).isNull();
             assertThat(fe.signalled(fe.call[0])).isTrue();
+
+            assertThat(fe.refillReceive(0)).as("the device asked for a kick when buffers come").isTrue();
+            pump();
+            link.flush();
+            assertThat(fe.received()).isEqualTo(late);
+            assertThat(fe.signalled(fe.call[0])).isTrue();
+        }
+    }
+
+    @Test
+    void aFullBacklogDrops() throws Exception {
+        listen();
+        try (VhostFrontend fe = frontend("mem")) {
+            fe.setUp(1);
+            byte[] in = frame(1400, 6);
+            int taken = 0;
+            while (link.send(MemorySegment.ofArray(in), in.length)) taken++;
+            assertThat(taken).as("one in the ring, the rest in the backlog").isEqualTo(1 + RxBacklog.CAPACITY / (4 + 12 + 1400));
         }
     }
 
