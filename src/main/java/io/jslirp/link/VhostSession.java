@@ -102,15 +102,14 @@ final class VhostSession {
      */
     boolean readable() {
         while (!closed) {
+            // (more than 0 bytes wanted: a message is handled as soon as it is whole)
             int want = payload < 0 ? Message.HEADER - have : Message.HEADER + payload - have;
-            int n = want == 0 ? 0 : io.receive(socket, in, have, want);
+            int n = io.receive(socket, in, have, want);
             if (!takeFds()) return fail("more than " + FdMessages.MAX_FDS + " descriptors with one message");
-            if (want > 0) {
-                if (n == -Errno.EAGAIN || n == -Errno.EINTR) return true;
-                if (n == 0) return end("closed the connection");
-                if (n < 0) return fail("reading failed: " + Errno.describe(-n));
-                have += n;
-            }
+            if (n == -Errno.EAGAIN || n == -Errno.EINTR) return true;
+            if (n == 0) return end("closed the connection");
+            if (n < 0) return fail("reading failed: " + Errno.describe(-n));
+            have += n;
             if (payload < 0 && have == Message.HEADER) {
                 try {
                     payload = Message.payloadSize(in);
