@@ -255,6 +255,22 @@ class VhostUserLinkTest {
     }
 
     @Test
+    void aMessageArrivingInPiecesIsTakenWhole() throws Exception {
+        listen();
+        try (VhostFrontend fe = frontend("mem")) {
+            fe.send(Encoder.u64(fe.out(), Request.SET_PROTOCOL_FEATURES, 0, io.jslirp.vhostuser.Features.bit(io.jslirp.vhostuser.Features.PROTOCOL_REPLY_ACK)));
+            fe.sendSplit(Encoder.memoryTable(fe.out(), VhostFrontend.NEED_REPLY,
+                    new long[] {VhostFrontend.GPA, VhostFrontend.SIZE, VhostFrontend.UVA, 0}), fe.memoryFd);
+            assertThat(fe.reply(Request.SET_MEM_TABLE)).as("acknowledged").isZero();
+            fe.setUp(2);
+            byte[] out = frame(300, 8);
+            fe.transmit(out);
+            pump();
+            assertThat(fromGuest).containsExactly(out);
+        }
+    }
+
+    @Test
     void aChainOutsideMemoryCostsThatFrameOnly() throws Exception {
         listen();
         try (VhostFrontend fe = frontend("mem")) {
