@@ -42,8 +42,8 @@ public final class VhostUserLink implements Link {
     private final int listener;
     private final UnixSocketFile file;
     private VhostSession session;
-    /** A frame toward the guest behind its virtio-net header, whose bytes stay zero (no offload is offered). */
-    private final MemorySegment stage = Arena.ofAuto().allocate(RxFrames.HEADER + MAX_FRAME, 64);
+    /** The virtio-net header of every frame toward the guest: all zero, as no offload is offered (num_buffers is filled in the ring). */
+    private final MemorySegment header = Arena.ofAuto().allocate(RxFrames.HEADER, 8);
     /** Frames toward the guest waiting for receive buffers. */
     private final RxBacklog backlog = new RxBacklog();
     /** Chains the guest's driver got wrong, each dropped (it is pushed back used, empty). */
@@ -196,9 +196,8 @@ public final class VhostUserLink implements Link {
         if (length > MAX_FRAME) return false;
         if (!backlog.isEmpty()) drainBacklog(s, rx);
         if (backlog.isEmpty()) {
-            MemorySegment.copy(frame, 0, stage, RxFrames.HEADER, length);
             try {
-                int chains = rx.put(stage, 0, RxFrames.HEADER + length);
+                int chains = rx.put(header, 0, frame, 0, length);
                 if (chains > 0) s.pushed(0);
                 if (chains != RxFrames.NO_ROOM) return chains > 0;
             } catch (VirtioException e) {
