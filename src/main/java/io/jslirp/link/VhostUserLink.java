@@ -37,6 +37,7 @@ public final class VhostUserLink implements Link {
     /** Largest frame either way: an Ethernet header and a 64 KiB IP datagram. */
     static final int MAX_FRAME = 14 + 65535;
     private static final int TAG_LISTENER = 1, TAG_SESSION = 2, TAG_KICK = 16;
+    private static final int MAX_ROUNDS = 64;
 
     private final Epoll poller = new Epoll(8);
     private final int listener;
@@ -93,15 +94,22 @@ public final class VhostUserLink implements Link {
         return LinkCapabilities.WHOLE_FRAMES;
     }
 
+    /**
+     * The next frame from the guest; between frames, what the poller reports (a connection, a
+     * message, a kick) is handled first. A bounded number of rounds: an event that handling cannot
+     * clear (an accept failing for want of descriptors) must not hold the loop here; the loop's
+     * poll reports the link again.
+     */
     @Override
     public int receive(int queue, MemorySegment buffer) {
-        while (true) {
+        for (int round = 0; round < MAX_ROUNDS; round++) {
             int n = transmitted(buffer);
             if (n > 0) return n;
             int ready = poller.wait(0);
             if (ready <= 0) return 0;
             for (int i = 0; i < ready; i++) event(poller.readyTag(i));
         }
+        return 0;
     }
 
     private void event(int tag) {
