@@ -5,6 +5,7 @@ import io.jslirp.engine.EngineConfig;
 import io.jslirp.link.DgramLink;
 import io.jslirp.link.Link;
 import io.jslirp.link.StreamLink;
+import io.jslirp.link.VhostUserLink;
 import io.jslirp.warmup.Warmup;
 import io.jslirp.wire.Ipv4;
 import picocli.CommandLine.ArgGroup;
@@ -15,10 +16,11 @@ import picocli.CommandLine.Option;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
-/** {@code jslirp qemu}: serve a QEMU virtual machine through its stream or socket netdev. */
+/** {@code jslirp qemu}: serve a QEMU virtual machine through its stream, dgram, socket or vhost-user netdev. */
 @Command(name = "qemu", mixinStandardHelpOptions = true, abbreviateSynopsis = true,
-        description = {"Serve a QEMU virtual machine through its -netdev stream, dgram or socket.",
-                "QEMU's -netdev stream (unix socket), -netdev dgram (unix datagrams) or -netdev socket (TCP) connects here.",
+        description = {"Serve a QEMU virtual machine through its -netdev stream, dgram, socket or vhost-user.",
+                "QEMU's -netdev stream (unix socket), -netdev dgram (unix datagrams), -netdev socket (TCP) "
+                        + "or -netdev vhost-user (the guest's queues in memory shared with jslirp) connects here.",
                 "One VM at a time; when it restarts and reconnects it is served again."},
         footer = {"", "Examples (disk.img is the VM's disk):",
                 "  jslirp qemu --socket /tmp/jslirp.sock &",
@@ -31,6 +33,12 @@ import java.util.concurrent.Callable;
                 "      -netdev dgram,id=n0,local.type=unix,local.path=/tmp/vm.sock,\\",
                 "remote.type=unix,remote.path=/tmp/jslirp-dgram.sock \\",
                 "      -device virtio-net-pci,netdev=n0",
+                "",
+                "  jslirp qemu --vhost-user /tmp/jslirp-vu.sock &   # QEMU 10 or later",
+                "  qemu-system-x86_64 -m 256 -nographic -hda disk.img \\",
+                "      -object memory-backend-memfd,id=mem,size=256M,share=on \\",
+                "      -numa node,memdev=mem -chardev socket,id=c,path=/tmp/jslirp-vu.sock \\",
+                "      -netdev vhost-user,id=n0,chardev=c -device virtio-net-pci,netdev=n0",
                 "",
                 "  jslirp qemu --tcp 5555 &   # QEMU before 7.2",
                 "  qemu-system-x86_64 -m 512 -nographic -hda disk.img \\",
@@ -54,6 +62,10 @@ final class QemuCommand implements Callable<Integer> {
 
         @Option(names = "--dgram", paramLabel = "PATH", description = "bind a unix datagram socket for -netdev dgram (remote.path=PATH)")
         Path dgram;
+
+        @Option(names = "--vhost-user", paramLabel = "PATH",
+                description = "listen on a unix stream socket for -netdev vhost-user (guest memory shared: -object memory-backend-memfd,share=on)")
+        Path vhostUser;
 
         @Option(names = "--fd", paramLabel = "FD", description = "serve a connected stream socket handed over by the parent process; exit when it closes")
         Integer fd;
@@ -85,6 +97,7 @@ final class QemuCommand implements Callable<Integer> {
 
     private Link open() {
         if (transport.socket != null) return StreamLink.listenUnix(transport.socket.toString(), "the --socket path");
+        if (transport.vhostUser != null) return VhostUserLink.listenUnix(transport.vhostUser.toString(), "the --vhost-user path");
         if (transport.dgram != null) return DgramLink.bindUnix(transport.dgram.toString(), "the --dgram path");
         if (transport.fd != null) {
             if (transport.fd < 0) throw new IllegalArgumentException("--fd must be a descriptor number, not " + transport.fd);

@@ -43,6 +43,16 @@ public final class RxFrames {
      */
     public int put(MemorySegment src, long off, long len) throws VirtioException {
         if (len < HEADER) throw new IllegalArgumentException("frame of " + len + " bytes, shorter than the virtio-net header");
+        return put(src, off, src, off + HEADER, len - HEADER);
+    }
+
+    /**
+     * As {@link #put(MemorySegment, long, long)}, the header's {@link #HEADER} bytes at headerOff
+     * of header and the frame's frameLen bytes at frameOff of frame wherever each is: a frame goes
+     * into the ring without first being copied behind a header.
+     */
+    public int put(MemorySegment header, long headerOff, MemorySegment frame, long frameOff, long frameLen) throws VirtioException {
+        long len = HEADER + frameLen;
         int n = 0;
         long done = 0;
         while (done < len) {
@@ -60,8 +70,14 @@ public final class RxFrames {
                 throw new VirtioException(Fault.RECEIVE_CHAIN_TOO_SMALL, "receive chain at head " + c.head() + " has " + c.writableBytes() + " writable bytes");
             }
             if (!mergeable && c.writableBytes() < len) return giveBack(1, TOO_BIG);
-            if (n == 0) locateCount(c);
-            long w = c.write(0, src, off + done, len - done);
+            long w;
+            if (n == 0) {
+                locateCount(c);
+                w = c.write(0, header, headerOff, HEADER); // (the first chain has room for it: checked above)
+                w += c.write(HEADER, frame, frameOff, frameLen);
+            } else {
+                w = c.write(0, frame, frameOff + (done - HEADER), len - done);
+            }
             heads[n] = c.head();
             lengths[n++] = (int) w;
             done += w;

@@ -240,6 +240,21 @@ public final class Virtqueue {
         return ((now - event - 1) & 0xffff) < ((now - old) & 0xffff);
     }
 
+    /**
+     * Asks the driver to kick on its next addition, even with chains pending that the device
+     * cannot use yet (a frame that needs more receive buffers than there are): with EVENT_IDX the
+     * event is the driver's available index, not the device's. True when that index did not move
+     * meanwhile (safe to wait for the kick), false when the driver added chains (try them first).
+     */
+    public boolean kickOnNextAddition() {
+        kicksAllowed = true;
+        int idx = Le.u16(avail, 2);
+        if (eventIdx) Le.u16(used, 4 + 8L * size, idx);
+        else Le.u16(used, 0, 0);
+        VarHandle.fullFence();
+        return Le.u16(avail, 2) == idx;
+    }
+
     /** Asks the driver not to kick while the device is polling the ring anyway. */
     public void suppressKicks() {
         kicksAllowed = false;

@@ -173,6 +173,25 @@ public final class Vm {
     }
 
     /**
+     * {@code -netdev vhost-user} as a client of a backend listening on a unix stream socket. The
+     * guest's memory must be a shareable file for the backend to map: a memfd backend of the
+     * VM's whole memory (the 256 MiB {@link #start} gives it), on one NUMA node.
+     */
+    public static List<String> vhostUserNetdev(Path socket) {
+        return List.of("-object", "memory-backend-memfd,id=mem,size=256M,share=on", "-numa", "node,memdev=mem",
+                "-chardev", "socket,id=c,path=" + qemuValue(socket),
+                "-netdev", "vhost-user,id=n0,chardev=c", "-device", nic());
+    }
+
+    /** Skips the test unless QEMU is of version major or later (vhost-user under TCG needs 10: 7.2 crashes). */
+    public static void assumeQemuAtLeast(int major) {
+        Cmd.Result r = Cmd.run(Duration.ofSeconds(30), QEMU, "--version");
+        Matcher m = Pattern.compile("version (\\d+)\\.").matcher(r.out());
+        assumeTrue(r.exit() == 0 && m.find() && Integer.parseInt(m.group(1)) >= major,
+                "QEMU " + major + " or later needed: " + r.out().lines().findFirst().orElse("no version"));
+    }
+
+    /**
      * QEMU's own user-mode network (libslirp): gateway 10.0.2.2 is the host's loopback, DHCP from
      * 10.0.2.15. Options are appended, e.g. {@code "hostfwd=tcp:127.0.0.1:8080-:80"}. Its DNS relay
      * 10.0.2.3 goes to the machine's resolver: a script must not use it.

@@ -162,6 +162,50 @@ class VmIT {
         }
     }
 
+    /**
+     * Over -netdev vhost-user (QEMU 10 or later; the guest's memory a shared memfd): DHCP and 20 MiB
+     * intact, the frames going between the guest's rings and jslirp without QEMU; the call and kick
+     * eventfds carry the notifications. Then the next VM (a new QEMU) is served by the same jslirp.
+     */
+    @Test
+    @Timeout(600)
+    void vhostUserNetdevServesDhcpAndADownloadIntactAndTheNextVm() throws Exception {
+        ItEnv.assumeJslirp("jslirp qemu is jslirp's own");
+        Vm.assumeAvailable();
+        Vm.assumeQemuAtLeast(10);
+        Vm.image();
+        Path socket = tmp.resolve("jslirp-vu.sock");
+        try (HttpBlobServer http = new HttpBlobServer();
+             Stack.Running jslirp = Stack.start(jslirpQemu("--vhost-user", socket.toString()))) {
+            Vm.awaitSocket(socket, Duration.ofSeconds(60), jslirp);
+            Vm.Result r = Vm.run(Vm.vhostUserNetdev(socket), """
+                    udhcpc -i eth0 -n -q -t 5 -T 1 || exit 1
+                    echo "ADDR $(ip -4 -o addr show dev eth0 | awk '{print $4}')"
+                    t0=$(cut -d' ' -f1 /proc/uptime)
+                    wget -q -O /tmp/blob '%s' || exit 2
+                    t1=$(cut -d' ' -f1 /proc/uptime)
+                    echo "WGET_SECONDS $(awk "BEGIN { print $t1 - $t0 }")"
+                    echo "SHA256 $(sha256sum /tmp/blob | cut -d' ' -f1)"
+                    """.formatted(http.guestUrl("/blob?seed=" + SEED + "&size=" + SIZE)), Duration.ofSeconds(180));
+            String why = r.describe() + "\n" + jslirp.describe();
+            System.out.println("[jslirp VM vhost-user] boot " + (r.boot() == null ? "n/a" : r.boot().toMillis() + " ms")
+                    + ", total " + r.took().toMillis() + " ms, " + r.lines("WGET_SECONDS"));
+            assertThat(r.ok()).as(why).isTrue();
+            assertThat(r.lines("ADDR ")).as(why).containsExactly("ADDR 10.0.2.15/24");
+            assertThat(r.lines("SHA256 ")).as(why).containsExactly("SHA256 " + Blob.sha256(SEED, SIZE));
+
+            // The next VM: a new QEMU connects to the same jslirp, maps its memory and is served.
+            Vm.Result again = Vm.run(Vm.vhostUserNetdev(socket), """
+                    udhcpc -i eth0 -n -q -t 5 -T 1 || exit 1
+                    wget -q -O /tmp/small '%s' || exit 2
+                    echo "SHA256 $(sha256sum /tmp/small | cut -d' ' -f1)"
+                    """.formatted(http.guestUrl("/blob?seed=7&size=" + Blob.MIB)), Duration.ofSeconds(120));
+            assertThat(again.ok()).as(again.describe() + "\n" + jslirp.describe()).isTrue();
+            assertThat(again.lines("SHA256 ")).containsExactly("SHA256 " + Blob.sha256(7, Blob.MIB));
+            assertThat(jslirp.alive()).as(jslirp.describe()).isTrue();
+        }
+    }
+
     /** busybox httpd in the VM, reached from the host through a forwarded port (-t). */
     @Test
     @Timeout(600)

@@ -114,4 +114,21 @@ class NotificationTest {
         offer(1);
         assertThat(q.allowKicks()).isFalse();
     }
+
+    @Test
+    void aKickOnTheNextAdditionIsAskedForPastChainsPendingNow() throws VirtioException {
+        offer(3);
+        Virtqueue q = driver.queue(EVENT_IDX);
+        q.pop();
+        q.suppressKicks();
+        assertThat(q.kickOnNextAddition()).as("the driver's index did not move").isTrue();
+        assertThat(driver.availEvent()).as("the driver's index, not the device's").isEqualTo(3);
+        try (Driver other = new Driver(8)) {
+            Virtqueue plain = other.queue(0);
+            plain.suppressKicks();
+            assertThat(other.usedFlags()).isEqualTo(Virtqueue.USED_NO_NOTIFY);
+            assertThat(plain.kickOnNextAddition()).isTrue();
+            assertThat(other.usedFlags()).as("without EVENT_IDX: the flag cleared").isZero();
+        }
+    }
 }
