@@ -99,15 +99,8 @@ public final class StreamLink implements Link {
      * IllegalArgumentException when that fails, naming the path as role ("the QEMU socket").
      */
     public static StreamLink listenUnix(String path, String role) {
-        int fd = Sockets.unixStream();
-        UnixSocketFile file = UnixSocketFile.bind(fd, path, role, false);
-        int r = Sockets.listen(fd, 4);
-        if (r < 0) {
-            Libc.close(fd);
-            file.release();
-            throw new IllegalArgumentException("cannot set up " + role + " " + path + ": " + Errno.describe(-r));
-        }
-        return new StreamLink(fd, file, -1);
+        UnixListener l = UnixListener.listen(path, role);
+        return new StreamLink(l.fd(), l.file(), -1);
     }
 
     /** As {@link #listenUnix(String, String)}, the path named "the VM's socket" in messages. */

@@ -62,15 +62,8 @@ public final class VhostUserLink implements Link {
      * fails, naming the path as role ("the --vhost-user path").
      */
     public static VhostUserLink listenUnix(String path, String role) {
-        int fd = Sockets.unixStream();
-        UnixSocketFile file = UnixSocketFile.bind(fd, path, role, false);
-        int r = Sockets.listen(fd, 4);
-        if (r < 0) {
-            Libc.close(fd);
-            file.release();
-            throw new IllegalArgumentException("cannot set up " + role + " " + path + ": " + Errno.describe(-r));
-        }
-        return new VhostUserLink(fd, file);
+        UnixListener l = UnixListener.listen(path, role);
+        return new VhostUserLink(l.fd(), l.file());
     }
 
     /** Whether a front-end is connected now. */

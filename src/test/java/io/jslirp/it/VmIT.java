@@ -73,14 +73,7 @@ class VmIT {
                 assertThat(Files.readString(dnsLog)).as("the query reached the test's resolver").contains("query[A] jslirp.test");
 
                 // The VM restarts: QEMU connects again and the same jslirp serves it.
-                Vm.Result again = Vm.run(Vm.streamNetdev(socket), """
-                        udhcpc -i eth0 -n -q -t 5 -T 1 || exit 1
-                        wget -q -O /tmp/small '%s' || exit 2
-                        echo "SHA256 $(sha256sum /tmp/small | cut -d' ' -f1)"
-                        """.formatted(http.guestUrl("/blob?seed=7&size=" + Blob.MIB)), Duration.ofSeconds(120));
-                assertThat(again.ok()).as(again.describe() + "\n" + jslirp.describe()).isTrue();
-                assertThat(again.lines("SHA256 ")).containsExactly("SHA256 " + Blob.sha256(7, Blob.MIB));
-                assertThat(jslirp.alive()).as(jslirp.describe()).isTrue();
+                nextVmIsServed(Vm.streamNetdev(socket), http, jslirp);
             }
         } finally {
             DnsIT.stop(dnsmasq);
@@ -195,15 +188,20 @@ class VmIT {
             assertThat(r.lines("SHA256 ")).as(why).containsExactly("SHA256 " + Blob.sha256(SEED, SIZE));
 
             // The next VM: a new QEMU connects to the same jslirp, maps its memory and is served.
-            Vm.Result again = Vm.run(Vm.vhostUserNetdev(socket), """
-                    udhcpc -i eth0 -n -q -t 5 -T 1 || exit 1
-                    wget -q -O /tmp/small '%s' || exit 2
-                    echo "SHA256 $(sha256sum /tmp/small | cut -d' ' -f1)"
-                    """.formatted(http.guestUrl("/blob?seed=7&size=" + Blob.MIB)), Duration.ofSeconds(120));
-            assertThat(again.ok()).as(again.describe() + "\n" + jslirp.describe()).isTrue();
-            assertThat(again.lines("SHA256 ")).containsExactly("SHA256 " + Blob.sha256(7, Blob.MIB));
-            assertThat(jslirp.alive()).as(jslirp.describe()).isTrue();
+            nextVmIsServed(Vm.vhostUserNetdev(socket), http, jslirp);
         }
+    }
+
+    /** A next VM on netdev (QEMU connecting again to the same jslirp) gets its address and 1 MiB byte-exact; jslirp lives on. */
+    private static void nextVmIsServed(List<String> netdev, HttpBlobServer http, Stack.Running jslirp) throws Exception {
+        Vm.Result again = Vm.run(netdev, """
+                udhcpc -i eth0 -n -q -t 5 -T 1 || exit 1
+                wget -q -O /tmp/small '%s' || exit 2
+                echo "SHA256 $(sha256sum /tmp/small | cut -d' ' -f1)"
+                """.formatted(http.guestUrl("/blob?seed=7&size=" + Blob.MIB)), Duration.ofSeconds(120));
+        assertThat(again.ok()).as(again.describe() + "\n" + jslirp.describe()).isTrue();
+        assertThat(again.lines("SHA256 ")).containsExactly("SHA256 " + Blob.sha256(7, Blob.MIB));
+        assertThat(jslirp.alive()).as(jslirp.describe()).isTrue();
     }
 
     /** busybox httpd in the VM, reached from the host through a forwarded port (-t). */
