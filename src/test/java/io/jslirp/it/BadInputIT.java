@@ -55,7 +55,7 @@ class BadInputIT {
         expect(1, "jslirp: unrecognized option '-s'; jslirp run's own options come first, then the command with its options:"
                 + " jslirp run [OPTION]... [--] COMMAND [ARG]... (see 'jslirp run --help')", bin, "run", "-s", "curl");
         expect(1, "jslirp: missing required argument (specify one of these): (--socket=PATH | --tcp=[ADDR:]PORT | --dgram=PATH"
-                + " | --fd=FD) (see 'jslirp qemu --help')", bin, "qemu");
+                + " | --vhost-user=PATH | --fd=FD) (see 'jslirp qemu --help')", bin, "qemu");
         expect(127, "jslirp: cannot run nosuchcommand-xyz: command not found", bin, "run", "--", "nosuchcommand-xyz");
         expect(127, "jslirp: cannot run /nonexistent/cmd: No such file or directory", bin, "run", "/nonexistent/cmd");
         expect(126, "jslirp: cannot run /etc/passwd: Permission denied", bin, "run", "--", "/etc/passwd");
