@@ -169,6 +169,7 @@ class VmIT {
         Vm.image();
         Path socket = tmp.resolve("jslirp-vu.sock");
         try (HttpBlobServer http = new HttpBlobServer();
+             UploadSink sink = new UploadSink();
              Stack.Running jslirp = Stack.start(jslirpQemu("--vhost-user", socket.toString()))) {
             Vm.awaitSocket(socket, Duration.ofSeconds(60), jslirp);
             Vm.Result r = Vm.run(Vm.vhostUserNetdev(socket), """
@@ -179,16 +180,60 @@ class VmIT {
                     t1=$(cut -d' ' -f1 /proc/uptime)
                     echo "WGET_SECONDS $(awk "BEGIN { print $t1 - $t0 }")"
                     echo "SHA256 $(sha256sum /tmp/blob | cut -d' ' -f1)"
-                    """.formatted(http.guestUrl("/blob?seed=" + SEED + "&size=" + SIZE)), Duration.ofSeconds(180));
+                    timeout 120 nc %s %d < /tmp/blob || exit 3
+                    for d in /sys/bus/virtio/devices/*; do
+                        [ "$(cat $d/device)" = 0x0001 ] && echo "FEATURES $(cat $d/features)"
+                    done
+                    """.formatted(http.guestUrl("/blob?seed=" + SEED + "&size=" + SIZE), Namespace.GATEWAY, sink.port()), Duration.ofSeconds(240));
             String why = r.describe() + "\n" + jslirp.describe();
             System.out.println("[jslirp VM vhost-user] boot " + (r.boot() == null ? "n/a" : r.boot().toMillis() + " ms")
-                    + ", total " + r.took().toMillis() + " ms, " + r.lines("WGET_SECONDS"));
+                    + ", total " + r.took().toMillis() + " ms, " + r.lines("WGET_SECONDS") + ", " + r.lines("FEATURES "));
             assertThat(r.ok()).as(why).isTrue();
             assertThat(r.lines("ADDR ")).as(why).containsExactly("ADDR 10.0.2.15/24");
             assertThat(r.lines("SHA256 ")).as(why).containsExactly("SHA256 " + Blob.sha256(SEED, SIZE));
+            assertThat(sink.received()).as("the blob back to the host, byte-exact\n" + why).isEqualTo(Blob.sha256(SEED, SIZE) + " " + SIZE);
+            // The guest's driver took the offloads (virtio's features, bit n the n-th character): both ways, TCP over IPv4 and IPv6.
+            String features = r.lines("FEATURES ").getFirst().substring("FEATURES ".length());
+            for (int bit : new int[] {0, 1, 7, 8, 11, 12}) assertThat(features.charAt(bit)).as("feature bit " + bit + ": " + features).isEqualTo('1');
 
             // The next VM: a new QEMU connects to the same jslirp, maps its memory and is served.
             nextVmIsServed(Vm.vhostUserNetdev(socket), http, jslirp);
+        }
+    }
+
+    /** A host loopback port that reads one connection to its end: the guest's upload, as its sha256 and length. */
+    private static final class UploadSink implements AutoCloseable {
+        private final java.net.ServerSocket server = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+        private final java.util.concurrent.CompletableFuture<String> received = new java.util.concurrent.CompletableFuture<>();
+
+        UploadSink() throws java.io.IOException {
+            Thread.ofPlatform().daemon().name("vm-upload-sink").start(this::serve);
+        }
+
+        int port() {
+            return server.getLocalPort();
+        }
+
+        private void serve() {
+            try (java.net.Socket s = server.accept(); java.io.InputStream in = s.getInputStream()) {
+                java.security.MessageDigest md = Blob.sha256();
+                long n = 0;
+                byte[] buf = new byte[64 * 1024];
+                for (int r; (r = in.read(buf)) > 0; n += r) md.update(buf, 0, r);
+                received.complete(java.util.HexFormat.of().formatHex(md.digest()) + " " + n);
+            } catch (java.io.IOException e) {
+                received.completeExceptionally(e);
+            }
+        }
+
+        /** "sha256 length" of what the connection carried (waits for its end, up to a minute). */
+        String received() throws Exception {
+            return received.get(60, java.util.concurrent.TimeUnit.SECONDS);
+        }
+
+        @Override
+        public void close() throws java.io.IOException {
+            server.close();
         }
     }
 
