@@ -232,6 +232,9 @@ final class VhostSession {
         if (ring == 0) {
             rx = new RxFrames(q, Features.has(backend.features(), Features.NET_MRG_RXBUF));
             q.suppressKicks(); // frames toward the guest are put when they come: a kick for new buffers would only cost the guest an exit
+            long f = backend.features();
+            Log.debug(() -> "vhost-user features acknowledged: 0x" + Long.toHexString(f) + (Features.has(f, Features.NET_GUEST_TSO4)
+                    ? "" : " (no GUEST_TSO4: large TCP frames are cut here)"));
         }
         return null;
     }
