@@ -23,9 +23,11 @@ import java.lang.foreign.MemorySegment;
  * path carries the control messages ({@link VhostSession}); frames never cross it.
  *
  * <p>Transmit: a kick of the transmit ring (ring 1) makes the poller readable; {@link #receive}
- * pops chains, each the 12-byte virtio-net header then the frame, copies the frame out and pushes
- * the chain back used. Receive: {@link #send} puts a zeroed header and the frame into the receive
- * ring (ring 0) with {@link RxFrames}; frames finding no buffer there wait in a backlog
+ * pops chains, each the 12-byte virtio-net header then the frame, copies the frame out (the
+ * header kept aside for its checksum flags) and pushes the chain back used. Receive: {@link #send}
+ * puts the frame behind its virtio-net header ({@link VirtioNetHeader}: the checksum and the
+ * cutting left to the guest's driver when it took those offloads) into the receive ring (ring 0)
+ * with {@link RxFrames}; frames finding no buffer there wait in a backlog
  * ({@link RxBacklog}) for the driver's kick saying it added buffers, and are dropped (the stack
  * counts them) only when it is full, as for a full tap queue. The used elements of both rings are published at the
  * flush, and the guest interrupted (its call descriptor written) once then if its driver asks.
