@@ -172,6 +172,14 @@ class VhostUserOffloadTest {
             }
             byte[] all = payload.toByteArray();
             for (int i = 0; i < PAYLOAD; i++) assertThat(all[i]).isEqualTo((byte) i);
+
+            sendTcp(v == IpVersion.V4 ? stack.ipv4() : stack.ipv6(), 100); // one segment: not cut, its checksum completed here
+            link.flush();
+            byte[] one = fe.received();
+            MemorySegment f = MemorySegment.ofArray(one);
+            int l4 = FrameReading.transportOffset(f);
+            assertThat(one.length - l4 - Tcp.headerLength(f, l4)).isEqualTo(100);
+            assertThat(Checksum.verify(f, l4, one.length - l4, pseudo(f, one.length - l4))).isTrue();
         }
     }
 
