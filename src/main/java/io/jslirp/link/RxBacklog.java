@@ -9,7 +9,7 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * Frames toward the guest that found its receive ring without a free buffer, waiting in order
- * (each behind its zeroed virtio-net header) for the driver to add buffers. A burst the size of a
+ * (each behind its virtio-net header) for the driver to add buffers. A burst the size of a
  * TCP window is larger than a ring of a few hundred buffers: dropped, its frames cost the guest's
  * TCP a retransmission each, where a moment later the guest has refilled the ring. Bounded as a
  * stream link's output buffer is; a frame that does not fit is dropped.
@@ -29,8 +29,8 @@ final class RxBacklog {
         start = end = 0;
     }
 
-    /** Queues the first length bytes of frame behind a zeroed virtio-net header: false when there is no room. */
-    boolean add(MemorySegment frame, int length) {
+    /** Queues the first length bytes of frame behind the virtio-net header's {@link RxFrames#HEADER} bytes: false when there is no room. */
+    boolean add(MemorySegment header, MemorySegment frame, int length) {
         int need = PREFIX + HEADER + length;
         if (CAPACITY - end < need) {
             if (CAPACITY - (end - start) < need) return false;
@@ -39,8 +39,7 @@ final class RxBacklog {
             start = 0;
         }
         buffer.set(ValueLayout.JAVA_INT_UNALIGNED, end, HEADER + length);
-        buffer.set(ValueLayout.JAVA_LONG_UNALIGNED, end + PREFIX, 0L);
-        buffer.set(ValueLayout.JAVA_INT_UNALIGNED, end + PREFIX + 8, 0);
+        MemorySegment.copy(header, 0, buffer, end + PREFIX, HEADER);
         MemorySegment.copy(frame, 0, buffer, end + PREFIX + HEADER, length);
         end += need;
         return true;

@@ -8,8 +8,6 @@ import io.jslirp.sys.Tap;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.util.function.LongSupplier;
 
 /**
@@ -23,9 +21,6 @@ import java.util.function.LongSupplier;
  * the stack's description of each frame ({@link TxFrame}) says: the tap reads none of it back.
  */
 public final class TapLink implements Link {
-    private static final ValueLayout.OfShort LE16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final int NEEDS_CSUM = 1, DATA_VALID = 2, GSO_NONE = 0, GSO_TCPV4 = 1, GSO_TCPV6 = 4, GSO_UDP_L4 = 5;
-
     private final int[] fds;
     private final FlowLanes lanes;
     private final boolean vnetHeader;
@@ -89,7 +84,7 @@ public final class TapLink implements Link {
 
     @Override
     public boolean checksumTrusted() {
-        return vnetHeader && (rxHeader.get(ValueLayout.JAVA_BYTE, 0) & (NEEDS_CSUM | DATA_VALID)) != 0;
+        return vnetHeader && VirtioNetHeader.checksumTrusted(rxHeader);
     }
 
     @Override
@@ -100,7 +95,7 @@ public final class TapLink implements Link {
     /** A frame nothing is said of (not the stack's IP frames, which come described): the first queue, nothing offloaded. */
     @Override
     public boolean send(MemorySegment frame, int length) {
-        if (vnetHeader) txHeader.fill((byte) 0);
+        if (vnetHeader) VirtioNetHeader.clear(txHeader);
         return write(fds[0], frame, length) == prefix() + length;
     }
 
@@ -110,7 +105,7 @@ public final class TapLink implements Link {
      */
     @Override
     public boolean send(TxFrame f) {
-        if (vnetHeader) vnetHeader(f);
+        if (vnetHeader) VirtioNetHeader.fill(txHeader, f);
         int fd = fds.length == 1 ? fds[0] : fds[lanes.laneOf(f.flowKey(), clock.getAsLong())];
         long n;
         if (f.payloadLength() == 0) {
@@ -123,25 +118,6 @@ public final class TapLink implements Link {
         }
         if (n == -Errno.EINVAL && f.segmentation() == TxFrame.Segmentation.UDP) f.refuse(); // a kernel without USO (before Linux 6.2)
         return n == prefix() + f.length();
-    }
-
-    /** Fills the struct virtio_net_hdr for the frame f describes: all zero for one whose checksums are filled and that is not cut. */
-    private void vnetHeader(TxFrame f) {
-        txHeader.set(ValueLayout.JAVA_BYTE, 0, (byte) (f.partialChecksum() ? NEEDS_CSUM : 0));
-        txHeader.set(ValueLayout.JAVA_BYTE, 1, (byte) gsoType(f.segmentation()));
-        txHeader.set(LE16, 2, (short) f.headersLength());                  // hdr_len
-        txHeader.set(LE16, 4, (short) f.segmentSize());                    // gso_size
-        txHeader.set(LE16, 6, (short) f.checksumStart());                  // csum_start
-        txHeader.set(LE16, 8, (short) f.checksumOffset());                 // csum_offset
-    }
-
-    private static int gsoType(TxFrame.Segmentation s) {
-        return switch (s) {
-            case NONE -> GSO_NONE;
-            case TCP4 -> GSO_TCPV4;
-            case TCP6 -> GSO_TCPV6;
-            case UDP -> GSO_UDP_L4;
-        };
     }
 
     /** The bytes written before each frame: the vnet header, or none. */

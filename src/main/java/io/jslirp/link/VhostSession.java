@@ -34,10 +34,17 @@ import java.util.Arrays;
  * <p>Ring 0 receives toward the guest, ring 1 transmits from it (one queue pair).
  */
 final class VhostSession {
-    /** The device features offered: no offloads yet (the seam: {@link VhostUserLink#capabilities()} says none). */
+    /**
+     * The device features offered. Toward the guest, checksums and TCP cutting left to its driver
+     * (GUEST_CSUM, GUEST_TSO4/6: {@link VhostUserLink#CAPABILITIES}); from it, frames whose checksum
+     * it left to us and TCP segments of up to 64 KiB (CSUM, HOST_TSO4/6), which the stack takes as
+     * a tap's with vnet headers. Not UDP's: the stack does not cut a guest's UDP frames.
+     */
     static final Backend.Offer OFFER = new Backend.Offer(
             Features.bit(Features.VERSION_1) | Features.bit(Features.NET_MRG_RXBUF)
-                    | Features.bit(Features.RING_EVENT_IDX) | Features.bit(Features.RING_INDIRECT_DESC),
+                    | Features.bit(Features.RING_EVENT_IDX) | Features.bit(Features.RING_INDIRECT_DESC)
+                    | Features.bit(Features.NET_GUEST_CSUM) | Features.bit(Features.NET_GUEST_TSO4) | Features.bit(Features.NET_GUEST_TSO6)
+                    | Features.bit(Features.NET_CSUM) | Features.bit(Features.NET_HOST_TSO4) | Features.bit(Features.NET_HOST_TSO6),
             Features.bit(Features.PROTOCOL_REPLY_ACK), 1);
     static final int RINGS = 2 * OFFER.queuePairs();
 
@@ -85,6 +92,11 @@ final class VhostSession {
     /** The receive queue's frames while it runs, else null. */
     RxFrames receive() {
         return rx;
+    }
+
+    /** The device features the front-end acknowledged (0 before it did). */
+    long features() {
+        return backend.features();
     }
 
     /** Ring r's queue has used elements pushed and not yet published. */
@@ -220,6 +232,9 @@ final class VhostSession {
         if (ring == 0) {
             rx = new RxFrames(q, Features.has(backend.features(), Features.NET_MRG_RXBUF));
             q.suppressKicks(); // frames toward the guest are put when they come: a kick for new buffers would only cost the guest an exit
+            long f = backend.features();
+            Log.debug(() -> "vhost-user features acknowledged: 0x" + Long.toHexString(f) + (Features.has(f, Features.NET_GUEST_TSO4)
+                    ? "" : " (no GUEST_TSO4: large TCP frames are cut here)"));
         }
         return null;
     }

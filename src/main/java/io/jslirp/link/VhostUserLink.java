@@ -1,12 +1,14 @@
 package io.jslirp.link;
 
 import io.jslirp.stack.LinkCapabilities;
+import io.jslirp.stack.TxFrame;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
 import io.jslirp.sys.Sockets;
 import io.jslirp.sys.UnixSocketFile;
 import io.jslirp.util.Log;
+import io.jslirp.vhostuser.Features;
 import io.jslirp.virtio.Chain;
 import io.jslirp.virtio.RxFrames;
 import io.jslirp.virtio.VirtioException;
@@ -21,9 +23,11 @@ import java.lang.foreign.MemorySegment;
  * path carries the control messages ({@link VhostSession}); frames never cross it.
  *
  * <p>Transmit: a kick of the transmit ring (ring 1) makes the poller readable; {@link #receive}
- * pops chains, each the 12-byte virtio-net header then the frame, copies the frame out and pushes
- * the chain back used. Receive: {@link #send} puts a zeroed header and the frame into the receive
- * ring (ring 0) with {@link RxFrames}; frames finding no buffer there wait in a backlog
+ * pops chains, each the 12-byte virtio-net header then the frame, copies the frame out (the
+ * header kept aside for its checksum flags) and pushes the chain back used. Receive: {@link #send}
+ * puts the frame behind its virtio-net header ({@link VirtioNetHeader}: the checksum and the
+ * cutting left to the guest's driver when it took those offloads) into the receive ring (ring 0)
+ * with {@link RxFrames}; frames finding no buffer there wait in a backlog
  * ({@link RxBacklog}) for the driver's kick saying it added buffers, and are dropped (the stack
  * counts them) only when it is full, as for a full tap queue. The used elements of both rings are published at the
  * flush, and the guest interrupted (its call descriptor written) once then if its driver asks.
@@ -43,8 +47,18 @@ public final class VhostUserLink implements Link {
     private final int listener;
     private final UnixSocketFile file;
     private VhostSession session;
-    /** The virtio-net header of every frame toward the guest: all zero, as no offload is offered (num_buffers is filled in the ring). */
+    /**
+     * The link completes TCP checksums and cuts large TCP frames: the guest's driver does, when it
+     * took the offloads offered ({@link VhostSession#OFFER}), and {@link SoftOffload} here when not.
+     */
+    static final LinkCapabilities CAPABILITIES = new LinkCapabilities(false, true, false, false);
+
+    /** The virtio-net header of the frame toward the guest being put (num_buffers is filled in the ring). */
     private final MemorySegment header = Arena.ofAuto().allocate(RxFrames.HEADER, 8);
+    /** The virtio-net header of the frame from the guest last read: whether its checksum is left to us. */
+    private final MemorySegment txHeader = Arena.ofAuto().allocate(RxFrames.HEADER, 8);
+    /** Checksums and cuts for a guest whose driver did not take the offloads. */
+    private final SoftOffload soft = new SoftOffload(MAX_FRAME);
     /** Frames toward the guest waiting for receive buffers. */
     private final RxBacklog backlog = new RxBacklog();
     /** Chains the guest's driver got wrong, each dropped (it is pushed back used, empty). */
@@ -81,10 +95,16 @@ public final class VhostUserLink implements Link {
         return poller.fd();
     }
 
-    /** No checksum or segmentation offload yet: the guest checksums and cuts its frames, and gets whole frames. */
+    /** TCP frames of up to 64 KiB with partial checksums, whatever the front-end negotiates (see {@link #CAPABILITIES}). */
     @Override
     public LinkCapabilities capabilities() {
-        return LinkCapabilities.WHOLE_FRAMES;
+        return CAPABILITIES;
+    }
+
+    /** The guest's driver left the checksum of the frame last received to the device (CSUM), or vouched for it. */
+    @Override
+    public boolean checksumTrusted() {
+        return VirtioNetHeader.checksumTrusted(txHeader);
     }
 
     /**
@@ -157,7 +177,11 @@ public final class VhostUserLink implements Link {
             }
             tx.suppressKicks(); // the ring is read until empty anyway
             long length = c.readableBytes() - RxFrames.HEADER;
-            int n = length > 0 && length <= buffer.byteSize() ? (int) c.read(RxFrames.HEADER, buffer, 0, length) : 0;
+            int n = 0;
+            if (length > 0 && length <= buffer.byteSize()) {
+                c.read(0, txHeader, 0, RxFrames.HEADER);
+                n = (int) c.read(RxFrames.HEADER, buffer, 0, length);
+            }
             tx.push(c.head(), 0);
             s.pushed(1);
             if (n > 0) return n;
@@ -181,13 +205,55 @@ public final class VhostUserLink implements Link {
         return true;
     }
 
-    /**
-     * Puts the frame into the receive ring behind a zeroed virtio-net header, or, when the ring has
-     * no free buffer now, into the backlog (behind frames waiting there already): false (the stack
-     * counts a drop) when no front-end is connected, the ring does not run, or the backlog is full.
-     */
+    /** Puts a whole frame, its checksums filled, behind a zeroed virtio-net header: as {@link #put}. */
     @Override
     public boolean send(MemorySegment frame, int length) {
+        VirtioNetHeader.clear(header);
+        return put(frame, length);
+    }
+
+    /**
+     * Puts the frame f describes, its payload first copied behind its headers (the frame buffer has
+     * room): behind a virtio-net header saying what the guest's driver is left to do, when it took
+     * that offload; else with the checksum completed, or cut into segments, here.
+     */
+    @Override
+    public boolean send(TxFrame f) {
+        VhostSession s = session;
+        int length = f.length();
+        if (s == null || s.receive() == null) {
+            backlog.clear();
+            return false;
+        }
+        if (length > MAX_FRAME) return false;
+        MemorySegment frame = f.frame();
+        if (f.payloadLength() > 0) MemorySegment.copy(f.payload(), f.payloadOffset(), frame, f.frameLength(), f.payloadLength());
+        long features = s.features();
+        boolean csum = Features.has(features, Features.NET_GUEST_CSUM);
+        TxFrame.Segmentation cut = f.segmentation();
+        boolean guestCuts = csum && (cut == TxFrame.Segmentation.NONE
+                || cut == TxFrame.Segmentation.TCP4 && Features.has(features, Features.NET_GUEST_TSO4)
+                || cut == TxFrame.Segmentation.TCP6 && Features.has(features, Features.NET_GUEST_TSO6));
+        if (guestCuts) {
+            VirtioNetHeader.fill(header, f);
+            return put(frame, length);
+        }
+        VirtioNetHeader.clear(header);
+        if (cut == TxFrame.Segmentation.NONE) {
+            if (f.partialChecksum()) SoftOffload.completeChecksum(frame, length, f.checksumStart(), f.checksumOffset());
+            return put(frame, length);
+        }
+        boolean all = true;
+        for (int i = 0, n = SoftOffload.pieces(f, length); i < n; i++) all &= put(soft.piece(), soft.cut(frame, length, f, i));
+        return all;
+    }
+
+    /**
+     * Puts the frame into the receive ring behind {@link #header}, or, when the ring has no free
+     * buffer now, into the backlog (behind frames waiting there already): false (the stack counts
+     * a drop) when no front-end is connected, the ring does not run, or the backlog is full.
+     */
+    private boolean put(MemorySegment frame, int length) {
         VhostSession s = session;
         RxFrames rx = s == null ? null : s.receive();
         if (rx == null) {
@@ -206,7 +272,7 @@ public final class VhostUserLink implements Link {
                 return false;
             }
         }
-        if (!backlog.add(frame, length)) return false;
+        if (!backlog.add(header, frame, length)) return false;
         drainBacklog(s, rx); // (asks for a kick when the driver adds buffers)
         return true;
     }

@@ -37,6 +37,10 @@ final class VhostFrontend implements AutoCloseable {
     static final int NEED_REPLY = Message.FLAG_NEED_REPLY;
     static final long FEATURES = Features.bit(Features.VERSION_1) | Features.bit(Features.NET_MRG_RXBUF)
             | Features.bit(Features.RING_EVENT_IDX) | Features.bit(Features.PROTOCOL_FEATURES);
+    /** The offloads as QEMU passes on a Linux guest's: checksums and TCP cutting both ways. */
+    static final long OFFLOADS = Features.bit(Features.NET_GUEST_CSUM) | Features.bit(Features.NET_GUEST_TSO4)
+            | Features.bit(Features.NET_GUEST_TSO6) | Features.bit(Features.NET_CSUM) | Features.bit(Features.NET_HOST_TSO4)
+            | Features.bit(Features.NET_HOST_TSO6);
 
     final int socket;
     final MemorySegment memory;
@@ -142,10 +146,15 @@ final class VhostFrontend implements AutoCloseable {
      * receive buffers in ring 0.
      */
     void setUp(int receiveBuffers) {
+        setUp(receiveBuffers, FEATURES);
+    }
+
+    /** As {@link #setUp(int)}, acknowledging features (which the backend must offer). */
+    void setUp(int receiveBuffers, long features) {
         send(Encoder.empty(out, Request.GET_FEATURES, 0));
         long offered = reply(Request.GET_FEATURES);
-        if ((offered & FEATURES) != FEATURES) throw new AssertionError("offered 0x" + Long.toHexString(offered));
-        send(Encoder.u64(out, Request.SET_FEATURES, 0, FEATURES));
+        if ((offered & features) != features) throw new AssertionError("offered 0x" + Long.toHexString(offered));
+        send(Encoder.u64(out, Request.SET_FEATURES, 0, features));
         send(Encoder.empty(out, Request.GET_PROTOCOL_FEATURES, 0));
         reply(Request.GET_PROTOCOL_FEATURES);
         send(Encoder.u64(out, Request.SET_PROTOCOL_FEATURES, 0, Features.bit(Features.PROTOCOL_REPLY_ACK)));
@@ -197,6 +206,39 @@ final class VhostFrontend implements AutoCloseable {
         descriptor(1, i, GPA + at, HEADER + frame.length, 0);
         offer(1, i);
         signal(kick[1]);
+    }
+
+    /** Puts frame behind the given virtio-net header (its first ten bytes) in the transmit ring and kicks. */
+    void transmit(byte[] header, byte[] frame) {
+        int i = availIdx[1] % QUEUE;
+        long at = 0x60000 + (long) BUFFER * i;
+        memory.asSlice(at, HEADER).fill((byte) 0);
+        MemorySegment.copy(MemorySegment.ofArray(header), 0, memory, at, header.length);
+        MemorySegment.copy(MemorySegment.ofArray(frame), 0, memory, at + HEADER, frame.length);
+        descriptor(1, i, GPA + at, HEADER + frame.length, 0);
+        offer(1, i);
+        signal(kick[1]);
+    }
+
+    /**
+     * The next frame the backend put in the receive ring, header included, over as many used
+     * elements as its num_buffers says (each buffer refilled as it is read), or null when none is published.
+     */
+    byte[] receivedMerged() {
+        if (usedIndex(0) == usedSeen) return null;
+        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        int buffers = 1;
+        for (int k = 0; k < buffers; k++) {
+            long e = used(0) + 4 + 8L * (usedSeen % QUEUE);
+            usedSeen++;
+            int head = Le.u32(memory, e), len = Le.u32(memory, e + 4);
+            long at = 0x20000 + (long) BUFFER * head;
+            if (k == 0) buffers = Le.u16(memory, at + RxFrames.NUM_BUFFERS);
+            b.writeBytes(memory.asSlice(at, len).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+            offerReceive(head);
+        }
+        Le.u16(memory, avail(0) + 4 + 2L * QUEUE, usedSeen);
+        return b.toByteArray();
     }
 
     /** Offers a transmit chain of one descriptor at guest address gpa of len bytes, as a hostile driver might, and kicks. */
