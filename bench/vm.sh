@@ -47,12 +47,17 @@
 #       before each frame) or `--dgram PATH` (`-netdev dgram`, one frame per unix datagram);
 #       VM_STACK_CMD defaults to the repository's launcher `jslirp qemu` (built, and its AOT cache
 #       trained, before anything is timed). Label: $VM_STACK_NAME (default jslirp).
-#   jslirpB:stream:MTU jslirpB:dgram:MTU
+#   jslirp:vhost:1500 jslirp:vhost:65520
+#       `$VM_STACK_CMD --mtu MTU --vhost-user PATH` (QEMU `-netdev vhost-user` over `-chardev socket`,
+#       the guest's RAM a shared memfd: the backend reads and writes its virtqueues, QEMU out of the
+#       data path). QEMU 10 or later (Debian 12: bookworm-backports).
+#   jslirpB:stream:MTU jslirpB:dgram:MTU jslirpB:vhost:MTU
 #       the same with `$VM_STACK_CMD_B` (label $VM_STACK_NAME_B): a second jslirp (another build, other
 #       options) beside the first, for a before/after comparison in one run.
-#   passt:stream:1500 passt:stream:65520
+#   passt:stream:1500 passt:stream:65520 passt:vhost:1500 passt:vhost:65520
 #       `$PASST -f -q -1 -4 -s SOCK -m MTU -a 10.0.2.15 -n 24 -g 10.0.2.2 --no-dhcp-dns
-#       --no-dhcp-search --no-icmp -t none -u none` (+ `--runas 0` as root), QEMU `-netdev stream`.
+#       --no-dhcp-search --no-icmp -t none -u none` (+ `--runas 0` as root), QEMU `-netdev stream`;
+#       its vhost cells add `--vhost-user` (passt 2025 and later; Debian 12's and 13's passt lack it).
 #       PASST (default: passt on PATH) may list several binaries: one set of rows each, labelled
 #       with the binary's `--version` (or its Debian package's version where that says "unknown").
 #   slirp:user:1500
@@ -97,7 +102,7 @@ VM_STACK_CMD=${VM_STACK_CMD:-$DEFAULT_STACK_CMD}
 VM_STACK_NAME=${VM_STACK_NAME:-jslirp}
 VM_STACK_CMD_B=${VM_STACK_CMD_B:-}
 VM_STACK_NAME_B=${VM_STACK_NAME_B:-${VM_STACK_CMD_B:-jslirpB}}
-CELLS=${VM_CELLS:-"jslirp:stream:1500 jslirp:stream:65520 jslirp:dgram:1500 jslirp:dgram:65520 passt:stream:1500 passt:stream:65520 slirp:user:1500"}
+CELLS=${VM_CELLS:-"jslirp:stream:1500 jslirp:stream:65520 jslirp:dgram:1500 jslirp:dgram:65520 jslirp:vhost:1500 jslirp:vhost:65520 passt:stream:1500 passt:stream:65520 passt:vhost:1500 passt:vhost:65520 slirp:user:1500"}
 read -ra PASSTS <<<"${PASST:-passt}"
 PY=/usr/bin/python3; [[ -x $PY ]] || PY=python3
 QEMU=qemu-system-x86_64
@@ -218,12 +223,24 @@ cell_unavailable() {
   IFS=: read -r stack netdev mtu <<<"$1"
   case $stack:$netdev in
     jslirp:stream|jslirp:dgram) ;;
-    jslirpB:stream|jslirpB:dgram) [[ -n $VM_STACK_CMD_B ]] || echo "no VM_STACK_CMD_B" ;;
+    jslirp:vhost) vhost_unavailable ;;
+    jslirpB:stream|jslirpB:dgram|jslirpB:vhost) [[ -n $VM_STACK_CMD_B ]] || echo "no VM_STACK_CMD_B"; [[ $netdev != vhost ]] || vhost_unavailable ;;
     passt*:stream) command -v "${PASSTS[${stack#passt}]}" >/dev/null || echo "no ${PASSTS[${stack#passt}]} (apt-get install passt, or PASST=/path/to/passt)" ;;
+    passt*:vhost)
+      if ! command -v "${PASSTS[${stack#passt}]}" >/dev/null; then echo "no ${PASSTS[${stack#passt}]} (PASST=/path/to/passt)"
+      elif ! "${PASSTS[${stack#passt}]}" --help 2>&1 | grep -q -- --vhost-user; then echo "this passt has no --vhost-user (PASST=/path/to/a newer passt)"
+      else vhost_unavailable; fi ;;
     passt*:*) echo "passt serves QEMU over -netdev stream (or vhost-user) only" ;;
     slirp:user) [[ $mtu == 1500 ]] || echo "QEMU's -netdev user has no MTU option (1500 only)" ;;
     *) echo "unknown cell $1 (STACK:NETDEV:MTU; stacks jslirp, passt, slirp)" ;;
   esac
+}
+
+# vhost_unavailable: why QEMU cannot run a vhost-user cell here (nothing when it can)
+vhost_unavailable() {
+  local v
+  v=$("$QEMU" --version 2>/dev/null | head -1 | sed -n 's/.*version \([0-9]*\)\..*/\1/p')
+  [[ -n $v && $v -ge 10 ]] || echo "vhost-user cells want QEMU 10 or later (this is ${v:-unknown})"
 }
 
 # --- the launcher builds the jar and, in the background, trains its AOT cache on first use; both
@@ -462,12 +479,13 @@ start_stack() {
   local stack netdev mtu sock=$2 wait_secs=30 bin args
   IFS=: read -r stack netdev mtu <<<"$1"
   rm -f "$sock" "$sock.qemu"
+  NETDEV_EXTRA=()
   case $stack in
     slirp)
       STACK_PID=qemu NETDEV=user,id=n0,ipv6=off
       return 0 ;;
     jslirp|jslirpB)
-      local mode=socket cmd=$VM_STACK_CMD; [[ $netdev == dgram ]] && mode=dgram
+      local mode=socket cmd=$VM_STACK_CMD; [[ $netdev == dgram ]] && mode=dgram; [[ $netdev == vhost ]] && mode=vhost-user
       [[ $stack == jslirpB ]] && cmd=$VM_STACK_CMD_B
       bash -c "exec $cmd --mtu $mtu --$mode \"\$1\"" vm-stack "$sock" >"$workdir/stack.out" 2>&1 &
       wait_secs=180 ;;   # another VM_STACK_CMD may build first
@@ -476,12 +494,16 @@ start_stack() {
       args=(-f -q -1 -4 -s "$sock" -l "$workdir/passt.log" -m "$mtu" -a 10.0.2.15 -n 24 -g 10.0.2.2
         --no-dhcp-dns --no-dhcp-search --no-icmp -t none -u none)
       [[ $(id -u) -eq 0 ]] && args+=(--runas 0)
+      [[ $netdev == vhost ]] && args+=(--vhost-user)
       "$bin" "${args[@]}" >"$workdir/stack.out" 2>&1 & ;;
   esac
   STACK_PID=$!; pids+=("$STACK_PID")
   case $netdev in
     stream) NETDEV="stream,id=n0,server=off,addr.type=unix,addr.path=$sock" ;;
     dgram) NETDEV="dgram,id=n0,local.type=unix,local.path=$sock.qemu,remote.type=unix,remote.path=$sock" ;;
+    vhost) NETDEV="vhost-user,id=n0,chardev=vu"
+      NETDEV_EXTRA=(-chardev "socket,id=vu,path=$sock" -object "memory-backend-memfd,id=mem,size=${MEM_MIB}M,share=on"
+        -numa node,memdev=mem) ;;
   esac
   await_socket "$sock" "$STACK_PID" "$wait_secs" && return 0
   log "$stack did not listen on $sock; its output:"
@@ -588,7 +610,7 @@ bench_cell() {
       continue
     fi
     uplines=$(wc -l <"$workdir/sink.log" 2>/dev/null || echo 0)
-    run_vm "$name" "$workdir/initrd-$boot" "$STACK_PID" -netdev "$NETDEV"
+    run_vm "$name" "$workdir/initrd-$boot" "$STACK_PID" "${NETDEV_EXTRA[@]}" -netdev "$NETDEV"
     [[ $STACK_PID == qemu ]] || stop_pid "$STACK_PID"
     record_run "$cell" "$workdir/console-$name" "${xfers[@]}"
     if [[ -n $TURNS && -f $workdir/turns-$name.pcap ]]; then
