@@ -178,9 +178,21 @@ public final class Vm {
      * VM's whole memory (the 256 MiB {@link #start} gives it), on one NUMA node.
      */
     public static List<String> vhostUserNetdev(Path socket) {
+        return vhostUserNetdev(socket, 1, 0);
+    }
+
+    /**
+     * As {@link #vhostUserNetdev(Path)}, with {@code queues} queue pairs (the device multiqueue, one
+     * interrupt vector per queue and two more: run it with as many vCPUs, {@link Machine#cpus}) and,
+     * when {@code reconnectMs} is above 0, a chardev that connects again that long after the backend
+     * went away (and waits for it to listen at start, instead of failing).
+     */
+    public static List<String> vhostUserNetdev(Path socket, int queues, int reconnectMs) {
+        String chardev = "socket,id=c,path=" + qemuValue(socket) + (reconnectMs > 0 ? ",reconnect-ms=" + reconnectMs : "");
+        String netdev = "vhost-user,id=n0,chardev=c" + (queues > 1 ? ",queues=" + queues : "");
+        String device = nic() + (queues > 1 ? ",mq=on,vectors=" + (2 * queues + 2) : "");
         return List.of("-object", "memory-backend-memfd,id=mem,size=256M,share=on", "-numa", "node,memdev=mem",
-                "-chardev", "socket,id=c,path=" + qemuValue(socket),
-                "-netdev", "vhost-user,id=n0,chardev=c", "-device", nic());
+                "-chardev", chardev, "-netdev", netdev, "-device", device);
     }
 
     /** Skips the test unless QEMU is of version major or later (vhost-user under TCG needs 10: 7.2 crashes). */
@@ -268,6 +280,37 @@ public final class Vm {
      * of the kernel then, is readable by everyone.
      */
     public static Running start(List<String> netdev, String script, UnaryOperator<List<String>> launcher) {
+        return start(Machine.DEFAULT, netdev, script, launcher);
+    }
+
+    /** As {@link #run(List, String, Duration)}, on machine m. */
+    public static Result run(Machine m, List<String> netdev, String script, Duration scriptTimeout) {
+        try (Running vm = start(m, netdev, script, null)) {
+            return vm.finish(BOOT_TIMEOUT, scriptTimeout);
+        }
+    }
+
+    /**
+     * The VM's hardware and kernel: {@code cpus} vCPUs; {@code ipv6} leaves IPv6 in the kernel (the
+     * image's /init still turns it off on every interface: a script turns it on with
+     * {@code echo 0 >/proc/sys/net/ipv6/conf/eth0/disable_ipv6}); {@code reboots} lets a
+     * {@code reboot -f} in the script restart the VM, which then runs the script again (without it
+     * QEMU exits).
+     */
+    public record Machine(int cpus, boolean ipv6, boolean reboots) {
+        public static final Machine DEFAULT = new Machine(1, false, false);
+
+        List<String> options(Path kernel, Path initrd) {
+            List<String> o = new ArrayList<>(List.of(QEMU, "-accel", "tcg", "-m", "256", "-smp", String.valueOf(cpus), "-nographic"));
+            if (!reboots) o.add("-no-reboot");
+            o.addAll(List.of("-no-user-config", "-kernel", kernel.toString(), "-initrd", initrd.toString(),
+                    "-append", "console=ttyS0 quiet panic=-1" + (ipv6 ? "" : " ipv6.disable=1")));
+            return o;
+        }
+    }
+
+    /** As {@link #start(List, String, UnaryOperator)}, on machine m. */
+    public static Running start(Machine m, List<String> netdev, String script, UnaryOperator<List<String>> launcher) {
         Image img = image();
         Path dir = null;
         List<String> cmd = new ArrayList<>();
@@ -284,9 +327,7 @@ public final class Vm {
             }
             Path console = dir.resolve("console.txt");
             Path err = dir.resolve("qemu-stderr.txt");
-            cmd.addAll(List.of(QEMU, "-accel", "tcg", "-m", "256", "-smp", "1", "-nographic", "-no-reboot", "-no-user-config",
-                    "-kernel", kernel.toString(), "-initrd", initrd.toString(),
-                    "-append", "console=ttyS0 quiet panic=-1 ipv6.disable=1"));
+            cmd.addAll(m.options(kernel, initrd));
             cmd.addAll(netdev);
             if (launcher != null) cmd = new ArrayList<>(launcher.apply(cmd));
             long t0 = System.nanoTime();
