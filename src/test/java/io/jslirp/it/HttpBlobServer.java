@@ -22,7 +22,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * <ul>
  *   <li>{@code GET /blob?seed=S&size=N}: N bytes of {@link Blob} (seed S), with Content-Length;</li>
  *   <li>{@code PUT|POST /upload}: answers {@code "<sha256 hex> <byte count>\n"} of the body it read;</li>
- *   <li>{@code GET /small}: {@link #SMALL_BODY}.</li>
+ *   <li>{@code GET /small}: {@link #SMALL_BODY};</li>
+ *   <li>{@code GET /step}: the word the test last gave {@link #step(String)} ("start" at first): how a
+ *       test tells a script in a VM what to do next, the script asking again until the word changes.</li>
  * </ul>
  */
 public final class HttpBlobServer implements AutoCloseable {
@@ -34,6 +36,7 @@ public final class HttpBlobServer implements AutoCloseable {
     private final HttpServer server;
     private final ExecutorService pool = Executors.newFixedThreadPool(4);
     private final AtomicReference<Upload> lastUpload = new AtomicReference<>();
+    private final AtomicReference<String> step = new AtomicReference<>("start");
 
     public HttpBlobServer() throws IOException {
         this(InetAddress.getLoopbackAddress());
@@ -46,6 +49,7 @@ public final class HttpBlobServer implements AutoCloseable {
         server.createContext("/blob", this::blob);
         server.createContext("/upload", this::upload);
         server.createContext("/small", this::small);
+        server.createContext("/step", ex -> text(ex, step.get() + "\n"));
         server.start();
     }
 
@@ -56,6 +60,11 @@ public final class HttpBlobServer implements AutoCloseable {
     /** URL as the guest sees it: through the gateway. */
     public String guestUrl(String pathAndQuery) {
         return "http://" + Namespace.GATEWAY + ":" + port() + pathAndQuery;
+    }
+
+    /** What {@code GET /step} answers from now on. */
+    public void step(String word) {
+        step.set(word);
     }
 
     public Upload lastUpload() {
@@ -108,8 +117,12 @@ public final class HttpBlobServer implements AutoCloseable {
     }
 
     private void small(HttpExchange ex) throws IOException {
+        text(ex, SMALL_BODY);
+    }
+
+    private static void text(HttpExchange ex, String text) throws IOException {
         try (ex) {
-            byte[] body = SMALL_BODY.getBytes(StandardCharsets.US_ASCII);
+            byte[] body = text.getBytes(StandardCharsets.US_ASCII);
             ex.sendResponseHeaders(200, body.length);
             try (OutputStream out = ex.getResponseBody()) {
                 out.write(body);

@@ -186,6 +186,101 @@ class VmIT {
         }
     }
 
+    /**
+     * The life of a VM over vhost-user, in one QEMU whose chardev reconnects ({@code reconnect-ms}):
+     * QEMU starts before jslirp listens and waits for it; in the first boot the guest pings the gateway
+     * over IPv4 and IPv6, downloads over IPv6 (SLAAC from jslirp's Router Advertisement), serves httpd
+     * reached from the host through a forwarded port over both; then it reboots (the device reset, its
+     * rings stopped and set up again by the same connection); in the second boot it downloads 20 MiB,
+     * and then jslirp itself is restarted: QEMU connects to the new one, which serves the guest's next
+     * download. Every byte is checked.
+     */
+    @Test
+    @Timeout(900)
+    void vhostUserVmRebootsAndReconnectsWithPingIpv6AndAForwardedPort() throws Exception {
+        ItEnv.assumeJslirp("jslirp qemu is jslirp's own");
+        ItEnv.assumeTools("curl");
+        Vm.assumeAvailable();
+        Vm.assumeQemuAtLeast(10);
+        Vm.image();
+        int hostPort = freeLoopbackPort();
+        Path socket = tmp.resolve("jslirp-vu-life.sock");
+        List<String> jslirpCommand = jslirpQemu("--vhost-user", socket.toString(), "-6", "-t", hostPort + ":80");
+        try (HttpBlobServer http = new HttpBlobServer();
+             HttpBlobServer http6 = new HttpBlobServer(java.net.InetAddress.getByName("::1"));
+             Vm.Running vm = Vm.start(new Vm.Machine(1, true, true), Vm.vhostUserNetdev(socket, 1, 500),
+                     lifeScript(http, http6), null)) {
+            Stack.Running first = Stack.start(jslirpCommand); // after QEMU: its chardev waits for the socket
+            Stack.Running second = null;
+            try {
+                vm.awaitLine("HTTPD ready", Vm.BOOT_TIMEOUT.plusSeconds(120));
+                String why = vm.console() + "\n" + first.describe();
+                assertThat(vm.console().lines()).as(why).contains("PING4 ok", "PING6 ok", "SHA6 " + Blob.sha256(SEED + 6, 4 * Blob.MIB));
+                for (String host : List.of("127.0.0.1", "[::1]")) {
+                    Cmd.Result r = Cmd.run(Duration.ofSeconds(30), "curl", "-sS", "--max-time", "20", "http://" + host + ":" + hostPort + "/index.html");
+                    assertThat(r.out().strip()).as("through %s: %s\n%s", host, r, why).isEqualTo("hello from the VM");
+                }
+                http.step("reboot");
+                vm.awaitLine("RESTART_ME", Duration.ofSeconds(300));
+                assertThat(vm.console().lines()).as(vm.console()).contains("BOOT 2", "SHA256 " + Blob.sha256(SEED, SIZE));
+                Stack.Exit exit = first.stop();
+                System.out.println("[jslirp VM vhost-user lifecycle] first jslirp: " + exit.counters());
+                second = Stack.start(jslirpCommand);
+                http.step("restarted");
+                Vm.Result r = vm.finish(Vm.BOOT_TIMEOUT, Duration.ofSeconds(240));
+                String after = r.describe() + "\n" + second.describe();
+                assertThat(r.ok()).as(after).isTrue();
+                assertThat(r.lines("AFTER ")).as(after).containsExactly("AFTER " + Blob.sha256(SEED + 1, 4 * Blob.MIB));
+                assertThat(second.alive()).as(after).isTrue();
+            } finally {
+                first.close();
+                if (second != null) second.close();
+            }
+        }
+    }
+
+    /** The script of {@link #vhostUserVmRebootsAndReconnectsWithPingIpv6AndAForwardedPort}: its two boots, told apart by the host's step. */
+    private static String lifeScript(HttpBlobServer http, HttpBlobServer http6) {
+        String step = http.guestUrl("/step");
+        String url6 = "http://[" + Namespace.GATEWAY6 + "]:" + http6.port() + "/blob?seed=" + (SEED + 6) + "&size=" + 4 * Blob.MIB;
+        return """
+                udhcpc -i eth0 -n -q -t 10 -T 1 || exit 1
+                step() { timeout 5 wget -q -O - '%1$s' 2>/dev/null; }
+                await() { i=0; while [ "$(step)" != "$1" ]; do i=$((i+1)); [ $i -gt 300 ] && exit 9; sleep 0.5; done; }
+                first=; i=0; while [ -z "$first" ]; do first=$(step); i=$((i+1)); [ $i -gt 30 ] && exit 8; done
+                if [ "$first" = start ]; then
+                    echo "BOOT 1"
+                    echo 0 >/proc/sys/net/ipv6/conf/all/disable_ipv6
+                    echo 0 >/proc/sys/net/ipv6/conf/eth0/disable_ipv6
+                    i=0; until ip -6 addr show dev eth0 scope global | grep -q 'fd00::'; do i=$((i+1)); [ $i -gt 100 ] && exit 3; sleep 0.1; done
+                    sleep 2 # (duplicate address detection)
+                    ping -c 3 -W 2 %2$s >/dev/null && echo "PING4 ok"
+                    ping -c 3 -W 2 %3$s >/dev/null && echo "PING6 ok"
+                    wget -q -O /tmp/b6 '%4$s' && echo "SHA6 $(sha256sum /tmp/b6 | cut -d' ' -f1)"
+                    mkdir -p /www && echo "hello from the VM" >/www/index.html
+                    httpd -p 80 -h /www || exit 2
+                    echo "HTTPD ready"
+                    await reboot
+                    reboot -f
+                fi
+                echo "BOOT 2"
+                wget -q -O /tmp/blob '%5$s' || exit 4
+                echo "SHA256 $(sha256sum /tmp/blob | cut -d' ' -f1)"
+                rm /tmp/blob
+                echo "RESTART_ME"
+                await restarted
+                wget -q -O /tmp/after '%6$s' || exit 5
+                echo "AFTER $(sha256sum /tmp/after | cut -d' ' -f1)"
+                """.formatted(step, Namespace.GATEWAY, Namespace.GATEWAY6, url6,
+                http.guestUrl("/blob?seed=" + SEED + "&size=" + SIZE), http.guestUrl("/blob?seed=" + (SEED + 1) + "&size=" + 4 * Blob.MIB));
+    }
+
+    private static int freeLoopbackPort() throws java.io.IOException {
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return probe.getLocalPort();
+        }
+    }
+
     private void vhostUserDownloadAndUpload(Path socket, int mtu, HttpBlobServer http, Stack.Running jslirp) throws Exception {
         try (UploadSink sink = new UploadSink()) {
             Vm.Result r = Vm.run(Vm.vhostUserNetdev(socket), """
