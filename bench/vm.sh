@@ -51,7 +51,10 @@
 #       `$VM_STACK_CMD --mtu MTU --vhost-user PATH` (QEMU `-netdev vhost-user` over `-chardev socket`,
 #       the guest's RAM a shared memfd: the backend reads and writes its virtqueues, QEMU out of the
 #       data path). QEMU 10 or later (Debian 12: bookworm-backports).
-#   jslirpB:stream:MTU jslirpB:dgram:MTU jslirpB:vhost:MTU
+#   jslirp:vhost2:1500 jslirp:vhost2:65520
+#       the same with two queue pairs (QEMU `queues=2`, `mq=on`) and two vCPUs: the guest's driver
+#       uses a queue pair per vCPU, and jslirp deals flows out over them. passt offers one queue pair.
+#   jslirpB:stream:MTU jslirpB:dgram:MTU jslirpB:vhost:MTU jslirpB:vhost2:MTU
 #       the same with `$VM_STACK_CMD_B` (label $VM_STACK_NAME_B): a second jslirp (another build, other
 #       options) beside the first, for a before/after comparison in one run.
 #   passt:stream:1500 passt:stream:65520 passt:vhost:1500 passt:vhost:65520
@@ -102,7 +105,7 @@ VM_STACK_CMD=${VM_STACK_CMD:-$DEFAULT_STACK_CMD}
 VM_STACK_NAME=${VM_STACK_NAME:-jslirp}
 VM_STACK_CMD_B=${VM_STACK_CMD_B:-}
 VM_STACK_NAME_B=${VM_STACK_NAME_B:-${VM_STACK_CMD_B:-jslirpB}}
-CELLS=${VM_CELLS:-"jslirp:stream:1500 jslirp:stream:65520 jslirp:dgram:1500 jslirp:dgram:65520 jslirp:vhost:1500 jslirp:vhost:65520 passt:stream:1500 passt:stream:65520 passt:vhost:1500 passt:vhost:65520 slirp:user:1500"}
+CELLS=${VM_CELLS:-"jslirp:stream:1500 jslirp:stream:65520 jslirp:dgram:1500 jslirp:dgram:65520 jslirp:vhost:1500 jslirp:vhost:65520 jslirp:vhost2:1500 jslirp:vhost2:65520 passt:stream:1500 passt:stream:65520 passt:vhost:1500 passt:vhost:65520 slirp:user:1500"}
 read -ra PASSTS <<<"${PASST:-passt}"
 PY=/usr/bin/python3; [[ -x $PY ]] || PY=python3
 QEMU=qemu-system-x86_64
@@ -223,13 +226,14 @@ cell_unavailable() {
   IFS=: read -r stack netdev mtu <<<"$1"
   case $stack:$netdev in
     jslirp:stream|jslirp:dgram) ;;
-    jslirp:vhost) vhost_unavailable ;;
-    jslirpB:stream|jslirpB:dgram|jslirpB:vhost) [[ -n $VM_STACK_CMD_B ]] || echo "no VM_STACK_CMD_B"; [[ $netdev != vhost ]] || vhost_unavailable ;;
+    jslirp:vhost|jslirp:vhost2) vhost_unavailable ;;
+    jslirpB:stream|jslirpB:dgram|jslirpB:vhost|jslirpB:vhost2) [[ -n $VM_STACK_CMD_B ]] || echo "no VM_STACK_CMD_B"; [[ $netdev != vhost* ]] || vhost_unavailable ;;
     passt*:stream) command -v "${PASSTS[${stack#passt}]}" >/dev/null || echo "no ${PASSTS[${stack#passt}]} (apt-get install passt, or PASST=/path/to/passt)" ;;
     passt*:vhost)
       if ! command -v "${PASSTS[${stack#passt}]}" >/dev/null; then echo "no ${PASSTS[${stack#passt}]} (PASST=/path/to/passt)"
       elif ! "${PASSTS[${stack#passt}]}" --help 2>&1 | grep -q -- --vhost-user; then echo "this passt has no --vhost-user (PASST=/path/to/a newer passt)"
       else vhost_unavailable; fi ;;
+    passt*:vhost2) echo "passt's vhost-user backend offers one queue pair" ;;
     passt*:*) echo "passt serves QEMU over -netdev stream (or vhost-user) only" ;;
     slirp:user) [[ $mtu == 1500 ]] || echo "QEMU's -netdev user has no MTU option (1500 only)" ;;
     *) echo "unknown cell $1 (STACK:NETDEV:MTU; stacks jslirp, passt, slirp)" ;;
@@ -459,9 +463,9 @@ run_vm() {
   local extra=${VM_QEMU_EXTRA:-}
   [[ -z $TURNS ]] || extra+=" -object filter-dump,id=turns,netdev=n0,file=$workdir/turns-$name.pcap,maxlen=80"
   rm -f "$fifo"; mkfifo "$fifo"
-  "$QEMU" -accel tcg -m "$MEM_MIB" -smp 1 -nographic -no-reboot -no-user-config \
+  "$QEMU" -accel tcg -m "$MEM_MIB" -smp "${VCPUS:-1}" -nographic -no-reboot -no-user-config \
     -kernel "$kernel" -initrd "$initrd" -append "console=ttyS0 quiet panic=-1 ipv6.disable=1" \
-    "$@" ${extra//@NAME@/$name} -device virtio-net-pci,netdev=n0,romfile= </dev/null 2>"$workdir/qemu-$name.err" >"$fifo" &
+    "$@" ${extra//@NAME@/$name} -device "virtio-net-pci,netdev=n0,romfile=${DEVICE_EXTRA:-}" </dev/null 2>"$workdir/qemu-$name.err" >"$fifo" &
   qpid=$!; pids+=("$qpid")
   [[ $sp == qemu ]] && sp=$qpid
   VM_RUN_NAME=$name stamp "$sp" "$qpid" <"$fifo" >"$console" &
@@ -479,13 +483,13 @@ start_stack() {
   local stack netdev mtu sock=$2 wait_secs=30 bin args
   IFS=: read -r stack netdev mtu <<<"$1"
   rm -f "$sock" "$sock.qemu"
-  NETDEV_EXTRA=()
+  NETDEV_EXTRA=() VCPUS=1 DEVICE_EXTRA=
   case $stack in
     slirp)
       STACK_PID=qemu NETDEV=user,id=n0,ipv6=off
       return 0 ;;
     jslirp|jslirpB)
-      local mode=socket cmd=$VM_STACK_CMD; [[ $netdev == dgram ]] && mode=dgram; [[ $netdev == vhost ]] && mode=vhost-user
+      local mode=socket cmd=$VM_STACK_CMD; [[ $netdev == dgram ]] && mode=dgram; [[ $netdev == vhost* ]] && mode=vhost-user
       [[ $stack == jslirpB ]] && cmd=$VM_STACK_CMD_B
       bash -c "exec $cmd --mtu $mtu --$mode \"\$1\"" vm-stack "$sock" >"$workdir/stack.out" 2>&1 &
       wait_secs=180 ;;   # another VM_STACK_CMD may build first
@@ -501,9 +505,11 @@ start_stack() {
   case $netdev in
     stream) NETDEV="stream,id=n0,server=off,addr.type=unix,addr.path=$sock" ;;
     dgram) NETDEV="dgram,id=n0,local.type=unix,local.path=$sock.qemu,remote.type=unix,remote.path=$sock" ;;
-    vhost) NETDEV="vhost-user,id=n0,chardev=vu"
+    vhost|vhost2) NETDEV="vhost-user,id=n0,chardev=vu"
       NETDEV_EXTRA=(-chardev "socket,id=vu,path=$sock" -object "memory-backend-memfd,id=mem,size=${MEM_MIB}M,share=on"
-        -numa node,memdev=mem) ;;
+        -numa node,memdev=mem)
+      # two queue pairs: the device multiqueue (one vector per queue, two more) and a vCPU for each
+      [[ $netdev == vhost2 ]] && NETDEV+=",queues=2" VCPUS=2 DEVICE_EXTRA=",mq=on,vectors=6" ;;
   esac
   await_socket "$sock" "$STACK_PID" "$wait_secs" && return 0
   log "$stack did not listen on $sock; its output:"
@@ -680,7 +686,7 @@ report() {  # report CELL...: the Markdown report on stdout
   echo "## bench/vm.sh: ${SIZE_MIB} MiB and the first ${WARM_MIB} MiB, both directions ($(date -u '+%Y-%m-%d %H:%M UTC'))"
   echo
   echo "- machine: $(nproc) cores, kernel $(uname -r); load average $LOAD_START at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end (a shared machine: other work ran beside)"
-  echo "- VM: $("$QEMU" --version | head -1), TCG, 1 vCPU, ${MEM_MIB} MiB, virtio-net; best of $REPEAT runs per figure, runs interleaved; took $(awk -v a="$started" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }') s"
+  echo "- VM: $("$QEMU" --version | head -1), TCG, 1 vCPU (2 in vhost2 cells), ${MEM_MIB} MiB, virtio-net; best of $REPEAT runs per figure, runs interleaved; took $(awk -v a="$started" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }') s"
   local passts=
   if [[ " $CELLS " == *" passt:"* ]]; then
     for i in "${!PASSTS[@]}"; do passts+="; $(passt_version "${PASSTS[$i]}") = $(command -v "${PASSTS[$i]}" || echo "${PASSTS[$i]}")"; done
