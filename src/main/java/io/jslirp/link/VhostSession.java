@@ -31,22 +31,36 @@ import java.util.Arrays;
  * sends that is not taken ends the connection with one warning line and everything it held
  * released, never an exception out of the loop.
  *
- * <p>Ring 0 receives toward the guest, ring 1 transmits from it (one queue pair).
+ * <p>Queue pair k is two rings: ring 2k receives toward the guest, ring 2k + 1 transmits from it.
+ * Up to {@link #MAX_QUEUE_PAIRS} pairs are offered (VIRTIO_NET_F_MQ, and GET_QUEUE_NUM with the
+ * protocol's MQ); a front-end without multiqueue uses pair 0 alone. A ring is served while it runs:
+ * started, and enabled by the front-end (QEMU enables the pairs the guest's driver asked for).
  */
 final class VhostSession {
+    /**
+     * Queue pairs offered at most (QEMU's {@code queues=N} may not exceed it). The guest's driver
+     * uses one pair per vCPU, each ring with an interrupt vector of its own, and this link's loop is
+     * one thread whatever the count: more pairs spread only the guest's share of the work, which
+     * pays up to the few vCPUs a VM behind a user-mode network is given. Each receive ring in use
+     * costs the link a backlog ({@link RxBacklog}), made the first time that ring runs out of buffers.
+     */
+    static final int MAX_QUEUE_PAIRS = 8;
     /**
      * The device features offered. Toward the guest, checksums and TCP cutting left to its driver
      * (GUEST_CSUM, GUEST_TSO4/6: {@link VhostUserLink#CAPABILITIES}); from it, frames whose checksum
      * it left to us and TCP segments of up to 64 KiB (CSUM, HOST_TSO4/6), which the stack takes as
-     * a tap's with vnet headers. Not UDP's: the stack does not cut a guest's UDP frames.
+     * a tap's with vnet headers. Not UDP's: the stack does not cut a guest's UDP frames. MQ with
+     * the protocol's MQ: up to {@link #MAX_QUEUE_PAIRS} pairs (QEMU's own device has the control
+     * queue through which the driver picks how many it uses).
      */
     static final Backend.Offer OFFER = new Backend.Offer(
             Features.bit(Features.VERSION_1) | Features.bit(Features.NET_MRG_RXBUF)
                     | Features.bit(Features.RING_EVENT_IDX) | Features.bit(Features.RING_INDIRECT_DESC)
                     | Features.bit(Features.NET_GUEST_CSUM) | Features.bit(Features.NET_GUEST_TSO4) | Features.bit(Features.NET_GUEST_TSO6)
-                    | Features.bit(Features.NET_CSUM) | Features.bit(Features.NET_HOST_TSO4) | Features.bit(Features.NET_HOST_TSO6),
-            Features.bit(Features.PROTOCOL_REPLY_ACK), 1);
-    static final int RINGS = 2 * OFFER.queuePairs();
+                    | Features.bit(Features.NET_CSUM) | Features.bit(Features.NET_HOST_TSO4) | Features.bit(Features.NET_HOST_TSO6)
+                    | Features.bit(Features.NET_MQ),
+            Features.bit(Features.PROTOCOL_REPLY_ACK) | Features.bit(Features.PROTOCOL_MQ), MAX_QUEUE_PAIRS);
+    static final int RINGS = 2 * MAX_QUEUE_PAIRS;
 
     private final int socket;
     private final Epoll poller;
@@ -66,7 +80,12 @@ final class VhostSession {
     private final Virtqueue[] queues = new Virtqueue[RINGS];
     private final boolean[] pushed = new boolean[RINGS];
     private final int[] kick = new int[RINGS], call = new int[RINGS], err = new int[RINGS];
-    private RxFrames rx;
+    /** Pair k's receive ring's frames while it runs, else null. */
+    private final RxFrames[] rx = new RxFrames[MAX_QUEUE_PAIRS];
+    /** Ring r was found empty with kicks asked for: it needs no look until its kick (see {@link #idle}). */
+    private final boolean[] idle = new boolean[RINGS];
+    /** One more than the highest pair whose receive ring runs (0: none). */
+    private int receiveLanes;
     private boolean closed;
 
     VhostSession(int socket, Epoll poller, int kickTag) {
@@ -79,19 +98,35 @@ final class VhostSession {
         Arrays.fill(err, -1);
     }
 
-    /** The transmit queue while it runs, else null. */
-    Virtqueue transmit() {
-        return queues[1];
+    /** Ring r's queue while it runs (started and enabled), else null. */
+    Virtqueue queue(int ring) {
+        return queues[ring];
     }
 
-    /** The receive queue while it runs, else null. */
-    Virtqueue receiveQueue() {
-        return queues[0];
+    /** Pair k's receive ring's frames while it runs, else null. */
+    RxFrames receive(int pair) {
+        return rx[pair];
     }
 
-    /** The receive queue's frames while it runs, else null. */
-    RxFrames receive() {
-        return rx;
+    /**
+     * One more than the highest pair whose receive ring runs (0: none): the lanes flows toward the
+     * guest are dealt over (a lane below it whose ring does not run falls back to pair 0).
+     */
+    int receiveLanes() {
+        return receiveLanes;
+    }
+
+    /**
+     * Whether ring r may be passed over until its kick: it was found empty after kicks were asked
+     * for ({@link #markIdle}). A start, a new kick descriptor and a kick clear it.
+     */
+    boolean idle(int ring) {
+        return idle[ring];
+    }
+
+    /** Ring r was found empty with kicks asked for; a ring without a kick descriptor is never idle (it is polled). */
+    void markIdle(int ring) {
+        idle[ring] = kick[ring] >= 0;
     }
 
     /** The device features the front-end acknowledged (0 before it did). */
@@ -220,7 +255,8 @@ final class VhostSession {
 
     private String unmap() {
         Arrays.fill(queues, null); // (stopped already: no queue may outlive its memory)
-        rx = null;
+        Arrays.fill(rx, null);
+        receiveLanes = 0;
         for (SharedMapping s : mappings) s.unmap();
         mappings = new SharedMapping[0];
         return null;
@@ -229,9 +265,13 @@ final class VhostSession {
     private String start(int ring) {
         Virtqueue q = backend.queue(ring);
         queues[ring] = q;
-        if (ring == 0) {
-            rx = new RxFrames(q, Features.has(backend.features(), Features.NET_MRG_RXBUF));
+        idle[ring] = false;
+        if (ring % 2 == 0) {
+            rx[ring / 2] = new RxFrames(q, Features.has(backend.features(), Features.NET_MRG_RXBUF));
             q.suppressKicks(); // frames toward the guest are put when they come: a kick for new buffers would only cost the guest an exit
+            countLanes();
+        }
+        if (ring == 0) {
             long f = backend.features();
             Log.debug(() -> "vhost-user features acknowledged: 0x" + Long.toHexString(f) + (Features.has(f, Features.NET_GUEST_TSO4)
                     ? "" : " (no GUEST_TSO4: large TCP frames are cut here)"));
@@ -242,13 +282,27 @@ final class VhostSession {
     private String stop(int ring) {
         queues[ring] = null;
         pushed[ring] = false;
-        if (ring == 0) rx = null;
+        if (ring % 2 == 0) {
+            rx[ring / 2] = null;
+            countLanes();
+        }
         return null;
+    }
+
+    private void countLanes() {
+        int n = rx.length;
+        while (n > 0 && rx[n - 1] == null) n--;
+        if (n != receiveLanes) {
+            int lanes = n;
+            Log.debug(() -> "vhost-user receive rings in use: " + lanes + " queue pair" + (lanes == 1 ? "" : "s"));
+        }
+        receiveLanes = n;
     }
 
     private String watchKick(int ring, int fd) {
         if (kick[ring] >= 0) poller.remove(kick[ring]); // (closed by the CloseFd that follows)
         kick[ring] = fd;
+        idle[ring] = false; // (a kick written to the descriptor replaced is not seen)
         if (fd >= 0) poller.add(fd, Epoll.IN, kickTag + ring);
         return null;
     }
@@ -272,9 +326,11 @@ final class VhostSession {
         return null;
     }
 
-    /** Empties ring r's kick descriptor (its count does not matter: the ring is read until empty). */
+    /** Empties ring r's kick descriptor (its count does not matter: the ring is read until empty); the ring is looked at again. */
     void drainKick(int ring) {
-        if (ring >= 0 && ring < RINGS && kick[ring] >= 0) Libc.read(kick[ring], counter, 0, 8);
+        if (ring < 0 || ring >= RINGS) return;
+        idle[ring] = false;
+        if (kick[ring] >= 0) Libc.read(kick[ring], counter, 0, 8);
     }
 
     /** Publishes what was pushed and interrupts the guest where its driver asks for it: once per flush. */

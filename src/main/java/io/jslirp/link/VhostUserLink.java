@@ -22,15 +22,23 @@ import java.lang.foreign.MemorySegment;
  * own memory, shared with this process, QEMU out of the data path. A unix stream socket at a
  * path carries the control messages ({@link VhostSession}); frames never cross it.
  *
- * <p>Transmit: a kick of the transmit ring (ring 1) makes the poller readable; {@link #receive}
- * pops chains, each the 12-byte virtio-net header then the frame, copies the frame out (the
- * header kept aside for its checksum flags) and pushes the chain back used. Receive: {@link #send}
- * puts the frame behind its virtio-net header ({@link VirtioNetHeader}: the checksum and the
- * cutting left to the guest's driver when it took those offloads) into the receive ring (ring 0)
- * with {@link RxFrames}; frames finding no buffer there wait in a backlog
- * ({@link RxBacklog}) for the driver's kick saying it added buffers, and are dropped (the stack
- * counts them) only when it is full, as for a full tap queue. The used elements of both rings are published at the
- * flush, and the guest interrupted (its call descriptor written) once then if its driver asks.
+ * <p>Multiqueue: up to {@link VhostSession#MAX_QUEUE_PAIRS} queue pairs are offered, pair k being
+ * ring 2k (receive toward the guest) and ring 2k + 1 (transmit from it); a front-end without
+ * multiqueue (QEMU without {@code queues=N}, or a device without {@code mq=on}) uses pair 0 alone.
+ * The engine still sees one link queue: this link's own poller stands for every ring.
+ *
+ * <p>Transmit: a kick of any transmit ring makes the poller readable; {@link #receive} pops
+ * chains, each the 12-byte virtio-net header then the frame, copies the frame out (the header
+ * kept aside for its checksum flags) and pushes the chain back used. The running transmit rings
+ * are taken in turn, one frame each, so a busy ring does not starve another; a ring found empty
+ * after kicks were asked for is passed over until its kick. Receive: {@link #send} puts the frame
+ * behind its virtio-net header ({@link VirtioNetHeader}: the checksum and the cutting left to the
+ * guest's driver when it took those offloads) into a receive ring with {@link RxFrames}: its flow's
+ * ring among those running and enabled ({@link RxRings}), ring 0 for a frame without a flow;
+ * frames finding no buffer there wait in that ring's backlog ({@link RxBacklog}) for the driver's
+ * kick saying it added buffers, and are dropped (the stack counts them) only when it is full, as
+ * for a full tap queue. The used elements of every ring are published at the flush, and the guest
+ * interrupted (the ring's call descriptor written) once per ring then if its driver asks.
  *
  * <p>One front-end at a time: while one is served the listener is not watched, and the next
  * connection (QEMU reconnecting, the next VM) waits in its backlog until the current one ends.
@@ -43,15 +51,17 @@ public final class VhostUserLink implements Link {
     private static final int TAG_LISTENER = 1, TAG_SESSION = 2, TAG_KICK = 16;
     private static final int MAX_ROUNDS = 64;
 
-    private final Epoll poller = new Epoll(8);
+    private final Epoll poller = new Epoll(2 + VhostSession.RINGS);
     private final int listener;
     private final UnixSocketFile file;
     private VhostSession session;
     /**
      * The link completes TCP checksums and cuts large TCP frames: the guest's driver does, when it
      * took the offloads offered ({@link VhostSession#OFFER}), and {@link SoftOffload} here when not.
+     * It spreads flows over the receive rings (the stack hashes each frame's flow): whether the
+     * front-end will use more than one pair is not known when the stack is built.
      */
-    static final LinkCapabilities CAPABILITIES = new LinkCapabilities(false, true, false, false);
+    static final LinkCapabilities CAPABILITIES = new LinkCapabilities(false, true, false, true);
 
     /** The virtio-net header of the frame toward the guest being put (num_buffers is filled in the ring). */
     private final MemorySegment header = Arena.ofAuto().allocate(RxFrames.HEADER, 8);
@@ -59,8 +69,10 @@ public final class VhostUserLink implements Link {
     private final MemorySegment txHeader = Arena.ofAuto().allocate(RxFrames.HEADER, 8);
     /** Checksums and cuts for a guest whose driver did not take the offloads. */
     private final SoftOffload soft = new SoftOffload(MAX_FRAME);
-    /** Frames toward the guest waiting for receive buffers. */
-    private final RxBacklog backlog = new RxBacklog();
+    /** Which receive ring a frame toward the guest goes to, and the frames waiting for each ring's buffers. */
+    private final RxRings rings = new RxRings(VhostSession.MAX_QUEUE_PAIRS, System::nanoTime);
+    /** The pair whose transmit ring is read first next time: the rings are taken in turn. */
+    private int nextTransmit;
     /** Chains the guest's driver got wrong, each dropped (it is pushed back used, empty). */
     private long badChains;
 
@@ -132,8 +144,9 @@ public final class VhostUserLink implements Link {
             if (tag == TAG_SESSION) {
                 if (!session.readable()) ended();
             } else {
-                session.drainKick(tag - TAG_KICK);
-                if (tag == TAG_KICK) receiveKicked();
+                int ring = tag - TAG_KICK;
+                session.drainKick(ring);
+                if (ring % 2 == 0) drain(session, ring / 2); // buffers came for the frames waiting
             }
         }
     }
@@ -150,30 +163,46 @@ public final class VhostUserLink implements Link {
     /** The session ended (it said why): the listener is watched again for the next front-end. */
     private void ended() {
         session = null;
-        backlog.clear();
+        rings.clear();
         poller.add(listener, Epoll.IN, TAG_LISTENER);
     }
 
     /**
-     * The next frame the guest transmitted, copied into buffer: its length, or 0 when the ring is
-     * empty (kicks then asked for again) or not running. A chain too short for the header or with
-     * a frame larger than buffer is returned to the guest and dropped.
+     * The next frame the guest transmitted, copied into buffer: its length, or 0 when no running
+     * transmit ring has one. The rings are taken in turn from where the last frame came from.
      */
     private int transmitted(MemorySegment buffer) {
-        VhostSession s = session;
-        Virtqueue tx = s == null ? null : s.transmit();
-        if (tx == null) return 0;
+        for (int i = 0; i < VhostSession.MAX_QUEUE_PAIRS; i++) {
+            VhostSession s = session;
+            if (s == null) return 0;
+            int pair = nextTransmit;
+            nextTransmit = pair + 1 == VhostSession.MAX_QUEUE_PAIRS ? 0 : pair + 1;
+            int n = transmitted(s, 2 * pair + 1, buffer);
+            if (n > 0) return n;
+        }
+        return 0;
+    }
+
+    /**
+     * The next frame on transmit ring ring, copied into buffer: its length, or 0 when the ring is
+     * empty (kicks then asked for again, and the ring idle until one comes) or not running. A chain
+     * too short for the header or with a frame larger than buffer is returned to the guest and dropped.
+     */
+    private int transmitted(VhostSession s, int ring, MemorySegment buffer) {
+        Virtqueue tx = s.queue(ring);
+        if (tx == null || s.idle(ring)) return 0;
         while (true) {
             Chain c;
             try {
                 c = tx.pop();
             } catch (VirtioException e) {
-                if (!refused(s, 1, e)) return 0;
+                if (!refused(s, ring, e)) return 0;
                 continue;
             }
             if (c == null) {
-                if (tx.allowKicks()) return 0;
-                continue; // chains came while kicks were off: read them first
+                if (!tx.allowKicks()) continue; // chains came while kicks were off: read them first
+                s.markIdle(ring);
+                return 0;
             }
             tx.suppressKicks(); // the ring is read until empty anyway
             long length = c.readableBytes() - RxFrames.HEADER;
@@ -183,7 +212,7 @@ public final class VhostUserLink implements Link {
                 n = (int) c.read(RxFrames.HEADER, buffer, 0, length);
             }
             tx.push(c.head(), 0);
-            s.pushed(1);
+            s.pushed(ring);
             if (n > 0) return n;
             badChains++;
         }
@@ -205,27 +234,29 @@ public final class VhostUserLink implements Link {
         return true;
     }
 
-    /** Puts a whole frame, its checksums filled, behind a zeroed virtio-net header: as {@link #put}. */
+    /** Puts a whole frame, its checksums filled, behind a zeroed virtio-net header into receive ring 0: as {@link #put}. */
     @Override
     public boolean send(MemorySegment frame, int length) {
         VirtioNetHeader.clear(header);
-        return put(frame, length);
+        return put(0, frame, length);
     }
 
     /**
-     * Puts the frame f describes, its payload first copied behind its headers (the frame buffer has
-     * room): behind a virtio-net header saying what the guest's driver is left to do, when it took
-     * that offload; else with the checksum completed, or cut into segments, here.
+     * Puts the frame f describes into its flow's receive ring, its payload first copied behind its
+     * headers (the frame buffer has room): behind a virtio-net header saying what the guest's driver
+     * is left to do, when it took that offload; else with the checksum completed, or cut into
+     * segments, here.
      */
     @Override
     public boolean send(TxFrame f) {
         VhostSession s = session;
         int length = f.length();
-        if (s == null || s.receive() == null) {
-            backlog.clear();
+        if (s == null) {
+            rings.clear();
             return false;
         }
         if (length > MAX_FRAME) return false;
+        int pair = rings.pairOf(s, f.flowKey());
         MemorySegment frame = f.frame();
         if (f.payloadLength() > 0) MemorySegment.copy(f.payload(), f.payloadOffset(), frame, f.frameLength(), f.payloadLength());
         long features = s.features();
@@ -236,79 +267,55 @@ public final class VhostUserLink implements Link {
                 || cut == TxFrame.Segmentation.TCP6 && Features.has(features, Features.NET_GUEST_TSO6));
         if (guestCuts) {
             VirtioNetHeader.fill(header, f);
-            return put(frame, length);
+            return put(pair, frame, length);
         }
         VirtioNetHeader.clear(header);
         if (cut == TxFrame.Segmentation.NONE) {
             if (f.partialChecksum()) SoftOffload.completeChecksum(frame, length, f.checksumStart(), f.checksumOffset());
-            return put(frame, length);
+            return put(pair, frame, length);
         }
         boolean all = true;
-        for (int i = 0, n = SoftOffload.pieces(f, length); i < n; i++) all &= put(soft.piece(), soft.cut(frame, length, f, i));
+        for (int i = 0, n = SoftOffload.pieces(f, length); i < n; i++) all &= put(pair, soft.piece(), soft.cut(frame, length, f, i));
         return all;
     }
 
     /**
-     * Puts the frame into the receive ring behind {@link #header}, or, when the ring has no free
-     * buffer now, into the backlog (behind frames waiting there already): false (the stack counts
+     * Puts the frame into pair's receive ring behind {@link #header}, or, when the ring has no free
+     * buffer now, into its backlog (behind frames waiting there already): false (the stack counts
      * a drop) when no front-end is connected, the ring does not run, or the backlog is full.
      */
-    private boolean put(MemorySegment frame, int length) {
+    private boolean put(int pair, MemorySegment frame, int length) {
         VhostSession s = session;
-        RxFrames rx = s == null ? null : s.receive();
-        if (rx == null) {
-            backlog.clear();
+        if (s == null) {
+            rings.clear();
             return false;
         }
         if (length > MAX_FRAME) return false;
-        if (!backlog.isEmpty()) drainBacklog(s, rx);
-        if (backlog.isEmpty()) {
-            try {
-                int chains = rx.put(header, 0, frame, 0, length);
-                if (chains > 0) s.pushed(0);
-                if (chains != RxFrames.NO_ROOM) return chains > 0;
-            } catch (VirtioException e) {
-                refused(s, 0, e);
-                return false;
-            }
-        }
-        if (!backlog.add(header, frame, length)) return false;
-        drainBacklog(s, rx); // (asks for a kick when the driver adds buffers)
-        return true;
-    }
-
-    /**
-     * Puts the frames of the backlog into the receive ring, in order; while some still wait the
-     * driver is asked to kick when it adds buffers, and once none do, not to.
-     */
-    private void drainBacklog(VhostSession s, RxFrames rx) {
-        if (backlog.isEmpty()) return;
-        Virtqueue q = s.receiveQueue();
         try {
-            while (true) {
-                if (backlog.drain(rx) > 0) s.pushed(0);
-                if (backlog.isEmpty()) {
-                    q.suppressKicks();
-                    return;
-                }
-                if (q.kickOnNextAddition()) return;
-            }
+            return rings.put(s, pair, header, frame, length);
         } catch (VirtioException e) {
-            refused(s, 0, e);
+            refused(s, 2 * pair, e);
+            return false;
         }
     }
 
-    /** The receive ring's kick: buffers came for the frames waiting. */
-    private void receiveKicked() {
-        VhostSession s = session;
-        RxFrames rx = s == null ? null : s.receive();
-        if (rx != null) drainBacklog(s, rx);
+    /** Puts the frames waiting for pair's receive ring into it ({@link RxRings#drain}): false when the session ended. */
+    private boolean drain(VhostSession s, int pair) {
+        try {
+            rings.drain(s, pair);
+            return true;
+        } catch (VirtioException e) {
+            return refused(s, 2 * pair, e);
+        }
     }
 
-    /** Publishes the used elements of both rings and interrupts the guest once, if its driver asks. */
+    /** Publishes the used elements of every ring and interrupts the guest once per ring, if its driver asks. */
     @Override
     public void flush() {
-        receiveKicked(); // (buffers may have come without a kick: the ring is looked at once an iteration anyway)
+        // (buffers may have come without a kick: the rings with frames waiting are looked at once an iteration anyway)
+        for (int pair = 0; pair < VhostSession.MAX_QUEUE_PAIRS && session != null; pair++) {
+            if (rings.waiting(pair)) drain(session, pair);
+        }
         if (session != null) session.flush();
     }
 

@@ -191,7 +191,9 @@ public final class Backend {
 
     /** The ring a message names, checked against the queues offered. */
     private int ring(Message m, long index) throws ProtocolException {
-        if (index >= rings.length) throw new ProtocolException(m.request() + " for ring " + index + ", beyond the " + rings.length + " rings offered");
+        if (index >= rings.length) {
+            throw new ProtocolException("ring " + index + ", beyond the " + rings.length + " rings of the " + offer.queuePairs() + " queue pairs offered");
+        }
         return (int) index;
     }
 

@@ -281,6 +281,65 @@ class VmIT {
         }
     }
 
+    /**
+     * Over -netdev vhost-user with two queue pairs (multiqueue) and two vCPUs: the guest's driver
+     * uses both pairs; two downloads at once and an upload are intact, and both receive queues took
+     * interrupts, so frames toward the guest were dealt over both receive rings.
+     */
+    @Test
+    @Timeout(600)
+    void vhostUserWithTwoQueuePairsAndTwoVcpus() throws Exception {
+        ItEnv.assumeJslirp("jslirp qemu is jslirp's own");
+        Vm.assumeAvailable();
+        Vm.assumeQemuAtLeast(10);
+        Vm.image();
+        Path socket = tmp.resolve("jslirp-vu-mq.sock");
+        try (HttpBlobServer http = new HttpBlobServer();
+             UploadSink sink = new UploadSink();
+             Stack.Running jslirp = Stack.start(jslirpQemu("--vhost-user", socket.toString()))) {
+            Vm.awaitSocket(socket, Duration.ofSeconds(60), jslirp);
+            StringBuilder script = new StringBuilder("""
+                    udhcpc -i eth0 -n -q -t 5 -T 1 || exit 1
+                    echo "QUEUES $(ls /sys/class/net/eth0/queues | sort | tr '\\n' ' ')"
+                    """);
+            for (int i = 0; i < 2; i++) {
+                script.append("wget -q -O /tmp/blob").append(i).append(" '")
+                        .append(http.guestUrl("/blob?seed=" + (SEED + i) + "&size=" + SIZE)).append("' &\n");
+            }
+            script.append("wait\n");
+            for (int i = 0; i < 2; i++) script.append("echo \"SHA256 ").append(i).append(" $(sha256sum /tmp/blob").append(i).append(" | cut -d' ' -f1)\"\n");
+            script.append("timeout 120 nc ").append(Namespace.GATEWAY).append(' ').append(sink.port()).append(" < /tmp/blob1 || exit 3\n");
+            script.append("grep virtio /proc/interrupts | sed 's/^/IRQ /'\n");
+            Vm.Result r = Vm.run(new Vm.Machine(2, false, false), Vm.vhostUserNetdev(socket, 2, 0), script.toString(), Duration.ofSeconds(300));
+            String why = r.describe() + "\n" + jslirp.describe();
+            System.out.println("[jslirp VM vhost-user mq] boot " + (r.boot() == null ? "n/a" : r.boot().toMillis() + " ms")
+                    + ", total " + r.took().toMillis() + " ms, " + r.lines("QUEUES ") + "\n" + String.join("\n", r.lines("IRQ ")));
+            assertThat(r.ok()).as(why).isTrue();
+            assertThat(r.lines("QUEUES ")).as(why).containsExactly("QUEUES rx-0 rx-1 tx-0 tx-1 ");
+            assertThat(r.lines("SHA256 ")).as(why).containsExactly("SHA256 0 " + Blob.sha256(SEED, SIZE), "SHA256 1 " + Blob.sha256(SEED + 1, SIZE));
+            assertThat(sink.received()).as("the blob back to the host, byte-exact\n" + why).isEqualTo(Blob.sha256(SEED + 1, SIZE) + " " + SIZE);
+            long[] input = inputInterrupts(r.lines("IRQ "), 2);
+            assertThat(input[0]).as("interrupts of virtio-input.0\n" + why).isPositive();
+            assertThat(input[1]).as("interrupts of virtio-input.1: frames toward the guest dealt over both receive rings\n" + why).isPositive();
+        }
+    }
+
+    /**
+     * The interrupts of the first two receive queues (virtioN-input.0 and .1), each summed over the
+     * cpus vCPUs, from /proc/interrupts lines ("IRQ  25:  12  34  PCI-MSIX-... virtio0-input.0").
+     */
+    private static long[] inputInterrupts(List<String> lines, int cpus) {
+        long[] sum = new long[2];
+        java.util.regex.Pattern name = java.util.regex.Pattern.compile("virtio\\d+-input\\.([01])$");
+        for (String line : lines) {
+            java.util.regex.Matcher m = name.matcher(line.strip());
+            if (!m.find()) continue;
+            String[] t = line.substring("IRQ ".length()).strip().split("\\s+");
+            for (int c = 1; c <= cpus; c++) sum[Integer.parseInt(m.group(1))] += Long.parseLong(t[c]);
+        }
+        return sum;
+    }
+
     private void vhostUserDownloadAndUpload(Path socket, int mtu, HttpBlobServer http, Stack.Running jslirp) throws Exception {
         try (UploadSink sink = new UploadSink()) {
             Vm.Result r = Vm.run(Vm.vhostUserNetdev(socket), """

@@ -27,9 +27,10 @@ import java.nio.file.StandardOpenOption;
  * eventfds. Everything waits by calling {@code pump} (the link's receive in a single-threaded test,
  * a sleep when an engine serves the link on its own thread).
  *
- * <p>Layout (offsets in the file): ring r's descriptor table at 0x1000 + 0x8000 r, its available
- * ring 0x1000 above, its used ring 0x2000 above; receive buffers (2 KiB each) from 0x20000,
- * transmit buffers from 0x60000.
+ * <p>One queue pair, or two (multiqueue: ring 2k receives, ring 2k + 1 transmits). Layout (offsets
+ * in the file): ring r's descriptor table at 0x1000 + 0x8000 r, its available ring 0x1000 above,
+ * its used ring 0x2000 above; pair k's receive buffers (2 KiB each) from 0x20000 + 0x10000 k, its
+ * transmit buffers from 0x60000 + 0x10000 k.
  */
 final class VhostFrontend implements AutoCloseable {
     static final long GPA = 0x4000_0000L, UVA = 0x7f55_0000_0000L, SIZE = 1 << 20;
@@ -45,19 +46,37 @@ final class VhostFrontend implements AutoCloseable {
     final int socket;
     final MemorySegment memory;
     final int memoryFd;
-    final EventFd[] kick = {new EventFd(), new EventFd()}, call = {new EventFd(), new EventFd()}, err = {new EventFd(), new EventFd()};
+    /** Queue pairs set up, and their rings. */
+    final int pairs, rings;
+    final EventFd[] kick, call, err;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment out = arena.allocate(Message.HEADER + Message.MAX_PAYLOAD, 8);
     private final MemorySegment in = arena.allocate(Message.HEADER + Message.MAX_PAYLOAD, 8);
     private final MemorySegment eight = arena.allocate(8, 8);
     private final FdMessages io = new FdMessages();
     private final Runnable pump;
-    private final int[] availIdx = new int[2];
-    private int usedSeen;
+    private final int[] availIdx;
+    /** Per ring, the used elements read. */
+    private final int[] usedSeen;
+    /** What GET_QUEUE_NUM answered (with two pairs), else 0. */
+    long queueNum;
 
     /** Connects to path; guest memory is a new file of SIZE bytes at memoryFile. */
     VhostFrontend(Path path, Path memoryFile, Runnable pump) throws IOException {
+        this(path, memoryFile, pump, 1);
+    }
+
+    /** As {@link #VhostFrontend(Path, Path, Runnable)}, setting up pairs queue pairs (1 or 2). */
+    VhostFrontend(Path path, Path memoryFile, Runnable pump, int pairs) throws IOException {
+        if (pairs < 1 || pairs > 2) throw new IllegalArgumentException(pairs + " pairs: the layout holds two");
         this.pump = pump;
+        this.pairs = pairs;
+        this.rings = 2 * pairs;
+        this.kick = eventFds(rings);
+        this.call = eventFds(rings);
+        this.err = eventFds(rings);
+        this.availIdx = new int[rings];
+        this.usedSeen = new int[rings];
         try (RandomAccessFile f = new RandomAccessFile(memoryFile.toFile(), "rw")) {
             f.setLength(SIZE);
         }
@@ -68,6 +87,17 @@ final class VhostFrontend implements AutoCloseable {
         socket = Sockets.unixStream();
         int r = Sockets.connectUnix(socket, path.toString());
         if (r < 0) throw new IOException("connect " + path + ": " + Errno.describe(-r));
+    }
+
+    private static EventFd[] eventFds(int n) {
+        EventFd[] e = new EventFd[n];
+        for (int i = 0; i < n; i++) e[i] = new EventFd();
+        return e;
+    }
+
+    /** Where ring's buffers lie in the file. */
+    static long buffers(int ring) {
+        return (ring % 2 == 0 ? 0x20000 : 0x60000) + 0x10000L * (ring / 2);
     }
 
     static long desc(int ring) {
@@ -142,8 +172,8 @@ final class VhostFrontend implements AutoCloseable {
     }
 
     /**
-     * Negotiates as QEMU does, maps the memory, lays out both rings and starts them; puts count
-     * receive buffers in ring 0.
+     * Negotiates as QEMU does (multiqueue with two pairs), maps the memory, lays out every ring and
+     * starts it; puts count receive buffers in each receive ring.
      */
     void setUp(int receiveBuffers) {
         setUp(receiveBuffers, FEATURES);
@@ -151,16 +181,24 @@ final class VhostFrontend implements AutoCloseable {
 
     /** As {@link #setUp(int)}, acknowledging features (which the backend must offer). */
     void setUp(int receiveBuffers, long features) {
+        if (pairs > 1) features |= Features.bit(Features.NET_MQ);
         send(Encoder.empty(out, Request.GET_FEATURES, 0));
         long offered = reply(Request.GET_FEATURES);
         if ((offered & features) != features) throw new AssertionError("offered 0x" + Long.toHexString(offered));
         send(Encoder.u64(out, Request.SET_FEATURES, 0, features));
         send(Encoder.empty(out, Request.GET_PROTOCOL_FEATURES, 0));
-        reply(Request.GET_PROTOCOL_FEATURES);
-        send(Encoder.u64(out, Request.SET_PROTOCOL_FEATURES, 0, Features.bit(Features.PROTOCOL_REPLY_ACK)));
+        long protocol = reply(Request.GET_PROTOCOL_FEATURES);
+        long mq = pairs > 1 ? Features.bit(Features.PROTOCOL_MQ) : 0;
+        if ((protocol & mq) != mq) throw new AssertionError("protocol features offered 0x" + Long.toHexString(protocol));
+        send(Encoder.u64(out, Request.SET_PROTOCOL_FEATURES, 0, Features.bit(Features.PROTOCOL_REPLY_ACK) | mq));
+        if (pairs > 1) {
+            send(Encoder.empty(out, Request.GET_QUEUE_NUM, 0));
+            queueNum = reply(Request.GET_QUEUE_NUM);
+            if (queueNum < pairs) throw new AssertionError("GET_QUEUE_NUM says " + queueNum); // QEMU refuses queues=N above it
+        }
         check(acked(Request.SET_OWNER, Encoder.empty(out, Request.SET_OWNER, NEED_REPLY)));
         check(acked(Request.SET_MEM_TABLE, Encoder.memoryTable(out, NEED_REPLY, new long[] {GPA, SIZE, UVA, 0}), memoryFd));
-        for (int r = 0; r < 2; r++) {
+        for (int r = 0; r < rings; r++) {
             Le.u16(memory, avail(r) + 2, 0);
             Le.u16(memory, used(r) + 2, 0);
             check(acked(Request.SET_VRING_NUM, Encoder.state(out, Request.SET_VRING_NUM, NEED_REPLY, r, QUEUE)));
@@ -170,54 +208,84 @@ final class VhostFrontend implements AutoCloseable {
             check(acked(Request.SET_VRING_CALL, Encoder.u64(out, Request.SET_VRING_CALL, NEED_REPLY, r), call[r].fd()));
             check(acked(Request.SET_VRING_ERR, Encoder.u64(out, Request.SET_VRING_ERR, NEED_REPLY, r), err[r].fd()));
         }
-        for (int i = 0; i < receiveBuffers; i++) offerReceive(i);
-        for (int r = 0; r < 2; r++) check(acked(Request.SET_VRING_ENABLE, Encoder.state(out, Request.SET_VRING_ENABLE, NEED_REPLY, r, 1)));
+        for (int r = 0; r < rings; r += 2) {
+            for (int i = 0; i < receiveBuffers; i++) offerReceive(r, i);
+        }
+        for (int r = 0; r < rings; r++) enable(r, true);
+    }
+
+    /** SET_VRING_ENABLE of ring, as QEMU sends it for the pairs the guest's driver uses. */
+    void enable(int ring, boolean on) {
+        check(acked(Request.SET_VRING_ENABLE, Encoder.state(out, Request.SET_VRING_ENABLE, NEED_REPLY, ring, on ? 1 : 0)));
     }
 
     private static void check(long ack) {
         if (ack != 0) throw new AssertionError("not acknowledged: " + ack);
     }
 
-    /** Makes descriptor i, a writable 2 KiB buffer, available in the receive ring. */
+    /** Makes descriptor i, a writable 2 KiB buffer, available in receive ring 0. */
     void offerReceive(int i) {
-        descriptor(0, i, GPA + 0x20000 + (long) BUFFER * i, BUFFER, 2);
-        offer(0, i);
+        offerReceive(0, i);
+    }
+
+    /** Makes descriptor i, a writable 2 KiB buffer, available in the receive ring ring. */
+    void offerReceive(int ring, int i) {
+        descriptor(ring, i, GPA + buffers(ring) + (long) BUFFER * i, BUFFER, 2);
+        offer(ring, i);
+    }
+
+    /** As {@link #refillReceive(int, int)} on receive ring 0. */
+    boolean refillReceive(int i) {
+        return refillReceive(0, i);
     }
 
     /**
-     * Makes descriptor i available again in the receive ring and kicks only if the device asked
+     * Makes descriptor i available again in receive ring ring and kicks only if the device asked
      * for it (EVENT_IDX: the new available index passed its avail_event), as a driver does: whether it kicked.
      */
-    boolean refillReceive(int i) {
-        int old = availIdx[0];
-        offerReceive(i);
-        int event = Le.u16(memory, used(0) + 4 + 8L * QUEUE);
-        boolean kick = ((availIdx[0] - event - 1) & 0xffff) < ((availIdx[0] - old) & 0xffff);
-        if (kick) signal(this.kick[0]);
+    boolean refillReceive(int ring, int i) {
+        int old = availIdx[ring];
+        offerReceive(ring, i);
+        int event = Le.u16(memory, used(ring) + 4 + 8L * QUEUE);
+        boolean kick = ((availIdx[ring] - event - 1) & 0xffff) < ((availIdx[ring] - old) & 0xffff);
+        if (kick) signal(this.kick[ring]);
         return kick;
     }
 
-    /** Puts frame behind a zeroed virtio-net header in the transmit ring and kicks. */
+    /** Puts frame behind a zeroed virtio-net header in transmit ring 1 and kicks. */
     void transmit(byte[] frame) {
-        int i = availIdx[1] % QUEUE;
-        long at = 0x60000 + (long) BUFFER * i;
-        memory.asSlice(at, HEADER).fill((byte) 0);
-        MemorySegment.copy(MemorySegment.ofArray(frame), 0, memory, at + HEADER, frame.length);
-        descriptor(1, i, GPA + at, HEADER + frame.length, 0);
-        offer(1, i);
-        signal(kick[1]);
+        transmitOn(1, new byte[0], frame);
     }
 
-    /** Puts frame behind the given virtio-net header (its first ten bytes) in the transmit ring and kicks. */
+    /** Puts frame behind the given virtio-net header (its first ten bytes) in transmit ring 1 and kicks. */
     void transmit(byte[] header, byte[] frame) {
-        int i = availIdx[1] % QUEUE;
-        long at = 0x60000 + (long) BUFFER * i;
+        transmitOn(1, header, frame);
+    }
+
+    /** Puts frame behind a zeroed virtio-net header in the transmit ring ring and kicks it, only if the device asked (EVENT_IDX); whether it kicked. */
+    boolean transmitOn(int ring, byte[] frame) {
+        int old = availIdx[ring];
+        place(ring, new byte[0], frame);
+        int event = Le.u16(memory, used(ring) + 4 + 8L * QUEUE);
+        boolean kick = ((availIdx[ring] - event - 1) & 0xffff) < ((availIdx[ring] - old) & 0xffff);
+        if (kick) signal(this.kick[ring]);
+        return kick;
+    }
+
+    private void transmitOn(int ring, byte[] header, byte[] frame) {
+        place(ring, header, frame);
+        signal(kick[ring]);
+    }
+
+    /** Puts frame behind header (zeroes after it up to the virtio-net header's length) in transmit ring ring. */
+    private void place(int ring, byte[] header, byte[] frame) {
+        int i = availIdx[ring] % QUEUE;
+        long at = buffers(ring) + (long) BUFFER * i;
         memory.asSlice(at, HEADER).fill((byte) 0);
         MemorySegment.copy(MemorySegment.ofArray(header), 0, memory, at, header.length);
         MemorySegment.copy(MemorySegment.ofArray(frame), 0, memory, at + HEADER, frame.length);
-        descriptor(1, i, GPA + at, HEADER + frame.length, 0);
-        offer(1, i);
-        signal(kick[1]);
+        descriptor(ring, i, GPA + at, HEADER + frame.length, 0);
+        offer(ring, i);
     }
 
     /**
@@ -225,19 +293,19 @@ final class VhostFrontend implements AutoCloseable {
      * elements as its num_buffers says (each buffer refilled as it is read), or null when none is published.
      */
     byte[] receivedMerged() {
-        if (usedIndex(0) == usedSeen) return null;
+        if (usedIndex(0) == usedSeen[0]) return null;
         java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
         int buffers = 1;
         for (int k = 0; k < buffers; k++) {
-            long e = used(0) + 4 + 8L * (usedSeen % QUEUE);
-            usedSeen++;
+            long e = used(0) + 4 + 8L * (usedSeen[0] % QUEUE);
+            usedSeen[0]++;
             int head = Le.u32(memory, e), len = Le.u32(memory, e + 4);
-            long at = 0x20000 + (long) BUFFER * head;
+            long at = buffers(0) + (long) BUFFER * head;
             if (k == 0) buffers = Le.u16(memory, at + RxFrames.NUM_BUFFERS);
             b.writeBytes(memory.asSlice(at, len).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
             offerReceive(head);
         }
-        Le.u16(memory, avail(0) + 4 + 2L * QUEUE, usedSeen);
+        Le.u16(memory, avail(0) + 4 + 2L * QUEUE, usedSeen[0]);
         return b.toByteArray();
     }
 
@@ -283,17 +351,22 @@ final class VhostFrontend implements AutoCloseable {
         return Le.u16(memory, used(ring) + 2);
     }
 
+    /** As {@link #received(int)} from receive ring 0. */
+    byte[] received() {
+        return received(0);
+    }
+
     /**
-     * The next frame the backend put in the receive ring, without its virtio-net header (whose
+     * The next frame the backend put in receive ring ring, without its virtio-net header (whose
      * num_buffers must say 1 and the rest 0), or null when none is published.
      */
-    byte[] received() {
-        if (usedIndex(0) == usedSeen) return null;
-        long e = used(0) + 4 + 8L * (usedSeen % QUEUE);
-        usedSeen++;
-        Le.u16(memory, avail(0) + 4 + 2L * QUEUE, usedSeen); // used_event: interrupt me for the next one (EVENT_IDX)
+    byte[] received(int ring) {
+        if (usedIndex(ring) == usedSeen[ring]) return null;
+        long e = used(ring) + 4 + 8L * (usedSeen[ring] % QUEUE);
+        usedSeen[ring]++;
+        Le.u16(memory, avail(ring) + 4 + 2L * QUEUE, usedSeen[ring]); // used_event: interrupt me for the next one (EVENT_IDX)
         int head = Le.u32(memory, e), len = Le.u32(memory, e + 4);
-        long at = 0x20000 + (long) BUFFER * head;
+        long at = buffers(ring) + (long) BUFFER * head;
         for (int b = 0; b < HEADER; b++) {
             int want = b == RxFrames.NUM_BUFFERS ? 1 : 0;
             if (memory.get(java.lang.foreign.ValueLayout.JAVA_BYTE, at + b) != want) throw new AssertionError("header byte " + b);

@@ -255,6 +255,26 @@ class VhostUserLinkTest {
     }
 
     @Test
+    void aRingBeyondTheOfferedPairsEndsTheConnection() throws Exception {
+        listen();
+        int beyond = VhostSession.RINGS;
+        for (Request r : new Request[] {Request.SET_VRING_NUM, Request.SET_VRING_KICK, Request.SET_VRING_ENABLE}) {
+            String err = stderrOf(() -> {
+                try (VhostFrontend fe = frontend("mem")) {
+                    if (r == Request.SET_VRING_KICK) fe.send(Encoder.u64(fe.out(), r, 0, beyond), fe.kick[0].fd());
+                    else fe.send(Encoder.state(fe.out(), r, 0, beyond, 1));
+                    assertThat(fe.closedByBackend()).isTrue();
+                }
+            });
+            assertThat(err.lines()).singleElement().asString()
+                    .endsWith("disconnected: " + r + ": ring " + beyond + ", beyond the " + VhostSession.RINGS + " rings of the "
+                            + VhostSession.MAX_QUEUE_PAIRS + " queue pairs offered");
+            assertThat(link.connected()).isFalse();
+        }
+        nextIsServed();
+    }
+
+    @Test
     void aMessageArrivingInPiecesIsTakenWhole() throws Exception {
         listen();
         try (VhostFrontend fe = frontend("mem")) {
