@@ -102,12 +102,7 @@ class VmIT {
                     udhcpc -i eth0 -n -q -t 5 -T 1 || exit 1
                     echo "MTU $(cat /sys/class/net/eth0/mtu)"
                     """);
-            for (int i = 0; i < 3; i++) {
-                script.append("wget -q -O /tmp/blob").append(i).append(" '")
-                        .append(http.guestUrl("/blob?seed=" + (SEED + i) + "&size=" + size)).append("' &\n");
-            }
-            script.append("wait\n");
-            for (int i = 0; i < 3; i++) script.append("echo \"SHA256 ").append(i).append(" $(sha256sum /tmp/blob").append(i).append(" | cut -d' ' -f1)\"\n");
+            downloadsAtOnce(script, http, 3, size);
             Vm.Result r = Vm.run(Vm.streamNetdev(socket), script.toString(), Duration.ofSeconds(180));
             String why = r.describe() + "\n" + jslirp.describe();
             assertThat(r.ok()).as(why).isTrue();
@@ -160,7 +155,8 @@ class VmIT {
      * 65520: DHCP, 20 MiB down and the same back up, intact, the frames going between the guest's
      * rings and jslirp without QEMU; the call and kick eventfds carry the notifications; the guest's
      * driver took the checksum and TCP offloads both ways. Then the next VM (a new QEMU) is served by
-     * the same jslirp.
+     * the same jslirp; at 65520 only after a QEMU killed in the middle of a download, which stopped
+     * none of its rings.
      */
     @Test
     @Timeout(600)
@@ -175,8 +171,10 @@ class VmIT {
                  Stack.Running jslirp = Stack.start(jslirpQemu("--vhost-user", socket.toString(), "--mtu", String.valueOf(mtu)))) {
                 Vm.awaitSocket(socket, Duration.ofSeconds(60), jslirp);
                 vhostUserDownloadAndUpload(socket, mtu, http, jslirp);
-                // The next VM: a new QEMU connects to the same jslirp, maps its memory and is served.
-                if (mtu == 1500) nextVmIsServed(Vm.vhostUserNetdev(socket), http, jslirp);
+                // The next VM: a new QEMU connects to the same jslirp, maps its memory and is served; at
+                // 65520 after a QEMU killed mid-download (its rings never stopped, its memory gone).
+                if (mtu == 65520) vmKilledMidDownload(socket, http);
+                nextVmIsServed(Vm.vhostUserNetdev(socket), http, jslirp);
                 Stack.Exit exit = jslirp.stop();
                 System.out.println("[jslirp VM vhost-user] MTU " + mtu + ": frames_in " + exit.counters().get("frames_in")
                         + ", send_dropped " + exit.counters().get("send_dropped"));
@@ -302,12 +300,7 @@ class VmIT {
                     udhcpc -i eth0 -n -q -t 5 -T 1 || exit 1
                     echo "QUEUES $(ls /sys/class/net/eth0/queues | sort | tr '\\n' ' ')"
                     """);
-            for (int i = 0; i < 2; i++) {
-                script.append("wget -q -O /tmp/blob").append(i).append(" '")
-                        .append(http.guestUrl("/blob?seed=" + (SEED + i) + "&size=" + SIZE)).append("' &\n");
-            }
-            script.append("wait\n");
-            for (int i = 0; i < 2; i++) script.append("echo \"SHA256 ").append(i).append(" $(sha256sum /tmp/blob").append(i).append(" | cut -d' ' -f1)\"\n");
+            downloadsAtOnce(script, http, 2, SIZE);
             script.append("timeout 120 nc ").append(Namespace.GATEWAY).append(' ').append(sink.port()).append(" < /tmp/blob1 || exit 3\n");
             script.append("grep virtio /proc/interrupts | sed 's/^/IRQ /'\n");
             Vm.Result r = Vm.run(new Vm.Machine(2, false, false), Vm.vhostUserNetdev(socket, 2, 0), script.toString(), Duration.ofSeconds(300));
@@ -370,6 +363,19 @@ class VmIT {
         }
     }
 
+    /**
+     * Appends to a VM script n downloads at once of size bytes each (seeds SEED, SEED + 1, ...) into
+     * /tmp/blob0, /tmp/blob1, ..., then "SHA256 i HASH" for each once all are in.
+     */
+    private static void downloadsAtOnce(StringBuilder script, HttpBlobServer http, int n, long size) {
+        for (int i = 0; i < n; i++) {
+            script.append("wget -q -O /tmp/blob").append(i).append(" '")
+                    .append(http.guestUrl("/blob?seed=" + (SEED + i) + "&size=" + size)).append("' &\n");
+        }
+        script.append("wait\n");
+        for (int i = 0; i < n; i++) script.append("echo \"SHA256 ").append(i).append(" $(sha256sum /tmp/blob").append(i).append(" | cut -d' ' -f1)\"\n");
+    }
+
     /** A host loopback port that reads one connection to its end: the guest's upload, as its sha256 and length. */
     private static final class UploadSink implements AutoCloseable {
         private final java.net.ServerSocket server = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
@@ -403,6 +409,18 @@ class VmIT {
         @Override
         public void close() throws java.io.IOException {
             server.close();
+        }
+    }
+
+    /** A VM over vhost-user whose QEMU is killed (SIGKILL) a second into a long download. */
+    private static void vmKilledMidDownload(Path socket, HttpBlobServer http) throws InterruptedException {
+        try (Vm.Running killed = Vm.start(Vm.vhostUserNetdev(socket), """
+                udhcpc -i eth0 -n -q -t 5 -T 1 || exit 1
+                echo "DOWNLOADING"
+                wget -q -O /dev/null '%s'
+                """.formatted(http.guestUrl("/blob?seed=1&size=" + 1024 * Blob.MIB)))) {
+            killed.awaitLine("DOWNLOADING", Vm.BOOT_TIMEOUT);
+            Thread.sleep(1000);
         }
     }
 
