@@ -55,10 +55,6 @@ public final class UdpForwardSocket implements HostForward, Handler {
         return socket.forward;
     }
 
-    int size() {
-        return clients.size();
-    }
-
     /** Datagrams from clients, read into the frame of the family they usually go by (copied when a client's goes by the other). */
     @Override
     public void onEvents(int events) {
