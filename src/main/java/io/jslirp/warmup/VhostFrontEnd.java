@@ -24,17 +24,19 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>Layout (offsets in the memory): ring r's descriptor table at 0x1000 + 0x4000 r, its available
  * ring 0x1000 above, its used ring 0x2000 above; the receive buffers from {@link #RX_BUFFERS},
- * the transmit area from {@link #TX_AREA}.
+ * the transmit area from {@link #TX_AREA}, the transmit descriptors' indirect tables from {@link #INDIRECT}.
  */
 final class VhostFrontEnd implements AutoCloseable {
     static final long GPA = 0x4000_0000L;
     static final int QUEUE = 256, RX = 0, TX = 1;
     static final int RX_BUFFER = 4096;
     static final long RX_BUFFERS = 0x10000, TX_AREA = RX_BUFFERS + (long) QUEUE * RX_BUFFER, TX_SIZE = 4 << 20;
-    static final long SIZE = TX_AREA + TX_SIZE;
-    /** What a Linux guest's virtio-net driver takes of what QEMU passes on: checksums and TCP cutting both ways, mergeable buffers, event indices. */
+    /** Per transmit descriptor, an indirect table of up to {@link #INDIRECT_ENTRIES} entries. */
+    static final int INDIRECT_ENTRIES = 32;
+    static final long INDIRECT = TX_AREA + TX_SIZE, SIZE = INDIRECT + 16L * INDIRECT_ENTRIES * QUEUE;
+    /** What a Linux guest's virtio-net driver takes of what QEMU passes on: checksums and TCP cutting both ways, mergeable buffers, event indices, indirect tables. */
     static final long FEATURES = Features.bit(Features.VERSION_1) | Features.bit(Features.NET_MRG_RXBUF)
-            | Features.bit(Features.RING_EVENT_IDX) | Features.bit(Features.PROTOCOL_FEATURES)
+            | Features.bit(Features.RING_EVENT_IDX) | Features.bit(Features.RING_INDIRECT_DESC) | Features.bit(Features.PROTOCOL_FEATURES)
             | Features.bit(Features.NET_GUEST_CSUM) | Features.bit(Features.NET_GUEST_TSO4) | Features.bit(Features.NET_GUEST_TSO6)
             | Features.bit(Features.NET_CSUM) | Features.bit(Features.NET_HOST_TSO4) | Features.bit(Features.NET_HOST_TSO6);
     private static final int NEED_REPLY = Message.FLAG_NEED_REPLY;

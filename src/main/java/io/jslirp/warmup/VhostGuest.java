@@ -1,6 +1,8 @@
 package io.jslirp.warmup;
 
 import static io.jslirp.warmup.VhostFrontEnd.GPA;
+import static io.jslirp.warmup.VhostFrontEnd.INDIRECT;
+import static io.jslirp.warmup.VhostFrontEnd.INDIRECT_ENTRIES;
 import static io.jslirp.warmup.VhostFrontEnd.QUEUE;
 import static io.jslirp.warmup.VhostFrontEnd.RX;
 import static io.jslirp.warmup.VhostFrontEnd.RX_BUFFER;
@@ -33,7 +35,9 @@ import java.lang.foreign.ValueLayout;
  * {@link VhostFrontEnd#RX_BUFFER} bytes, all posted, each posted again once its frame is read; a
  * frame over num_buffers of them is gathered and handed on (a large TCP segment with its checksum
  * left to the guest, GUEST_TSO: taken as Linux takes it, unchecked). Transmit: each frame behind its
- * virtio-net header in one descriptor, in a circular area; a TCP frame's checksum left to the device
+ * virtio-net header, in a circular area: in one descriptor, or, for a TCP frame with data, as Linux
+ * sends an skb with page fragments, an indirect table of the headers then the data in pieces of
+ * {@link #FRAGMENT} bytes; a TCP frame's checksum left to the device
  * (NEEDS_CSUM), and one of more than a segment of data marked for cutting (GSO TCPV4, HOST_TSO4), as a
  * Linux guest sends an upload. Kicks and interrupts by event indices; one call descriptor wakes the guest for both rings.
  */
@@ -41,6 +45,9 @@ final class VhostGuest implements GuestLink {
     /** The virtio-net header (with num_buffers) before each frame. */
     static final int HEADER = 12;
     private static final int NEEDS_CSUM = 1, GSO_TCPV4 = 1, PROTO_TCP = 6;
+    private static final int F_NEXT = 1, F_INDIRECT = 4;
+    /** A page fragment's bytes of data in a transmit chain. */
+    static final int FRAGMENT = 4096;
     /** The largest frame, and the room one takes in the transmit area. */
     private static final int MAX_FRAME = Ethernet.HEADER_LENGTH + 65535;
     private static final long SLOT = (HEADER + MAX_FRAME + 63) & ~63L;
@@ -102,6 +109,11 @@ final class VhostGuest implements GuestLink {
         return link.chains();
     }
 
+    /** Chains the engine's link refused (for the test). */
+    long badChains() {
+        return link.badChains();
+    }
+
     @Override
     public int fd() {
         return frontEnd.call.fd();
@@ -158,23 +170,52 @@ final class VhostGuest implements GuestLink {
             dropped++;
             return;
         }
-        header(TX_AREA + at, length);
+        int headers = header(TX_AREA + at, length);
         int id = txAvail % QUEUE;
         txStart[id] = at;
         long d = desc(TX) + 16L * id;
-        Le.u64(memory, d, GPA + TX_AREA + at);
-        Le.u32(memory, d + 8, HEADER + length);
-        Le.u16(memory, d + 12, 0);
-        Le.u16(memory, avail(TX) + 4 + 2L * id, id);
+        if (headers > 0 && length > headers) {
+            long table = INDIRECT + 16L * INDIRECT_ENTRIES * id;
+            int n = indirect(table, GPA + TX_AREA + at, headers, length);
+            descriptor(d, GPA + table, 16 * n, F_INDIRECT, 0);
+        } else {
+            descriptor(d, GPA + TX_AREA + at, HEADER + length, 0, 0);
+        }
+        Le.u16(memory, avail(TX) + 4 + 2L * (txAvail % QUEUE), id);
         txAvail = (txAvail + 1) & 0xffff;
         head = at + ((HEADER + length + 63) & ~63L);
     }
 
-    /** The virtio-net header of the frame of length bytes behind h: a TCP frame's checksum left to the device, and its cutting when it holds more than a segment. */
-    private void header(long h, int length) {
+    /**
+     * The indirect table at table for the frame of length bytes behind its virtio-net header at gpa:
+     * the header and the frame's headers (bytes of them), then the data in {@link #FRAGMENT}-byte pieces. Its entries.
+     */
+    private int indirect(long table, long gpa, int headers, int length) {
+        int n = 0;
+        descriptor(table, gpa, HEADER + headers, F_NEXT, 1);
+        for (int off = headers; off < length; off += FRAGMENT) {
+            n++;
+            boolean last = off + FRAGMENT >= length;
+            descriptor(table + 16L * n, gpa + HEADER + off, Math.min(FRAGMENT, length - off), last ? 0 : F_NEXT, last ? 0 : n + 1);
+        }
+        return n + 1;
+    }
+
+    private void descriptor(long d, long gpa, int len, int flags, int next) {
+        Le.u64(memory, d, gpa);
+        Le.u32(memory, d + 8, len);
+        Le.u16(memory, d + 12, flags);
+        Le.u16(memory, d + 14, next);
+    }
+
+    /**
+     * The virtio-net header of the frame of length bytes behind h: a TCP frame's checksum left to
+     * the device, and its cutting when it holds more than a segment. The frame's headers' length for a TCP frame, else 0.
+     */
+    private int header(long h, int length) {
         memory.asSlice(h, HEADER).fill((byte) 0);
         long f = h + HEADER, ip = f + Ethernet.HEADER_LENGTH;
-        if (Ethernet.type(memory, f) != Ethernet.TYPE_IPV4 || Ipv4.protocol(memory, ip) != PROTO_TCP) return;
+        if (Ethernet.type(memory, f) != Ethernet.TYPE_IPV4 || Ipv4.protocol(memory, ip) != PROTO_TCP) return 0;
         int ipHeader = Ipv4.headerLength(memory, ip);
         int tcpHeader = ((memory.get(ValueLayout.JAVA_BYTE, ip + ipHeader + 12) & 0xff) >>> 4) * 4;
         int headers = Ethernet.HEADER_LENGTH + ipHeader + tcpHeader;
@@ -186,6 +227,7 @@ final class VhostGuest implements GuestLink {
             Le.u16(memory, h + 2, headers);
             Le.u16(memory, h + 4, gsoSize);
         }
+        return headers;
     }
 
     /** Publishes the frames appended and kicks the transmit ring if the device asked (its avail_event passed); whether frames wait for room. */
@@ -253,10 +295,7 @@ final class VhostGuest implements GuestLink {
     }
 
     private void offerReceive(int id) {
-        long d = desc(RX) + 16L * id;
-        Le.u64(memory, d, GPA + RX_BUFFERS + (long) RX_BUFFER * id);
-        Le.u32(memory, d + 8, RX_BUFFER);
-        Le.u16(memory, d + 12, 2); // VIRTQ_DESC_F_WRITE
+        descriptor(desc(RX) + 16L * id, GPA + RX_BUFFERS + (long) RX_BUFFER * id, RX_BUFFER, 2, 0); // VIRTQ_DESC_F_WRITE
         Le.u16(memory, avail(RX) + 4 + 2L * (rxAvail % QUEUE), id);
         rxAvail = (rxAvail + 1) & 0xffff;
     }

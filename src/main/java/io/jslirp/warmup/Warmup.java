@@ -129,7 +129,7 @@ public final class Warmup implements Runnable {
     volatile int pauses, dhcpConnections, resets, chatEchoes;
     /** Bytes of data that went each way (for the test: a frame toward a vhost-user guest may carry many segments). */
     volatile long bytesDown, bytesUp;
-    /** Frames the engine's vhost-user link read from its transmit ring, and guest frames that found no room there (for the test). */
+    /** Frames the engine's vhost-user link read from its transmit ring, and guest frames that found no room there or that it refused (for the test). */
     volatile long vhostChains, vhostDropped;
 
     public Warmup(int mtu, long busyPollNanos) {
@@ -191,7 +191,7 @@ public final class Warmup implements Runnable {
                 bytesUp = run.bytesUp;
                 if (guest instanceof VhostGuest v) {
                     vhostChains = v.chainsRead();
-                    vhostDropped = v.dropped;
+                    vhostDropped = v.dropped + v.badChains();
                 }
             }
             finished = run.done;
