@@ -90,7 +90,8 @@ final class QemuCommand implements Callable<Integer> {
         if (readyFd != null) Serving.signalReady(readyFd);
         if (!noWarmUp) {
             io.jslirp.stack.Counters counters = engine.counters();
-            Warmup.start(config.network().mtu(), config.busyPollNanos(), () -> counters.framesIn + counters.framesOut);
+            Warmup.start(config.network().mtu(), config.busyPollNanos(), () -> counters.framesIn + counters.framesOut,
+                    transport.vhostUser != null);
         }
         return Serving.untilStopped(engine);
     }

@@ -76,10 +76,13 @@ public final class VhostUserLink implements Link {
     /** Chains the guest's driver got wrong, each dropped (it is pushed back used, empty). */
     private long badChains;
 
+    /** Frames read from the transmit rings so far. */
+    private long chains;
+
     private VhostUserLink(int listener, UnixSocketFile file) {
         this.listener = listener;
         this.file = file;
-        poller.add(listener, Epoll.IN, TAG_LISTENER);
+        if (listener >= 0) poller.add(listener, Epoll.IN, TAG_LISTENER);
     }
 
     /**
@@ -90,6 +93,22 @@ public final class VhostUserLink implements Link {
     public static VhostUserLink listenUnix(String path, String role) {
         UnixListener l = UnixListener.listen(path, role);
         return new VhostUserLink(l.fd(), l.file());
+    }
+
+    /**
+     * Serves the front-end on one connected unix stream socket (one end of a socket pair: the
+     * warm-up's own front-end); the link ends with it, there is no listener to go back to.
+     */
+    public static VhostUserLink connected(int fd) {
+        Libc.setNonBlocking(fd);
+        VhostUserLink link = new VhostUserLink(-1, null);
+        link.attach(fd);
+        return link;
+    }
+
+    /** Frames the guest transmitted that were read so far. */
+    public long chains() {
+        return chains;
     }
 
     /** Whether a front-end is connected now. */
@@ -154,17 +173,21 @@ public final class VhostUserLink implements Link {
     private void accept() {
         int fd = Sockets.accept4(listener, null);
         if (fd < 0) return;
-        session = new VhostSession(fd, poller, TAG_KICK);
-        poller.add(fd, Epoll.IN, TAG_SESSION);
+        attach(fd);
         poller.remove(listener); // the next front-end waits for this one to end
         Log.debug(() -> "vhost-user front-end connected");
+    }
+
+    private void attach(int fd) {
+        session = new VhostSession(fd, poller, TAG_KICK);
+        poller.add(fd, Epoll.IN, TAG_SESSION);
     }
 
     /** The session ended (it said why): the listener is watched again for the next front-end. */
     private void ended() {
         session = null;
         rings.clear();
-        poller.add(listener, Epoll.IN, TAG_LISTENER);
+        if (listener >= 0) poller.add(listener, Epoll.IN, TAG_LISTENER);
     }
 
     /**
@@ -213,7 +236,10 @@ public final class VhostUserLink implements Link {
             }
             tx.push(c.head(), 0);
             s.pushed(ring);
-            if (n > 0) return n;
+            if (n > 0) {
+                chains++;
+                return n;
+            }
             badChains++;
         }
     }
@@ -323,8 +349,8 @@ public final class VhostUserLink implements Link {
     public void close() {
         if (session != null) session.close();
         session = null;
-        Libc.close(listener);
+        if (listener >= 0) Libc.close(listener);
         poller.close();
-        file.release();
+        if (file != null) file.release();
     }
 }

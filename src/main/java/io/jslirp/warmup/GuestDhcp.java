@@ -27,7 +27,7 @@ final class GuestDhcp {
     }
 
     /** The frame of a message of type (DISCOVER, REQUEST, RELEASE), its payload written in place at output's next frame. */
-    FrameBuilder message(GuestOutput output, int type) {
+    FrameBuilder message(GuestLink output, int type) {
         MemorySegment out = output.buffer();
         long msg = output.nextFrame() + frame.payloadOffset();
         Dhcp.writeRequest(out, msg, ++xid, Dhcp.FLAG_BROADCAST, mac);

@@ -7,7 +7,6 @@ import io.jslirp.loop.EventLoop;
 import io.jslirp.loop.Timer;
 import io.jslirp.stack.NetworkConfig;
 import io.jslirp.sys.Epoll;
-import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
 import io.jslirp.sys.Sockets;
 import io.jslirp.util.Log;
@@ -15,12 +14,10 @@ import io.jslirp.wire.Arp;
 import io.jslirp.wire.Dhcp;
 import io.jslirp.wire.Ethernet;
 import io.jslirp.wire.Ipv4;
-import io.jslirp.wire.QemuStream;
 import io.jslirp.wire.Tcp;
 import io.jslirp.wire.TcpOptions;
 import io.jslirp.wire.build.FrameBuilder;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.function.LongSupplier;
 
@@ -30,9 +27,12 @@ import java.util.function.LongSupplier;
  * transfer interpreting it and compiling it (on the cores the VM's emulation needs): the first
  * 20 MiB to a busybox VM went at less than half the rate of the ones after. So, while the VM boots,
  * {@code jslirp qemu} moves data both ways through a private engine of its own: the same stack,
- * TCP, NAT and {@link StreamLink} (over a socket pair) at the same MTU, a scripted guest on the
- * pair's other end and a peer on the host's loopback. The JIT compiles what that runs, and the
- * VM's engine runs the compiled code.
+ * TCP, NAT and link at the same MTU, a scripted guest on the link's other end and a peer on the
+ * host's loopback. The JIT compiles what that runs, and the VM's engine runs the compiled code. The
+ * link is the VM's kind ({@link GuestLink}): a {@link StreamLink} over a socket pair, or, for
+ * {@code --vhost-user}, a VhostUserLink whose guest side is a front-end and a virtio-net driver of the
+ * warm-up's own ({@link VhostGuest}), so the rings' code (chains, translation, mergeable buffers,
+ * offload headers) is compiled as well as the stack's.
  *
  * <p>It runs on a thread of its own, on its own loop, for at most {@link #BUDGET_NANOS}, in rounds of
  * {@link #FRAMES} frames each way, until the JIT has settled ({@link #SETTLED_SHARE}: the compiler
@@ -116,6 +116,8 @@ public final class Warmup implements Runnable {
 
     private final int mtu;
     private final long busyPollNanos;
+    /** The guest's frames go through a {@code VhostUserLink}'s rings, else over a {@link StreamLink}. */
+    private final boolean vhostUser;
     private final LongSupplier vmFrames;
     private final long vmFramesAtStart;
     private volatile boolean finished;
@@ -125,9 +127,13 @@ public final class Warmup implements Runnable {
     volatile int windowsClosed;
     /** Times its guest stopped reading in a download, connections from its DHCP lease, resets it got, echoes of its chat (for the test). */
     volatile int pauses, dhcpConnections, resets, chatEchoes;
+    /** Bytes of data that went each way (for the test: a frame toward a vhost-user guest may carry many segments). */
+    volatile long bytesDown, bytesUp;
+    /** Frames the engine's vhost-user link read from its transmit ring, and guest frames that found no room there or that it refused (for the test). */
+    volatile long vhostChains, vhostDropped;
 
     public Warmup(int mtu, long busyPollNanos) {
-        this(mtu, busyPollNanos, () -> 0);
+        this(mtu, busyPollNanos, () -> 0, false);
     }
 
     /**
@@ -135,16 +141,17 @@ public final class Warmup implements Runnable {
      * the warm-up's thread: a hint, read without synchronisation) grew by {@link #VM_BUSY_FRAMES}: the VM's
      * transfers have begun, and the warm-up would take their CPU (the JIT compiles from their traffic then).
      */
-    public Warmup(int mtu, long busyPollNanos, LongSupplier vmFrames) {
+    public Warmup(int mtu, long busyPollNanos, LongSupplier vmFrames, boolean vhostUser) {
         this.mtu = mtu;
+        this.vhostUser = vhostUser;
         this.busyPollNanos = busyPollNanos;
         this.vmFrames = vmFrames;
         this.vmFramesAtStart = vmFrames.getAsLong();
     }
 
     /** Starts it on a daemon thread of its own; returns the thread. */
-    public static Thread start(int mtu, long busyPollNanos, LongSupplier vmFrames) {
-        Thread t = new Thread(new Warmup(mtu, busyPollNanos, vmFrames), "jslirp-warm-up");
+    public static Thread start(int mtu, long busyPollNanos, LongSupplier vmFrames, boolean vhostUser) {
+        Thread t = new Thread(new Warmup(mtu, busyPollNanos, vmFrames, vhostUser), "jslirp-warm-up");
         t.setDaemon(true);
         t.start();
         return t;
@@ -158,17 +165,17 @@ public final class Warmup implements Runnable {
     @Override
     public void run() {
         long started = System.nanoTime();
-        int[] pair = new int[2];
+        GuestLink guest = null;
         int listener = -1;
         try {
-            if (Sockets.unixStreamPair(pair) < 0) return;
             listener = Sockets.tcp4();
             if (listener < 0 || Sockets.bind4(listener, Ipv4.parse("127.0.0.1"), 0) < 0 || Sockets.listen(listener, 4) < 0) return;
             int port = Sockets.localPort(listener);
+            guest = vhostUser ? VhostGuest.open() : StreamGuest.open();
             NetworkConfig network = NetworkConfig.fromCidr("10.0.2.0/24", mtu, true);
             EngineConfig config = EngineConfig.builder(network, null).busyPollNanos(busyPollNanos).build();
-            Engine engine = new Engine(StreamLink.connected(pair[0]), config);
-            Run run = new Run(engine.loop(), network, pair[1], listener, port);
+            Engine engine = new Engine(guest.link(), config);
+            Run run = new Run(engine.loop(), network, guest, listener, port);
             run.begin();
             try {
                 engine.run();
@@ -180,6 +187,12 @@ public final class Warmup implements Runnable {
                 dhcpConnections = run.dhcpConnections;
                 resets = run.resets;
                 chatEchoes = run.chatEchoes;
+                bytesDown = run.bytesDown;
+                bytesUp = run.bytesUp;
+                if (guest instanceof VhostGuest v) {
+                    vhostChains = v.chainsRead();
+                    vhostDropped = v.dropped + v.badChains();
+                }
             }
             finished = run.done;
             long took = System.nanoTime() - started;
@@ -187,7 +200,7 @@ public final class Warmup implements Runnable {
         } catch (RuntimeException | Error e) {
             Log.debug(() -> "warm-up ended early: " + e);
         } finally {
-            if (pair[1] > 0) Libc.close(pair[1]);
+            if (guest != null) guest.close();
             if (listener >= 0) Libc.close(listener);
         }
     }
@@ -196,13 +209,12 @@ public final class Warmup implements Runnable {
     private final class Run {
         private final EventLoop loop;
         private final NetworkConfig network;
-        private final int guestFd, hostPort;
+        private final int hostPort;
         private final long deadline;
         private final Timer timeout = new Timer(this::end);
         private final Timer reopen = new Timer(this::reopenWindow);
-        private final Arena arena = Arena.ofAuto();
-        private final MemorySegment in = arena.allocate(1 << 20, 64);
-        private final GuestOutput output;
+        private final GuestLink output;
+        private final GuestLink.Frames frames = this::frame;
         private final TcpOptions options = new TcpOptions();
         /** The guest's frames: its TCP segments, its DHCP messages from 0.0.0.0, its ARP request for the gateway. */
         private final FrameBuilder tcp, arp;
@@ -212,11 +224,12 @@ public final class Warmup implements Runnable {
         private int mss;
         /** The payload of a full segment: the MSS less the timestamps option, as Linux sends it. */
         private int segment;
+        /** The data of one frame toward the host ({@link GuestLink#chunk}). */
+        private int chunk;
         /** Connections so far, and this round's step (which of {@link #kindOf} comes next), and when this round began. */
         private int connections, step;
         private long roundStarted, roundCompilerNanos;
         private int rounds;
-        private int inEnd;
         // The guest's one connection at a time.
         private Kind kind;
         private final Timer request = new Timer(this::request);
@@ -248,14 +261,14 @@ public final class Warmup implements Runnable {
         int windowsClosed;
         private long toSend;
         private int framesDown, framesUp;
+        private long bytesDown, bytesUp;
         private final HostPeer host;
         private boolean done;
 
-        Run(EventLoop loop, NetworkConfig network, int guestFd, int listener, int hostPort) {
+        Run(EventLoop loop, NetworkConfig network, GuestLink guest, int listener, int hostPort) {
             this.loop = loop;
             this.network = network;
-            this.guestFd = guestFd;
-            this.output = new GuestOutput(guestFd);
+            this.output = guest;
             this.host = new HostPeer(loop, listener);
             this.hostPort = hostPort;
             this.fullMss = network.mtu() - Ipv4.MIN_HEADER_LENGTH - Tcp.MIN_HEADER_LENGTH;
@@ -267,8 +280,8 @@ public final class Warmup implements Runnable {
         }
 
         void begin() {
-            Sockets.setInt(guestFd, Sockets.SOL_SOCKET, Sockets.SO_SNDBUF, 4 << 20);
-            loop.register(guestFd, Epoll.IN, this::guestReady);
+            guestEvents = output.events(true, false);
+            loop.register(output.fd(), guestEvents, this::guestReady);
             loop.schedule(timeout, deadline);
             startRound();
             connect(kindOf(0));
@@ -316,6 +329,7 @@ public final class Warmup implements Runnable {
             mss = step < 2 || step >= connections() ? fullMss : Math.min(fullMss, SMALL_MSS);
             connections++;
             segment = mss - Tcp.TIMESTAMPS_LENGTH;
+            chunk = output.chunk(segment);
             guestPort++;
             sndUna = sndNxt = 0x1000_0000 + guestPort;
             rcvNxt = 0;
@@ -420,22 +434,10 @@ public final class Warmup implements Runnable {
         }
 
         private void guestReadable() {
-            int n = Libc.read(guestFd, in, inEnd, (int) in.byteSize() - inEnd);
-            if (n <= 0) {
-                if (n == 0 || (n != -Errno.EAGAIN && n != -Errno.EINTR)) end();
-                return;
-            }
-            inEnd += n;
-            int at = 0;
-            boolean ackDue = false;
-            while (inEnd - at >= QemuStream.PREFIX_LENGTH) {
-                int length = QemuStream.frameLength(in, at);
-                if (inEnd - at < QemuStream.PREFIX_LENGTH + length) break;
-                ackDue |= frame(at + QemuStream.PREFIX_LENGTH, length);
-                at += QemuStream.PREFIX_LENGTH + length;
-            }
-            MemorySegment.copy(in, at, in, 0, inEnd - at);
-            inEnd -= at;
+            int r = output.read(frames);
+            if (r == GuestLink.END) end();
+            if (r == GuestLink.END || r == GuestLink.NOTHING) return;
+            boolean ackDue = r == GuestLink.ACK_DUE;
             maybePause();
             if (ackDue && established && !over) {
                 if (finReceived && !upload() && !finSent) { // the download is over: our FIN with the ACK of the host's
@@ -460,7 +462,7 @@ public final class Warmup implements Runnable {
         }
 
         /** One frame toward the guest; returns whether it asks for an ACK. */
-        private boolean frame(long f, int length) {
+        private boolean frame(MemorySegment in, long f, int length) {
             long ipOff = f + Ethernet.HEADER_LENGTH;
             if (length < Ethernet.HEADER_LENGTH + Ipv4.MIN_HEADER_LENGTH + Tcp.MIN_HEADER_LENGTH
                     || Ethernet.type(in, f) != Ethernet.TYPE_IPV4) return false;
@@ -504,6 +506,7 @@ public final class Warmup implements Runnable {
             if (payload > 0 && seq == rcvNxt) {
                 rcvNxt += payload;
                 framesDown++;
+                bytesDown += payload;
                 ackDue = true;
                 host.release();
                 if (kind == Kind.CHAT) {
@@ -529,12 +532,15 @@ public final class Warmup implements Runnable {
             while (toSend > 0) {
                 int inFlight = sndNxt - sndUna;
                 int room = Math.min(peerWindow, IN_FLIGHT) - inFlight;
-                int len = (int) Math.min(Math.min(header > 0 ? header : segment, toSend), room);
+                int len = (int) Math.min(Math.min(header > 0 ? header : chunk, toSend), room);
                 if (len <= 0 || output.free() < 100 + len) break; // as much as the window takes, as a guest does
                 send(Tcp.PSH, len);
                 sndNxt += len;
                 toSend -= len;
-                if (upload()) framesUp++;
+                if (upload()) {
+                    framesUp++;
+                    bytesUp += len;
+                }
                 header = 0;
             }
             if (toSend == 0 && upload()) {
@@ -579,9 +585,9 @@ public final class Warmup implements Runnable {
         /** Writes the guest's frames; reading unless paused, writing while some wait. */
         private void flushGuest() {
             boolean pending = output.flush();
-            int events = (paused ? 0 : Epoll.IN) | (pending ? Epoll.OUT : 0);
+            int events = output.events(!paused, pending);
             if (events != guestEvents) {
-                loop.modify(guestFd, events);
+                loop.modify(output.fd(), events);
                 guestEvents = events;
             }
         }

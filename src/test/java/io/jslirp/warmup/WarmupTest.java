@@ -21,6 +21,43 @@ class WarmupTest {
         check(65520);
     }
 
+    /**
+     * Through a VhostUserLink's rings: a front-end and a Linux-like virtio driver of the warm-up's
+     * own, the stack's large segments toward the guest (GUEST_TSO) and the guest's toward it
+     * (HOST_TSO4) at MTU 1500, so fewer frames than segments each way there.
+     */
+    @Test
+    void movesItsDataBothWaysThroughAVhostUserLinkAtMtu1500() {
+        Warmup w = checkVhost(1500);
+        assertThat((long) w.framesDown).as("frames toward the guest carried several segments (TSO)").isLessThan(w.bytesDown / 1448 / 2);
+        assertThat((long) w.framesUp).as("frames from the guest carried several segments (GSO TCPV4)").isLessThan(w.bytesUp / 1448 / 2);
+    }
+
+    @Test
+    void movesItsDataBothWaysThroughAVhostUserLinkAtMtu65520() {
+        Warmup w = checkVhost(65520);
+        assertThat((long) w.framesUp).as("one segment a frame at this MTU").isGreaterThanOrEqualTo(w.bytesUp / 65468);
+    }
+
+    private static Warmup checkVhost(int mtu) {
+        Warmup w = new Warmup(mtu, 0, () -> 0, true);
+        w.run();
+        assertThat(w.finished()).as("both directions ran to their FINs within the budget: %d bytes down, %d up", w.bytesDown, w.bytesUp).isTrue();
+        long least = Warmup.MIN_ROUNDS * bytesOfOneConnection(mtu - 52);
+        if (mtu > 1500) least += Warmup.MIN_ROUNDS * bytesOfOneConnection(Warmup.SMALL_MSS - 12);
+        assertThat(w.bytesDown).as("data toward the guest, through the receive ring").isGreaterThanOrEqualTo(least);
+        assertThat(w.bytesUp).as("data from the guest, through the transmit ring").isGreaterThanOrEqualTo(least);
+        assertThat(w.vhostChains).as("chains the engine's VhostUserLink read: the data, and each connection's DHCP, ARP, SYN and FIN")
+                .isGreaterThanOrEqualTo(w.framesUp + 6L * w.dhcpConnections);
+        assertThat(w.vhostDropped).as("guest frames that found no room in the transmit area, or chains the link refused").isZero();
+        checkGuestBehaviour(w, mtu);
+        return w;
+    }
+
+    private static long bytesOfOneConnection(int payload) {
+        return Math.min((long) Warmup.FRAMES * payload, Warmup.MAX_BYTES);
+    }
+
     private static void check(int mtu) {
         Warmup w = new Warmup(mtu, 0);
         w.run();
@@ -33,6 +70,10 @@ class WarmupTest {
         assertThat((long) w.framesDown).as("data frames to the guest (MSS %d)", mss).isGreaterThanOrEqualTo(least);
         assertThat((long) w.framesUp).as("data frames from the guest").isGreaterThanOrEqualTo(least);
         assertThat((long) w.framesDown).as("no more than the last round allows").isLessThanOrEqualTo(Warmup.MAX_ROUNDS * frames * 11 / 10);
+        checkGuestBehaviour(w, mtu);
+    }
+
+    private static void checkGuestBehaviour(Warmup w, int mtu) {
         // As a VM's slow reader does, its guest closed its window in the downloads (and opened it
         // again, or the downloads would not have finished).
         assertThat(w.windowsClosed).as("zero windows advertised").isGreaterThanOrEqualTo(Warmup.MIN_ROUNDS);
@@ -53,7 +94,7 @@ class WarmupTest {
     @Test
     void endsWhenTheVmsTrafficBegins() {
         java.util.concurrent.atomic.AtomicLong vmFrames = new java.util.concurrent.atomic.AtomicLong();
-        Warmup w = new Warmup(1500, 0, () -> vmFrames.getAndAdd(Warmup.VM_BUSY_FRAMES));
+        Warmup w = new Warmup(1500, 0, () -> vmFrames.getAndAdd(Warmup.VM_BUSY_FRAMES), false);
         w.run();
         assertThat(w.finished()).isFalse();
         assertThat((long) w.framesDown).as("the first connection's download, no more").isBetween(1L, framesOfOneConnection(1500 - 52) * 11 / 10);
