@@ -49,7 +49,9 @@ final class VhostSession {
      * The device features offered. Toward the guest, checksums and TCP cutting left to its driver
      * (GUEST_CSUM, GUEST_TSO4/6: {@link VhostUserLink#CAPABILITIES}); from it, frames whose checksum
      * it left to us and TCP segments of up to 64 KiB (CSUM, HOST_TSO4/6), which the stack takes as
-     * a tap's with vnet headers. Not UDP's: the stack does not cut a guest's UDP frames. MQ with
+     * a tap's with vnet headers, and UDP frames of up to 64 KiB (HOST_USO), which the link cuts into
+     * their datagrams ({@link UsoCut}) before the stack sees them. Not GUEST_USO: the link does not
+     * say it takes UDP frames to cut toward the guest. MQ with
      * the protocol's MQ: up to {@link #MAX_QUEUE_PAIRS} pairs (QEMU's own device has the control
      * queue through which the driver picks how many it uses).
      */
@@ -58,7 +60,7 @@ final class VhostSession {
                     | Features.bit(Features.RING_EVENT_IDX) | Features.bit(Features.RING_INDIRECT_DESC)
                     | Features.bit(Features.NET_GUEST_CSUM) | Features.bit(Features.NET_GUEST_TSO4) | Features.bit(Features.NET_GUEST_TSO6)
                     | Features.bit(Features.NET_CSUM) | Features.bit(Features.NET_HOST_TSO4) | Features.bit(Features.NET_HOST_TSO6)
-                    | Features.bit(Features.NET_MQ),
+                    | Features.bit(Features.NET_HOST_USO) | Features.bit(Features.NET_MQ),
             Features.bit(Features.PROTOCOL_REPLY_ACK) | Features.bit(Features.PROTOCOL_MQ), MAX_QUEUE_PAIRS);
     static final int RINGS = 2 * MAX_QUEUE_PAIRS;
 

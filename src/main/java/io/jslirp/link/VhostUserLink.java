@@ -67,6 +67,8 @@ public final class VhostUserLink implements Link {
     private final MemorySegment header = Arena.ofAuto().allocate(RxFrames.HEADER, 8);
     /** The virtio-net header of the frame from the guest last read: whether its checksum is left to us. */
     private final MemorySegment txHeader = Arena.ofAuto().allocate(RxFrames.HEADER, 8);
+    /** A guest's UDP frame left to be cut (HOST_USO), given out a datagram at a time. */
+    private final UsoCut uso = new UsoCut(MAX_FRAME);
     /** Checksums and cuts for a guest whose driver did not take the offloads. */
     private final SoftOffload soft = new SoftOffload(MAX_FRAME);
     /** Which receive ring a frame toward the guest goes to, and the frames waiting for each ring's buffers. */
@@ -187,6 +189,7 @@ public final class VhostUserLink implements Link {
     private void ended() {
         session = null;
         rings.clear();
+        uso.clear();
         if (listener >= 0) poller.add(listener, Epoll.IN, TAG_LISTENER);
     }
 
@@ -195,6 +198,7 @@ public final class VhostUserLink implements Link {
      * transmit ring has one. The rings are taken in turn from where the last frame came from.
      */
     private int transmitted(MemorySegment buffer) {
+        if (uso.pending()) return uso.next(buffer); // (txHeader still the frame's: its pieces' checksums are filled)
         for (int i = 0; i < VhostSession.MAX_QUEUE_PAIRS; i++) {
             VhostSession s = session;
             if (s == null) return 0;
@@ -236,6 +240,9 @@ public final class VhostUserLink implements Link {
             }
             tx.push(c.head(), 0);
             s.pushed(ring);
+            if (n > 0 && VirtioNetHeader.gsoType(txHeader) == VirtioNetHeader.GSO_UDP_L4) {
+                n = uso.take(buffer, n, VirtioNetHeader.checksumStart(txHeader), VirtioNetHeader.gsoSize(txHeader), buffer);
+            }
             if (n > 0) {
                 chains++;
                 return n;

@@ -45,6 +45,21 @@ final class VirtioNetHeader {
         return (h.get(ValueLayout.JAVA_BYTE, 0) & (NEEDS_CSUM | DATA_VALID)) != 0;
     }
 
+    /** The gso_type of the header at h (GSO_NONE, GSO_TCPV4, ...; the ECN bit cleared). */
+    static int gsoType(MemorySegment h) {
+        return h.get(ValueLayout.JAVA_BYTE, 1) & 0x7f;
+    }
+
+    /** The gso_size of the header at h: the payload of each segment the frame is to be cut into. */
+    static int gsoSize(MemorySegment h) {
+        return h.get(LE16, 4) & 0xffff;
+    }
+
+    /** The csum_start of the header at h: where the checksummed part (the L4 header) begins. */
+    static int checksumStart(MemorySegment h) {
+        return h.get(LE16, 6) & 0xffff;
+    }
+
     static int gsoType(TxFrame.Segmentation s) {
         return switch (s) {
             case NONE -> GSO_NONE;

@@ -56,6 +56,8 @@ class VhostUserOffloadTest {
     private Stack stack;
     /** The payload length of each TCP segment the stack handed its transport. */
     private final List<Integer> tcpPayloads = new ArrayList<>();
+    /** The payload of each UDP datagram the stack handed its transport. */
+    private final List<byte[]> udpPayloads = new ArrayList<>();
 
     private VhostFrontend connect(long features) throws Exception {
         link = VhostUserLink.listenUnix(dir.resolve("vu.sock").toString(), "the test's socket");
@@ -68,7 +70,9 @@ class VhostUserOffloadTest {
             }
 
             @Override
-            public void udp(UdpDatagram datagram) {}
+            public void udp(UdpDatagram datagram) {
+                udpPayloads.add(datagram.frame().asSlice(datagram.payloadOffset(), datagram.payloadLength()).toArray(ValueLayout.JAVA_BYTE));
+            }
 
             @Override
             public void icmpEcho(IcmpEcho echo) {}
@@ -210,6 +214,47 @@ class VhostUserOffloadTest {
             assertThat(counters.framesIn).isEqualTo(2);
             assertThat(counters.badChecksum).isEqualTo(1);
             assertThat(tcpPayloads).hasSize(1);
+        }
+    }
+
+    /**
+     * HOST_USO: a UDP frame of 3,500 bytes the guest left to be cut into datagrams of 1,000 (gso_type
+     * UDP_L4, gso_size 1000, NEEDS_CSUM with the checksum field not a whole checksum) reaches the
+     * stack as four datagrams, 1000, 1000, 1000 and 500 bytes of the payload in order, each a whole
+     * datagram (the stack checked its IP header); over IPv4 and IPv6. A frame whose csum_start
+     * points past its end is refused whole.
+     */
+    @ParameterizedTest
+    @EnumSource(IpVersion.class)
+    void aUdpFrameTheGuestLeftToBeCutReachesTheStackAsItsDatagrams(IpVersion v) throws Exception {
+        try (VhostFrontend fe = connect(VhostFrontend.FEATURES | VhostFrontend.OFFLOADS)) {
+            byte[] payload = new byte[3500];
+            for (int i = 0; i < payload.length; i++) payload[i] = (byte) (i * 31 + 7);
+            FrameBuilder b = v == IpVersion.V4 ? FrameBuilder.v4("10.0.2.15", "203.0.113.9") : FrameBuilder.v6("fd00::100", "2001:db8::9");
+            byte[] frame = b.udp(40000, 4433).payload(payload).badChecksum().bytes();
+            int l4 = Ethernet.HEADER_LENGTH + (v == IpVersion.V4 ? Ipv4.MIN_HEADER_LENGTH : Ipv6.HEADER_LENGTH);
+            MemorySegment h = MemorySegment.ofArray(new byte[10]);
+            h.set(ValueLayout.JAVA_BYTE, 0, (byte) VirtioNetHeader.NEEDS_CSUM);
+            h.set(ValueLayout.JAVA_BYTE, 1, (byte) VirtioNetHeader.GSO_UDP_L4);
+            h.set(LE16, 2, (short) (l4 + 8));
+            h.set(LE16, 4, (short) 1000);
+            h.set(LE16, 6, (short) l4);
+            h.set(LE16, 8, (short) 6);
+            fe.transmit(h.toArray(ValueLayout.JAVA_BYTE), frame);
+            pump();
+            assertThat(counters.framesIn).as("four datagrams").isEqualTo(4);
+            assertThat(counters.malformed).isZero();
+            assertThat(udpPayloads).hasSize(4);
+            java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+            for (byte[] p : udpPayloads) all.write(p);
+            assertThat(udpPayloads.stream().map(p -> p.length).toList()).containsExactly(1000, 1000, 1000, 500);
+            assertThat(all.toByteArray()).isEqualTo(payload);
+
+            h.set(LE16, 6, (short) (frame.length - 4)); // no room for a UDP header there
+            fe.transmit(h.toArray(ValueLayout.JAVA_BYTE), frame);
+            pump();
+            assertThat(counters.framesIn).as("refused whole").isEqualTo(4);
+            assertThat(link.badChains()).isEqualTo(1);
         }
     }
 }
