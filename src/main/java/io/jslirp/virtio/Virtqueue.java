@@ -20,7 +20,8 @@ public final class Virtqueue {
     /** Feature bits of the ring itself, as the transport negotiates them. */
     public static final int F_INDIRECT_DESC = 28, F_EVENT_IDX = 29;
 
-    static final int DESC_NEXT = 1, DESC_WRITE = 2, DESC_INDIRECT = 4;
+    /** A descriptor's flags (virtio 1.x split ring): another follows, the device writes it, it holds an indirect table. */
+    public static final int DESC_NEXT = 1, DESC_WRITE = 2, DESC_INDIRECT = 4;
     static final int AVAIL_NO_INTERRUPT = 1, USED_NO_NOTIFY = 1;
     static final int DESC_SIZE = 16;
     /** The most pieces the device keeps of one chain; network chains hold a handful. */

@@ -21,6 +21,7 @@ import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
 import io.jslirp.sys.Sockets;
 import io.jslirp.virtio.Le;
+import io.jslirp.virtio.Virtqueue;
 import io.jslirp.wire.Ethernet;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.build.FrameBuilder;
@@ -44,8 +45,8 @@ import java.lang.foreign.ValueLayout;
 final class VhostGuest implements GuestLink {
     /** The virtio-net header (with num_buffers) before each frame. */
     static final int HEADER = 12;
-    private static final int NEEDS_CSUM = 1, GSO_TCPV4 = 1, PROTO_TCP = 6;
-    private static final int F_NEXT = 1, F_INDIRECT = 4;
+    /** The virtio-net header's flag and GSO type a Linux guest's TCP upload is sent with. */
+    private static final int NEEDS_CSUM = 1, GSO_TCPV4 = 1;
     /** A page fragment's bytes of data in a transmit chain. */
     static final int FRAGMENT = 4096;
     /** The largest frame, and the room one takes in the transmit area. */
@@ -177,7 +178,7 @@ final class VhostGuest implements GuestLink {
         if (headers > 0 && length > headers) {
             long table = INDIRECT + 16L * INDIRECT_ENTRIES * id;
             int n = indirect(table, GPA + TX_AREA + at, headers, length);
-            descriptor(d, GPA + table, 16 * n, F_INDIRECT, 0);
+            descriptor(d, GPA + table, 16 * n, Virtqueue.DESC_INDIRECT, 0);
         } else {
             descriptor(d, GPA + TX_AREA + at, HEADER + length, 0, 0);
         }
@@ -192,11 +193,11 @@ final class VhostGuest implements GuestLink {
      */
     private int indirect(long table, long gpa, int headers, int length) {
         int n = 0;
-        descriptor(table, gpa, HEADER + headers, F_NEXT, 1);
+        descriptor(table, gpa, HEADER + headers, Virtqueue.DESC_NEXT, 1);
         for (int off = headers; off < length; off += FRAGMENT) {
             n++;
             boolean last = off + FRAGMENT >= length;
-            descriptor(table + 16L * n, gpa + HEADER + off, Math.min(FRAGMENT, length - off), last ? 0 : F_NEXT, last ? 0 : n + 1);
+            descriptor(table + 16L * n, gpa + HEADER + off, Math.min(FRAGMENT, length - off), last ? 0 : Virtqueue.DESC_NEXT, last ? 0 : n + 1);
         }
         return n + 1;
     }
@@ -215,7 +216,7 @@ final class VhostGuest implements GuestLink {
     private int header(long h, int length) {
         memory.asSlice(h, HEADER).fill((byte) 0);
         long f = h + HEADER, ip = f + Ethernet.HEADER_LENGTH;
-        if (Ethernet.type(memory, f) != Ethernet.TYPE_IPV4 || Ipv4.protocol(memory, ip) != PROTO_TCP) return 0;
+        if (Ethernet.type(memory, f) != Ethernet.TYPE_IPV4 || Ipv4.protocol(memory, ip) != Ipv4.PROTO_TCP) return 0;
         int ipHeader = Ipv4.headerLength(memory, ip);
         int tcpHeader = ((memory.get(ValueLayout.JAVA_BYTE, ip + ipHeader + 12) & 0xff) >>> 4) * 4;
         int headers = Ethernet.HEADER_LENGTH + ipHeader + tcpHeader;
@@ -235,7 +236,7 @@ final class VhostGuest implements GuestLink {
     public boolean flush() {
         reclaim();
         Le.u16(memory, avail(TX) + 2, txAvail);
-        if (needsEvent(Le.u16(memory, used(TX) + 4 + 8L * QUEUE), txAvail, txKickedAt)) frontEnd.kick(TX);
+        if (Virtqueue.needEvent(Le.u16(memory, used(TX) + 4 + 8L * QUEUE), txAvail, txKickedAt)) frontEnd.kick(TX);
         txKickedAt = txAvail;
         int inFlight = (txAvail - txSeen) & 0xffff;
         boolean pending = inFlight > 0 && free() < SLOT;
@@ -248,11 +249,6 @@ final class VhostGuest implements GuestLink {
     private void reclaim() {
         txSeen = Le.u16(memory, used(TX) + 2);
         if (txSeen == txAvail) head = 0;
-    }
-
-    /** Whether an index moving from old to now passed event (virtio's vring_need_event). */
-    private static boolean needsEvent(int event, int now, int old) {
-        return ((now - event - 1) & 0xffff) < ((now - old) & 0xffff);
     }
 
     @Override
@@ -295,7 +291,7 @@ final class VhostGuest implements GuestLink {
     }
 
     private void offerReceive(int id) {
-        descriptor(desc(RX) + 16L * id, GPA + RX_BUFFERS + (long) RX_BUFFER * id, RX_BUFFER, 2, 0); // VIRTQ_DESC_F_WRITE
+        descriptor(desc(RX) + 16L * id, GPA + RX_BUFFERS + (long) RX_BUFFER * id, RX_BUFFER, Virtqueue.DESC_WRITE, 0);
         Le.u16(memory, avail(RX) + 4 + 2L * (rxAvail % QUEUE), id);
         rxAvail = (rxAvail + 1) & 0xffff;
     }
@@ -303,7 +299,7 @@ final class VhostGuest implements GuestLink {
     /** Publishes the receive buffers posted, kicking if the device asked (it waits for buffers). */
     private void publishReceive() {
         Le.u16(memory, avail(RX) + 2, rxAvail);
-        if (needsEvent(Le.u16(memory, used(RX) + 4 + 8L * QUEUE), rxAvail, rxKickedAt)) frontEnd.kick(RX);
+        if (Virtqueue.needEvent(Le.u16(memory, used(RX) + 4 + 8L * QUEUE), rxAvail, rxKickedAt)) frontEnd.kick(RX);
         rxKickedAt = rxAvail;
     }
 
