@@ -227,13 +227,22 @@ def conns_table(R):
         for s in R.stacks:
             res = runs[s]["res"] if runs[s] else {}
             kernel = s == "veth"
+            tcp = (runs[s] or {}).get("guest_tcp") or {}
             rows.append(["{:,}".format(n), s, outcome[s][0], fmt(res.get("open_seconds"), "%.1f"),
-                         fmt(res.get("seconds"), "%.1f"), "n/a (kernel)" if kernel else fmt(mem[s], "%.0f"),
+                         fmt(res.get("seconds"), "%.1f"), fmt(resent_percent(tcp), "%.2f"), fmt(tcp.get("timeouts"), "%d"),
+                         fmt(tcp.get("tap_tx_dropped"), "%d"), "n/a (kernel)" if kernel else fmt(mem[s], "%.0f"),
                          ratio(mem[s], peer_best(mem, s, False)), "n/a (kernel)" if kernel else fmt(anon[s], "%.0f"),
                          ratio(anon[s], peer_best(anon, s, False)), "n/a (kernel)" if kernel else fmt(start[s], "%.0f")])
-    return table(["connections", "stack", "succeeded", "all open after s", "done after s", "peak RSS MB ↓",
+    return table(["connections", "stack", "succeeded", "all open after s", "done after s", "guest segments resent % ↓",
+                  "guest retransmission timeouts ↓", "tap0 drops ↓", "peak RSS MB ↓",
                   "vs best peer", "peak anonymous MB ↓", "vs best peer", "peak RSS before the first connection MB"], rows,
-                 ["---:", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"])
+                 ["---:", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"])
+
+
+def resent_percent(tcp):
+    """The share of the guest's TCP segments it sent again, in %, or None."""
+    out = tcp.get("out_segs")
+    return 100.0 * tcp["retrans_segs"] / out if out else None
 
 
 def idle_table(R):
@@ -275,6 +284,46 @@ def rrload_table(R):
     for load in ("upload", "download"):
         head += ["%s p50 µs ↓" % load, "%s p99 µs ↓" % load, "p99 vs idle ↓", "%s Gbit/s meanwhile" % load]
     return table(head, rows, ["---"] + ["---:"] * 10)
+
+
+def median(values):
+    values = sorted(v for v in values if v is not None)
+    return values[len(values) // 2] if values else None
+
+
+def first_cells(R, s):
+    """The median over the stack's fresh instances: {(round, key): value} of the round trips (round 1 and
+    2), ("down", "mib_s") and ("down", "cpu_ms_mib") of the first download; None where none measured."""
+    tck = float(R.meta.get("clk_tck", 100))
+    runs = [r for r in R.runs if r["family"] == "first" and r["stack"] == s and good(r)]
+    rr = [r["res"]["rounds"] for r in runs if r["test"] == "rr"]
+    down = [r["res"] for r in runs if r["test"] == "down"]
+    out = {(i, k): median([x[i - 1][k] for x in rr if len(x) >= i]) for i in (1, 2) for k in ("tps", "p50_us", "p99_us")}
+    out["connect_us"] = median([r["res"].get("connect_us") for r in runs if r["test"] == "rr"])
+    out[("down", "mib_s")] = median([d["gbps"] * 1e9 / 8 / 2 ** 20 for d in down])
+    out[("down", "cpu_ms_mib")] = median([d["cpu_ticks"] / tck * 1e3 / (d["bytes"] / 2 ** 20)
+                                          for d in down if d.get("cpu_ticks") is not None and d["bytes"]])
+    out["n"] = (len(rr), len(down))
+    return out
+
+
+def first_table(R):
+    cells = {s: first_cells(R, s) for s in R.stacks}
+    rows = []
+    for s in R.stacks:
+        c = cells[s]
+        row = [s, "%d, %d" % c["n"], fmt(c["connect_us"], "%.0f")]
+        for key in ("p50_us", "p99_us"):
+            row += [fmt(c[(1, key)], "%.0f"), fmt(c[(2, key)], "%.0f"), ratio(c[(1, key)], c[(2, key)])]
+        row += [fmt(c[(1, "tps")], "%.0f"), fmt(c[(2, "tps")], "%.0f")]
+        down = {k: v[("down", "mib_s")] for k, v in cells.items()}
+        row += [fmt(down[s], "%.0f")] + ratio_cells(down, s)
+        row += ["n/a (kernel)" if s == "veth" else fmt(c[("down", "cpu_ms_mib")], "%.1f")]
+        rows.append(row)
+    head = ["stack", "instances (rr, down)", "first connection µs ↓", "round 1 p50 µs ↓", "round 2 p50 µs ↓", "1 vs 2 ↓",
+            "round 1 p99 µs ↓", "round 2 p99 µs ↓", "1 vs 2 ↓", "round 1 /s", "round 2 /s",
+            "first download MiB/s", "vs veth", "vs best peer", "its stack CPU ms/MiB ↓"]
+    return table(head, rows, ["---"] + ["---:"] * 14)
 
 
 def cpu_table(R):
@@ -380,6 +429,16 @@ def targets_table(R):
                 text, mb = conns_outcome(run)
                 ok = run.get("alive", True) and run["res"].get("ok") == n and mb is not None and mb <= bound
                 rows.append([goal, "%s, %s MB" % (text, fmt(mb, "%.0f")), "yes" if ok else "**no**"])
+    if "conns" in R.tests and 10000 in R.conns:
+        runs = {s: next((r for r in R.runs if r["family"] == "conns" and r["stack"] == s and r["n"] == 10000), None)
+                for s in ("jslirp", "veth")}
+        pct = runs["jslirp"] and resent_percent(runs["jslirp"].get("guest_tcp") or {})
+        rows.append(["10,000 connections at once: < 1 % of the guest's segments resent", fmt(pct, "%.2f %%"),
+                     "yes" if pct is not None and pct < 1 else "**no**"])
+        secs = {s: r and r["res"].get("seconds") for s, r in runs.items()}
+        x = secs["jslirp"] / secs["veth"] if secs["jslirp"] and secs["veth"] else None
+        rows.append(["10,000 connections at once: done within 2× veth's time", fmt(x, "%.2f×"),
+                     "yes" if x is not None and x <= 2 else "**no**"])
     if "udp" in R.tests and "pasta" in R.stacks:
         cells = []
         for d, label in DIRS:
@@ -391,6 +450,14 @@ def targets_table(R):
         mb = r and r["private_dirty_kb"] / 1024
         rows.append(["idle instance: private dirty memory ≤ 20 MB", fmt(mb, "%.1f MB"),
                      "yes" if mb is not None and mb <= 20 else "**no**"])
+    if "first" in R.tests:
+        c = first_cells(R, "jslirp")
+        peer = first_cells(R, "slirp4netns") if "slirp4netns" in R.stacks else {}
+        for key, label in (("p50_us", "p50"), ("p99_us", "p99")):
+            for base, what in ((c.get((2, key)), "its round 2"), (peer.get((1, key)), "slirp4netns's round 1")):
+                x = c[(1, key)] / base if c[(1, key)] and base else None
+                rows.append(["a fresh instance's first %s round trips: %s ≤ 1.25× %s" % (R.meta.get("FIRST_N"), label, what),
+                             fmt(x, "%.2f×"), "yes" if x is not None and x <= 1.25 else "**no**"])
     if "rrload" in R.tests:
         c = rrload_cells(R, "jslirp")
         idle = c.get("idle")
@@ -437,7 +504,10 @@ def report(R, png_note):
          "peak anonymous: its RssAnon, sampled every 20 ms (what the instance holds privately: VmHWM also counts "
          "the file pages of its libraries and of a JVM's AOT cache, which every instance shares); peak RSS before the "
          "first connection: the VmHWM the stack had reached by then, its own start (a JVM's start-up, a warm-up "
-         "where it has one), which no connection's memory is."
+         "where it has one), which no connection's memory is. Guest segments resent: the share of the TCP segments "
+         "the namespace's kernel sent that it sent again (its /proc/net/snmp RetransSegs ÷ OutSegs over the cell), "
+         "its retransmission timeouts (TCPTimeouts), and the frames its tap0 dropped on their way to the stack "
+         "(tx_dropped: the stack did not read them in time)."
          % (m["CONN_BYTES"], m["CONN_TIMEOUT"])),
         ("idle", "## An idle instance", idle_table,
          "%s s after it came up and configured its namespace: the stack process's private dirty memory "
@@ -450,6 +520,12 @@ def report(R, png_note):
          % (m.get("RRLOAD_N", "?"), m.get("RRLOAD_N", "?"),
             " The ping-pong's two ends ran under SCHED_FIFO (BENCH_RRLOAD_RT=1): a woken end takes a core at once, "
             "so the p99 is the stack's queue and its own scheduling." if str(m.get("RRLOAD_RT", "0")) == "1" else "")),
+        ("first", "## A fresh instance's first exchanges", first_table,
+         "Each cell on an instance started for it, %s s after it came up: its first connection (the client's connect), then %s 1-byte round trips (TCP_NODELAY, "
+         "none unmeasured: round 1), then %s more on the same connection (round 2); on another fresh instance "
+         "its first %s MiB downloaded (iperf3 -R -n), with the stack's CPU over it. Medians over the instances "
+         "counted in the second column. A fresh instance's first 1,000 connections are the concurrency table's."
+         % (m.get("FIRST_SETTLE"), m.get("FIRST_N"), m.get("FIRST_N"), m.get("FIRST_MIB"))),
         ("cpu", "## CPU per GB moved (the throughput runs)", cpu_table,
          "Stack process: utime+stime of all its threads ÷ GB received (veth: no such process). Whole machine: "
          "busy CPU time of all cores (stack, iperf3 on both ends, kernel; a shared machine adds noise) ÷ GB."),

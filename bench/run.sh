@@ -27,6 +27,11 @@
 #               it holds privately; VmHWM also counts the file pages of its libraries and a JVM's AOT
 #               cache, which every instance shares). Each N gets a freshly started stack, so its peak
 #               is that test's alone (plus start-up).
+#   first       a fresh instance's first exchanges (issue 44): FIRST_SETTLE s after the stack came up,
+#               FIRST_N 1-byte round trips (TCP_NODELAY, none unmeasured) and then FIRST_N more on
+#               the same connection, p50 and p99 of each round; on another fresh instance, its first
+#               FIRST_MIB MiB downloaded (iperf3 -R -n): MiB/s and the stack's CPU per MiB. (Its first
+#               1,000 connections are the conns cell's: each N gets a fresh instance.)
 #   cpu         CPU seconds per GB moved in the throughput runs (which run when either family is
 #               asked for): the stack process's utime+stime (/proc/PID/stat, all threads); veth has no
 #               such process, so the table also gives the whole machine's busy CPU time per GB
@@ -85,7 +90,7 @@
 # Environment: BENCH_SECONDS (5: per cell), BENCH_MTUS ("1500 65520"),
 #   BENCH_STACKS ("veth slirp4netns pasta jslirp jslirp-pasta"),
 #   BENCH_TESTS ("throughput rr crr udp conns cpu idle rrload forwards"),
-#   BENCH_CONNS ("1000 10000"), BENCH_REPEAT (1: best of N runs per cell, all but conns),
+#   BENCH_CONNS ("1000 10000"), BENCH_FIRST_REPEAT (3: fresh instances per first cell), BENCH_REPEAT (1: best of N runs per cell, all but conns),
 #   BENCH_PNG (bench/results/benchmark.png), JSLIRP (<repo>/jslirp), PASTA (pasta on PATH: another
 #   build of it, e.g. one made from passt's source; the report names its version), JSLIRP_PASTA
 #   (bin/pasta beside $JSLIRP).
@@ -98,7 +103,7 @@ repo=$(cd "$here/.." && pwd)
 SECS=${BENCH_SECONDS:-5}
 MTUS=${BENCH_MTUS:-"1500 65520"}
 STACKS=${BENCH_STACKS:-"veth slirp4netns pasta jslirp jslirp-pasta"}
-TESTS=${BENCH_TESTS:-"throughput rr crr udp conns cpu idle rrload forwards"}
+TESTS=${BENCH_TESTS:-"throughput rr crr udp conns cpu idle rrload first forwards"}
 CONNS=${BENCH_CONNS:-"1000 10000"}
 REPEAT=${BENCH_REPEAT:-1}
 PNG=${BENCH_PNG:-$here/results/benchmark.png}
@@ -116,6 +121,10 @@ IDLE_SETTLE=10          # seconds an instance idles before its memory is read (p
                         # its compilers' scratch memory some 5 s after it started)
 IDLE_INSTANCES=4        # instances side by side in the idle cell
 RRLOAD_N=3000           # round trips per rrload cell
+FIRST_SETTLE=${BENCH_FIRST_SETTLE:-2}          # first: seconds between a stack's coming up and its first exchange
+FIRST_N=3000            # first: round trips per round
+FIRST_MIB=20            # first: MiB of the first download
+FIRST_REPEAT=${BENCH_FIRST_REPEAT:-3}  # first: fresh instances per cell (the table gives the median)
 # BENCH_RRLOAD_RT=1: the ping-pong's two ends (echo server and client, not the stack, not iperf3) run
 # under SCHED_FIFO, so a woken end takes a core at once: what is left of the loaded p99 is the
 # stack's queue and its own scheduling, not the ends' wait for a core the bulk transfer holds.
@@ -135,7 +144,7 @@ wants() { [[ " $TESTS " == *" $1 "* ]]; }
 [[ $(id -u) -eq 0 ]] || die "run as root (network namespaces, tap, veth)"
 for t in ip iperf3 nft nsenter ss timeout; do command -v "$t" >/dev/null || die "missing tool: $t"; done
 for t in $TESTS; do
-  case $t in throughput|rr|crr|udp|conns|cpu|idle|rrload|forwards) ;; *) die "unknown test family: $t" ;; esac
+  case $t in throughput|rr|crr|udp|conns|cpu|idle|rrload|first|forwards) ;; *) die "unknown test family: $t" ;; esac
 done
 for s in $STACKS; do
   case $s in veth|slirp4netns|pasta|jslirp|jslirp-pasta) ;; *) die "unknown stack: $s" ;; esac
@@ -451,13 +460,25 @@ anon_peak() {
   done
 }
 
+# tcp_counters: "out_segs retrans_segs rto tx_dropped" of the client namespace (fresh for each cell,
+# so counted from its start): TCP segments the guest sent, those it sent again, retransmission
+# timeouts it took (/proc/net/snmp, /proc/net/netstat), and frames its tap0 dropped on their way to
+# the stack (0 where there is no tap0: veth)
+tcp_counters() {
+  in_ns sh -c 'awk '\''/^Tcp:/ { if (!h) { for (i = 1; i <= NF; i++) c[$i] = i; h = 1 } else { o = $c["OutSegs"]; r = $c["RetransSegs"] } }
+    END { printf "%s %s", o, r }'\'' /proc/net/snmp
+    awk '\''/^TcpExt:/ { if (!h) { for (i = 1; i <= NF; i++) c[$i] = i; h = 1 } else { t = $c["TCPTimeouts"] } } END { printf " %s", t + 0 }'\'' /proc/net/netstat
+    d=$(cat /sys/class/net/tap0/statistics/tx_dropped 2>/dev/null || echo 0); echo " $d"'
+}
+
 # cell_conns STACK N: N concurrent connections, then the stack's peak memory (VmHWM, kB), its
 # sampled peak of anonymous memory (kB: what it holds privately, file pages aside), the peak it had
 # reached before the first connection (its own start: a JVM's, its warm-up's) and whether it is
 # still running
 cell_conns() {
-  local stack=$1 n=$2 res hwm=null anon=null start=null alive=true sp=""
+  local stack=$1 n=$2 res hwm=null anon=null start=null alive=true sp="" c0 c1 tcp=null o0 r0 t0 d0 o1 r1 t1 d1
   serve echo || { SESSION_FAILED=1; return; }
+  c0=$(tcp_counters) || c0=""
   log "  $n concurrent connections"
   if [[ -n $STACK_PID ]]; then
     start=$(awk '/^VmHWM:/ { print $2 }' "/proc/$STACK_PID/status" 2>/dev/null) || true
@@ -467,6 +488,12 @@ cell_conns() {
   res=$(in_ns timeout $((CONN_TIMEOUT + 30)) "$PY" "$here/tcp_client.py" conns "$TARGET" "$SERVER_PORT" \
         "$n" "$CONN_BYTES" "$CONN_TIMEOUT") || SESSION_FAILED=1
   [[ -n $res ]] || res='{"error": "client timed out"}'
+  c1=$(tcp_counters) || c1=""
+  if [[ -n $c0 && -n $c1 ]]; then
+    read -r o0 r0 t0 d0 <<<"$c0"; read -r o1 r1 t1 d1 <<<"$c1"
+    tcp="{\"out_segs\": $((o1 - o0)), \"retrans_segs\": $((r1 - r0)), \"timeouts\": $((t1 - t0)), \"tap_tx_dropped\": $((d1 - d0))}"
+    log "    guest TCP: $((o1 - o0)) segments sent, $((r1 - r0)) of them again, $((t1 - t0)) timeouts; tap0 dropped $((d1 - d0))"
+  fi
   if [[ -n $sp ]]; then
     sleep 0.1; stop_pid "$sp"
     [[ -s $workdir/anon-peak ]] && anon=$(<"$workdir/anon-peak")
@@ -479,7 +506,7 @@ cell_conns() {
       [[ $start == null ]] || log "    its peak before the first connection: $((start / 1024)) MB"
     else hwm=null alive=false; fi
   fi
-  record "{\"family\": \"conns\", \"stack\": \"$stack\", \"mtu\": $BASE_MTU, \"n\": $n, \"res\": $res, \"hwm_kb\": $hwm, \"anon_kb\": $anon, \"start_hwm_kb\": $start, \"alive\": $alive}"
+  record "{\"family\": \"conns\", \"stack\": \"$stack\", \"mtu\": $BASE_MTU, \"n\": $n, \"res\": $res, \"hwm_kb\": $hwm, \"anon_kb\": $anon, \"start_hwm_kb\": $start, \"alive\": $alive, \"guest_tcp\": $tcp}"
 }
 
 # memory_of PID: "private_dirty_kb rss_kb threads" of a running process
@@ -551,6 +578,27 @@ cells_rrload() {
     [[ $res == "{"*"}" ]] || res='{"error": "client failed"}'
     record "{\"family\": \"rrload\", \"stack\": \"$stack\", \"mtu\": $BASE_MTU, \"load\": \"$load\", \"rt\": $RRLOAD_RT, \"bulk_gbps\": $gbps, \"res\": $res}"
   done
+}
+
+# cell_first STACK rr|down: a fresh instance's first exchanges (the session started it); the stack's
+# CPU over the cell (start-up excluded) as "cpu" in the result
+cell_first() {
+  local stack=$1 test=$2 res s0 s1 args
+  if [[ $test == rr ]]; then serve echo; else serve iperf; fi || { SESSION_FAILED=1; return; }
+  sleep "$FIRST_SETTLE"
+  stack_alive || { SESSION_FAILED=1; return; }
+  log "  first exchanges: $test"
+  s0=$(stack_ticks)
+  if [[ $test == rr ]]; then
+    res=$(in_ns timeout 60 "$PY" "$here/tcp_client.py" rounds "$TARGET" "$SERVER_PORT" "$FIRST_N" 2) || SESSION_FAILED=1
+  else
+    args=(iperf3 -c "$TARGET" -p "$SERVER_PORT" --connect-timeout 5000 -R -n "${FIRST_MIB}M" -J)
+    res=$(in_ns timeout 60 "${args[@]}" 2>/dev/null | "$PY" "$here/iperf_json.py") || SESSION_FAILED=1
+  fi
+  s1=$(stack_ticks)
+  if [[ $s0 == null || $s1 == null ]]; then s1=null; else s1=$((s1 - s0)); fi
+  [[ $res == "{"*"}" ]] || res='{"error": "client failed"}'
+  record "{\"family\": \"first\", \"test\": \"$test\", \"stack\": \"$stack\", \"mtu\": $BASE_MTU, \"res\": ${res%\}}, \"cpu_ticks\": $s1}}"
 }
 
 # forwards: FW_KINDS STACK: the forwards measured for a stack (direct: veth, no forward)
@@ -631,6 +679,7 @@ session() {
         conns:*) cell_conns "$stack" "${what#conns:}" ;;
         rrload) cells_rrload "$stack" ;;
         idle) cell_idle "$stack" ;;
+        first:*) cell_first "$stack" "${what#first:}" ;;
       esac
     done
   else
@@ -675,7 +724,7 @@ main() {
       [[ -e $lock ]] && flock -w 180 "$lock" true
     done
   fi
-  for k in SECS MTUS STACKS TESTS CONNS REPEAT CRR_CLIENTS CONN_BYTES CONN_TIMEOUT UDP_LEN IDLE_SETTLE IDLE_INSTANCES RRLOAD_N RRLOAD_RT; do meta "$k" "${!k}"; done
+  for k in SECS MTUS STACKS TESTS CONNS REPEAT FIRST_SETTLE FIRST_N FIRST_MIB FIRST_REPEAT CRR_CLIENTS CONN_BYTES CONN_TIMEOUT UDP_LEN IDLE_SETTLE IDLE_INSTANCES RRLOAD_N RRLOAD_RT; do meta "$k" "${!k}"; done
   meta clk_tck "$(getconf CLK_TCK)"
 
   for mtu in $MTUS; do
@@ -690,6 +739,13 @@ main() {
   done
   if wants idle; then
     for stack in $STACKS; do [[ $stack == veth ]] || session "$stack" "$BASE_MTU" idle; done
+  fi
+  if wants first; then
+    for _ in $(seq "$FIRST_REPEAT"); do
+      for f in rr down; do
+        for stack in $STACKS; do session "$stack" "$BASE_MTU" "first:$f"; done
+      done
+    done
   fi
   if wants forwards; then
     for mtu in $MTUS; do

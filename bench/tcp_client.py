@@ -8,6 +8,10 @@
         the cell is still compiling the exchange's path in its first thousands, and p99 of the first
         cell measured that (idle p99 of jslirp: 162-293 us after 200, 87-117 us after 3,000):
         {"tps", "p50_us", "p99_us", "transactions"}.
+    tcp_client.py rounds HOST PORT N R
+        A fresh instance's first exchanges: one connection with TCP_NODELAY, R rounds of N 1-byte
+        round trips, none unmeasured: {"rounds": [{"tps", "p50_us", "p99_us", "transactions"}, ...],
+        "connect_us": the connection's handshake as the client saw it}.
     tcp_client.py crr   HOST PORT SECONDS PROCESSES
         PROCESSES clients in parallel, each in a loop for SECONDS: connect, send 1 byte, read it
         back, read the server's close, close ("once" server). Only connections finished in time
@@ -62,11 +66,38 @@ def rr(host, port, secs, count=None):
         lat.append(now - t)
         t = now
     s.close()
-    lat.sort()
-    pct = lambda p: lat[min(len(lat) - 1, int(p * len(lat)))] * 1e6
-    res = {"tps": len(lat) / (t - start), "p50_us": pct(0.50), "p99_us": pct(0.99), "transactions": len(lat),
-           "warmup": warmup}
+    res = dict(stats(lat, t - start), warmup=warmup)
     emit(res, "%(tps).0f transactions/s, p50 %(p50_us).0f µs, p99 %(p99_us).0f µs" % res)
+
+
+def stats(lat, seconds):
+    lat = sorted(lat)
+    pct = lambda p: lat[min(len(lat) - 1, int(p * len(lat)))] * 1e6
+    return {"tps": len(lat) / seconds, "p50_us": pct(0.50), "p99_us": pct(0.99), "transactions": len(lat)}
+
+
+def rounds(host, port, n, r):
+    """r rounds of n round trips from the first one on (a stack's cold start is what is measured)."""
+    clock = time.perf_counter
+    t0 = clock()
+    s = socket.create_connection((host, port), timeout=5)
+    connect_us = (clock() - t0) * 1e6
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    one = b"x"
+    out = []
+    for _ in range(r):
+        lat = []
+        start = t = clock()
+        for _ in range(n):
+            s.send(one)
+            if s.recv(1) != one:
+                raise ConnectionError("echo server closed")
+            now = clock()
+            lat.append(now - t)
+            t = now
+        out.append(stats(lat, t - start))
+    s.close()
+    emit({"rounds": out, "connect_us": connect_us}, "connect %.0f µs, " % connect_us + ", ".join("%(tps).0f/s p50 %(p50_us).0f µs p99 %(p99_us).0f µs" % x for x in out))
 
 
 def crr_worker(host, port, start, end):
@@ -246,7 +277,7 @@ def main():
     mode, host, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
     args = [float(a) if "." in a else int(a) for a in sys.argv[4:]]
     try:
-        {"rr": rr, "rrn": lambda h, p, n: rr(h, p, None, n), "crr": crr, "conns": conns}[mode](host, port, *args)
+        {"rr": rr, "rrn": lambda h, p, n: rr(h, p, None, n), "rounds": rounds, "crr": crr, "conns": conns}[mode](host, port, *args)
     except Exception as e:
         emit({"error": repr(e)}, "failed: %r" % e, ok=False)
 

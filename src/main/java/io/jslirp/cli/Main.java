@@ -45,6 +45,9 @@ public final class Main implements Runnable {
         COMMANDS.put("uninstall", UninstallCommand::new);
     }
 
+    /** The launcher's training run of its start-up cache (hidden). */
+    static final String TRAIN = "train";
+
     /** The subcommands' names, in the order --help lists them. */
     static java.util.List<String> commandNames() {
         return java.util.List.copyOf(COMMANDS.keySet());
@@ -57,7 +60,7 @@ public final class Main implements Runnable {
             Prelink.startInBackground();
             System.exit(PastaCommand.run(java.util.List.of(args).subList(1, args.length)));
         }
-        if ("run".equals(first) || "attach".equals(first) || "qemu".equals(first)) Prelink.startInBackground();
+        if ("run".equals(first) || "attach".equals(first) || "qemu".equals(first) || TRAIN.equals(first)) Prelink.startInBackground();
         System.exit(commandLine(first).execute(args));
     }
 
@@ -70,6 +73,8 @@ public final class Main implements Runnable {
         CommandLine cl = new CommandLine(new Main());
         if (COMMANDS.containsKey(first)) {
             cl.addSubcommand(first, COMMANDS.get(first).get());
+        } else if (TRAIN.equals(first)) {
+            cl.addSubcommand(TRAIN, new TrainCommand()); // the launcher's, listed nowhere
         } else {
             COMMANDS.forEach((name, command) -> cl.addSubcommand(name, command.get()));
         }

@@ -218,6 +218,11 @@ public final class TestUser implements AutoCloseable {
         return dir.resolve("install");
     }
 
+    /** The user's home directory (HOME). */
+    public Path home() {
+        return home;
+    }
+
     /** {@code install()/jslirp}. */
     public String jslirp() {
         return install().resolve("jslirp").toString();
