@@ -44,30 +44,26 @@ def emit(obj, summary, ok=True):
         sys.exit(1)
 
 
-def rr(host, port, secs, count=None):
-    """Round trips for secs seconds, or count of them when count is given (after as many to warm up)."""
-    s = socket.create_connection((host, port), timeout=5)
-    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+def exchange(s, count=None, until=float("inf")):
+    """1-byte round trips on s, count of them or until the clock passes until: (latencies, seconds)."""
     one = b"x"
-    warmup = max(200, count or 0)
-    for _ in range(warmup):  # warm-up: first-use costs on both ends are not round trips
-        s.send(one)
-        if s.recv(1) != one:
-            raise ConnectionError("echo server closed")
-    lat = []
     clock = time.perf_counter
+    lat = []
     start = t = clock()
-    end = start + secs if count is None else float("inf")
-    while t < end and (count is None or len(lat) < count):
+    while t < until and (count is None or len(lat) < count):
         s.send(one)
         if s.recv(1) != one:
             raise ConnectionError("echo server closed")
         now = clock()
         lat.append(now - t)
         t = now
-    s.close()
-    res = dict(stats(lat, t - start), warmup=warmup)
-    emit(res, "%(tps).0f transactions/s, p50 %(p50_us).0f µs, p99 %(p99_us).0f µs" % res)
+    return lat, t - start
+
+
+def connect(host, port):
+    s = socket.create_connection((host, port), timeout=5)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return s
 
 
 def stats(lat, seconds):
@@ -76,28 +72,27 @@ def stats(lat, seconds):
     return {"tps": len(lat) / seconds, "p50_us": pct(0.50), "p99_us": pct(0.99), "transactions": len(lat)}
 
 
+def rr(host, port, secs, count=None):
+    """Round trips for secs seconds, or count of them when count is given (after as many to warm up)."""
+    s = connect(host, port)
+    warmup = max(200, count or 0)
+    exchange(s, warmup)  # warm-up: first-use costs on both ends are not round trips
+    lat, seconds = exchange(s, count, time.perf_counter() + secs if count is None else float("inf"))
+    s.close()
+    res = dict(stats(lat, seconds), warmup=warmup)
+    emit(res, "%(tps).0f transactions/s, p50 %(p50_us).0f µs, p99 %(p99_us).0f µs" % res)
+
+
 def rounds(host, port, n, r):
     """r rounds of n round trips from the first one on (a stack's cold start is what is measured)."""
-    clock = time.perf_counter
-    t0 = clock()
-    s = socket.create_connection((host, port), timeout=5)
-    connect_us = (clock() - t0) * 1e6
-    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    one = b"x"
-    out = []
-    for _ in range(r):
-        lat = []
-        start = t = clock()
-        for _ in range(n):
-            s.send(one)
-            if s.recv(1) != one:
-                raise ConnectionError("echo server closed")
-            now = clock()
-            lat.append(now - t)
-            t = now
-        out.append(stats(lat, t - start))
+    socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)  # the resolver's first-use costs are the client's
+    t0 = time.perf_counter()
+    s = connect(host, port)
+    connect_us = (time.perf_counter() - t0) * 1e6
+    out = [stats(*exchange(s, n)) for _ in range(r)]
     s.close()
-    emit({"rounds": out, "connect_us": connect_us}, "connect %.0f µs, " % connect_us + ", ".join("%(tps).0f/s p50 %(p50_us).0f µs p99 %(p99_us).0f µs" % x for x in out))
+    emit({"rounds": out, "connect_us": connect_us}, "connect %.0f µs, " % connect_us +
+         ", ".join("%(tps).0f/s p50 %(p50_us).0f µs p99 %(p99_us).0f µs" % x for x in out))
 
 
 def crr_worker(host, port, start, end):
