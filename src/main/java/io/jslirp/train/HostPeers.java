@@ -72,11 +72,12 @@ public final class HostPeers implements AutoCloseable {
         open.add(v4);
         v4.configureBlocking(false).register(selector, SelectionKey.OP_ACCEPT);
         try {
-            ServerSocketChannel v6 = ServerSocketChannel.open().bind(new InetSocketAddress(InetAddress.getByName("::1"), port), 1024);
+            ServerSocketChannel v6 = ServerSocketChannel.open();
             open.add(v6);
+            v6.bind(new InetSocketAddress(InetAddress.getByName("::1"), port), 1024);
             v6.configureBlocking(false).register(selector, SelectionKey.OP_ACCEPT);
-        } catch (IOException e) {
-            // no IPv6 loopback: IPv4 alone
+        } catch (IOException | IllegalArgumentException e) {
+            // no IPv6 loopback (an error, or a kernel without IPv6: UnsupportedAddressTypeException): IPv4 alone
         }
         daemon("train-echo", () -> echoLoop(selector));
         return port;
@@ -133,7 +134,7 @@ public final class HostPeers implements AutoCloseable {
             ServerSocket v6 = new ServerSocket(port, 16, InetAddress.getByName("::1"));
             open.add(v6);
             daemon("train-" + (send ? "source" : "sink") + "6", () -> acceptLoop(v6, send));
-        } catch (IOException e) {
+        } catch (IOException | IllegalArgumentException e) {
             // no IPv6 loopback
         }
         return port;
