@@ -9,6 +9,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
@@ -92,7 +93,7 @@ public final class HostPeers implements AutoCloseable {
                     if (key.isAcceptable()) {
                         SocketChannel c = ((ServerSocketChannel) key.channel()).accept();
                         if (c == null) continue;
-                        c.setOption(java.net.StandardSocketOptions.TCP_NODELAY, true);
+                        c.setOption(StandardSocketOptions.TCP_NODELAY, true);
                         c.configureBlocking(false).register(selector, SelectionKey.OP_READ);
                     } else if (key.isReadable()) {
                         echoSome((SocketChannel) key.channel(), buffer);
