@@ -58,19 +58,8 @@ final class SoftOffload {
         MemorySegment.copy(frame, 0, piece, 0, headers);
         MemorySegment.copy(frame, from, piece, headers, payload);
         int pieceLength = headers + payload;
-        int ip = Ethernet.HEADER_LENGTH, l4Length = pieceLength - l4;
-        int pseudo;
-        if (f.segmentation() == TxFrame.Segmentation.TCP4) {
-            Bytes.u16(piece, ip + 2, pieceLength - ip);                         // total length
-            Bytes.u16(piece, ip + 4, Ipv4.identification(frame, ip) + i);      // identification
-            Bytes.u16(piece, ip + 10, 0);
-            Bytes.u16(piece, ip + 10, Checksum.of(piece, ip, Ipv4.headerLength(piece, ip)));
-            pseudo = Checksum.pseudoHeader4(Ipv4.source(piece, ip), Ipv4.destination(piece, ip), Ipv4.PROTO_TCP, l4Length);
-        } else {
-            Bytes.u16(piece, ip + 4, pieceLength - ip - Ipv6.HEADER_LENGTH);    // payload length
-            pseudo = Checksum.pseudoHeader6(Ipv6.sourceHi(piece, ip), Ipv6.sourceLo(piece, ip),
-                    Ipv6.destinationHi(piece, ip), Ipv6.destinationLo(piece, ip), Ipv6.PROTO_TCP, l4Length);
-        }
+        int l4Length = pieceLength - l4;
+        int pseudo = pieceIpHeader(piece, f.segmentation() != TxFrame.Segmentation.TCP4, pieceLength, i, Ipv4.PROTO_TCP, l4Length);
         Bytes.u32(piece, l4 + 4, Tcp.seq(frame, l4) + i * size);
         int flags = Bytes.u8(frame, l4 + FLAGS); // (all eight bits: CWR and ECE too)
         if (i != last) flags &= ~(Tcp.FIN | Tcp.PSH);
@@ -78,5 +67,25 @@ final class SoftOffload {
         Bytes.u8(piece, l4 + FLAGS, flags);
         Tcp.fillChecksum(piece, l4, l4Length, pseudo);
         return pieceLength;
+    }
+
+    /**
+     * The IP header of piece i of a cut frame, its headers copied from the frame's into piece
+     * (pieceLength bytes from the Ethernet header on): its own IP length, and for IPv4 its
+     * identification (the frame's plus i) and header checksum. Returns the pseudo-header sum for
+     * its L4 header of l4Length bytes of protocol (IPPROTO_TCP or IPPROTO_UDP; IPv6 the same numbers).
+     */
+    static int pieceIpHeader(MemorySegment piece, boolean v6, int pieceLength, int i, int protocol, int l4Length) {
+        int ip = Ethernet.HEADER_LENGTH;
+        if (v6) {
+            Bytes.u16(piece, ip + 4, pieceLength - ip - Ipv6.HEADER_LENGTH);    // payload length
+            return Checksum.pseudoHeader6(Ipv6.sourceHi(piece, ip), Ipv6.sourceLo(piece, ip),
+                    Ipv6.destinationHi(piece, ip), Ipv6.destinationLo(piece, ip), protocol, l4Length);
+        }
+        Bytes.u16(piece, ip + 2, pieceLength - ip);                             // total length
+        Bytes.u16(piece, ip + 4, Ipv4.identification(piece, ip) + i);          // identification: the frame's, copied, plus i
+        Bytes.u16(piece, ip + 10, 0);
+        Bytes.u16(piece, ip + 10, Checksum.of(piece, ip, Ipv4.headerLength(piece, ip)));
+        return Checksum.pseudoHeader4(Ipv4.source(piece, ip), Ipv4.destination(piece, ip), protocol, l4Length);
     }
 }

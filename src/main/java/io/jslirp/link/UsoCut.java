@@ -1,7 +1,6 @@
 package io.jslirp.link;
 
 import io.jslirp.wire.Bytes;
-import io.jslirp.wire.Checksum;
 import io.jslirp.wire.Ethernet;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Ipv6;
@@ -68,19 +67,8 @@ final class UsoCut {
         int payload = Math.max(0, Math.min(size, length - from));
         MemorySegment.copy(frame, 0, to, 0, headers);
         if (payload > 0) MemorySegment.copy(frame, from, to, headers, payload);
-        int pieceLength = headers + payload, ip = Ethernet.HEADER_LENGTH, udpLength = Udp.HEADER_LENGTH + payload;
-        int pseudo;
-        if (v6) {
-            Bytes.u16(to, ip + 4, pieceLength - ip - Ipv6.HEADER_LENGTH);     // payload length
-            pseudo = Checksum.pseudoHeader6(Ipv6.sourceHi(to, ip), Ipv6.sourceLo(to, ip),
-                    Ipv6.destinationHi(to, ip), Ipv6.destinationLo(to, ip), Ipv6.PROTO_UDP, udpLength);
-        } else {
-            Bytes.u16(to, ip + 2, pieceLength - ip);                           // total length
-            Bytes.u16(to, ip + 4, Ipv4.identification(frame, ip) + i);        // identification
-            Bytes.u16(to, ip + 10, 0);
-            Bytes.u16(to, ip + 10, Checksum.of(to, ip, Ipv4.headerLength(to, ip)));
-            pseudo = Checksum.pseudoHeader4(Ipv4.source(to, ip), Ipv4.destination(to, ip), Ipv4.PROTO_UDP, udpLength);
-        }
+        int pieceLength = headers + payload;
+        int pseudo = SoftOffload.pieceIpHeader(to, v6, pieceLength, i, Ipv4.PROTO_UDP, Udp.HEADER_LENGTH + payload);
         Udp.write(to, l4, Udp.sourcePort(to, l4), Udp.destinationPort(to, l4), payload, pseudo);
         return pieceLength;
     }

@@ -24,6 +24,7 @@ import io.jslirp.virtio.Le;
 import io.jslirp.virtio.Virtqueue;
 import io.jslirp.wire.Ethernet;
 import io.jslirp.wire.Ipv4;
+import io.jslirp.wire.Tcp;
 import io.jslirp.wire.build.FrameBuilder;
 
 import java.lang.foreign.Arena;
@@ -218,7 +219,7 @@ final class VhostGuest implements GuestLink {
         long f = h + HEADER, ip = f + Ethernet.HEADER_LENGTH;
         if (Ethernet.type(memory, f) != Ethernet.TYPE_IPV4 || Ipv4.protocol(memory, ip) != Ipv4.PROTO_TCP) return 0;
         int ipHeader = Ipv4.headerLength(memory, ip);
-        int tcpHeader = ((memory.get(ValueLayout.JAVA_BYTE, ip + ipHeader + 12) & 0xff) >>> 4) * 4;
+        int tcpHeader = Tcp.headerLength(memory, ip + ipHeader);
         int headers = Ethernet.HEADER_LENGTH + ipHeader + tcpHeader;
         memory.set(ValueLayout.JAVA_BYTE, h, (byte) NEEDS_CSUM);
         Le.u16(memory, h + 6, Ethernet.HEADER_LENGTH + ipHeader); // csum_start
