@@ -15,13 +15,13 @@
 # Long options are recognised in full only (getopt also takes abbreviations: the JVM, reading the
 # line itself, then finds the user namespace not joined and says so). Builtins only.
 
-# The short options that take a value (pasta's optstring "+dqfel:hF:I:p:P:m:a:n:M:g:i:o:D:S:46t:u:T:U:")
+# The short options that take a value (pasta's optstring "+dqfel:hc:F:I:p:P:m:a:n:M:g:i:o:D:S:46t:u:T:U:")
 # and the long ones (conf.c's table); PastaLauncherTest checks these lists against PastaParser's.
-pasta_value_short="lFIpPmanMgioDStuTU"
+pasta_value_short="lcFIpPmanMgioDStuTU"
 pasta_value_long=" --log-file --socket --fd --ns-ifname --pcap --pid --mtu --address --netmask --mac-addr --gateway
   --interface --outbound --dns --search --tcp-ports --udp-ports --tcp-ns --udp-ns --userns --netns --ns-mac-addr
   --dns-forward --runas --log-size --outbound-if4 --outbound-if6 --map-host-loopback --map-guest-addr --dns-host
-  --socket-path "
+  --socket-path --conf-path "
 pasta_value_long=${pasta_value_long//$'\n'/ }
 
 pasta_parse() {

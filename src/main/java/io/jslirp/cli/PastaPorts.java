@@ -17,6 +17,8 @@ import java.util.List;
  *   <li>{@link SplicePorts}: -T and -U (namespace loopback → host loopback), "auto" for all four
  *       (following the listening sockets of the other side), and host-loopback clients of -t
  *       spliced into the namespace; first, so that the forwards TapForwards opens splice too.</li>
+ *   <li>{@link PastaControl}: -c, the control socket that lists and changes the rules at run time; last,
+ *       once the tables are there.</li>
  * </ul>
  */
 interface PastaPorts {
@@ -31,8 +33,14 @@ interface PastaPorts {
      *                  {@link io.jslirp.sys.Namespaces#callInNetns} and
      *                  {@link io.jslirp.pasta.ListeningPorts#open}
      * @param network   the namespace's addresses as configured (the guest's own per IP version)
+     * @param inbound   the HOST table: the -t and -u rules and their forwards ({@link TapForwards} fills it,
+     *                  {@link PastaControl} changes it)
      */
-    record Context(PastaOptions options, Engine engine, String netnsPath, PastaNetwork network) {}
+    record Context(PastaOptions options, Engine engine, String netnsPath, PastaNetwork network, InboundRules inbound) {
+        Context(PastaOptions options, Engine engine, String netnsPath, PastaNetwork network) {
+            this(options, engine, netnsPath, network, new InboundRules());
+        }
+    }
 
     /**
      * Opens this piece's sockets and starts what it does by itself, on the calling (main) thread
@@ -43,6 +51,6 @@ interface PastaPorts {
 
     /** The pieces jslirp pasta opens, in this order. */
     static List<PastaPorts> pieces() {
-        return List.of(new SplicePorts(), new TapForwards());
+        return List.of(new SplicePorts(), new TapForwards(), new PastaControl());
     }
 }

@@ -36,7 +36,9 @@ final class SplicePorts implements PastaPorts {
         PastaOptions o = c.options();
         boolean outbound = active(o.tcpNs()) || active(o.udpNs());
         boolean auto = SpliceForwards.scansNamespace(o.tcp(), o.udp()) || SpliceForwards.scansHost(o.tcpNs(), o.udpNs());
-        boolean loopbackTcp = !o.noSplice() && active(o.tcp()), loopbackUdp = !o.noSplice() && active(o.udp());
+        // With a control socket, forwards added at run time splice their loopback clients too.
+        boolean control = o.confPath() != null;
+        boolean loopbackTcp = !o.noSplice() && (control || active(o.tcp())), loopbackUdp = !o.noSplice() && (control || active(o.udp()));
         if (!outbound && !auto && !loopbackTcp && !loopbackUdp) return;
         Engine engine = c.engine();
         Splices splices = new Splices(engine.loop(), engine.flows());
@@ -107,7 +109,7 @@ final class SplicePorts implements PastaPorts {
             private AutoCloseable open(PortForward.Protocol protocol, int hostPort, int nsPort) {
                 List<HostForward> bound = new ArrayList<>();
                 RuntimeException failure = null;
-                for (PortForward f : TapForwards.forwards(c, protocol, null, hostPort, nsPort)) {
+                for (PortForward f : InboundRules.forwards(c, protocol, null, hostPort, 0, nsPort)) {
                     try {
                         bound.add(transport.forward(f));
                     } catch (IllegalArgumentException e) {

@@ -1,14 +1,16 @@
 package io.jslirp.cli;
 
+import io.jslirp.forward.HostForward;
 import io.jslirp.forward.PortForward;
+import io.jslirp.pasta.ForwardRule;
 import io.jslirp.pasta.PortForwarding;
 import io.jslirp.pasta.PortSpec;
-import io.jslirp.policy.HostAddress;
+import io.jslirp.pasta.RuleTable;
 
-import java.net.Inet4Address;
-import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * -t and -u with port lists or "all": host ports forwarded through the tap to the namespace's own
@@ -16,7 +18,8 @@ import java.util.List;
  * range without an address listens on every address of each version the namespace has (0.0.0.0,
  * and :: with IPV6_V6ONLY); %IF binds the sockets to that interface. A listed port that cannot be bound ends the setup in pasta's words;
  * of "all" and exclusions alone, whatever can be bound is, and only none at all is an error.
- * "none" opens nothing; "auto" is another piece's.
+ * "none" opens nothing; "auto" is another piece's. Each rule goes into the HOST table
+ * ({@link InboundRules}) with its forwards, for the control socket.
  */
 final class TapForwards implements PastaPorts {
     @Override
@@ -28,14 +31,16 @@ final class TapForwards implements PastaPorts {
     private static void forward(Context c, PortForwarding ports, PortForward.Protocol protocol) {
         PortSpec.Mode mode = ports.mode();
         if (mode != PortSpec.Mode.SPEC && mode != PortSpec.Mode.ALL) return;
+        Map<Integer, List<HostForward>> byPort = new HashMap<>();
         for (PortSpec.Range r : ports.ranges()) {
             int bound = 0;
             String failure = null;
             for (int port = r.first(); port <= r.last(); port++) {
                 int to = ports.target(port);
-                for (PortForward f : forwards(c, protocol, r.address(), port, to < 0 ? r.to(port) : to)) {
+                for (PortForward f : InboundRules.forwards(c, protocol, r.address(), port, 0, to < 0 ? r.to(port) : to)) {
                     try {
-                        c.engine().transport().forward(r.ifname() == null ? f : f.onDevice(r.ifname()));
+                        byPort.computeIfAbsent(port, p -> new ArrayList<>())
+                                .add(c.engine().transport().forward(r.ifname() == null ? f : f.onDevice(r.ifname())));
                         bound++;
                     } catch (IllegalArgumentException e) {
                         String reason = reason(e.getMessage());
@@ -50,21 +55,17 @@ final class TapForwards implements PastaPorts {
             }
             if (r.everyPort() && bound == 0 && failure != null) throw new IllegalArgumentException(ports.bindNoneFailure(r.spec()));
         }
-    }
-
-    /** The forwards of one host port: on address, or on each version's any-address the namespace has. */
-    static List<PortForward> forwards(Context c, PortForward.Protocol protocol, InetAddress address, int port, int to) {
-        List<PortForward> out = new ArrayList<>();
-        if (address != null) {
-            boolean v4 = address instanceof Inet4Address;
-            if ((v4 ? c.network().ipv4() : c.network().ipv6()) == null) return out; // a version the namespace does not have
-            HostAddress h = PastaNetwork.host(address);
-            out.add(v4 ? new PortForward(protocol, (int) h.lo(), port, 0, to) : new PortForward(protocol, 0, h, port, 0, to));
-            return out;
+        // The table the control socket lists: each rule with the forwards of its ports (a port
+        // two ranges name is listed under both, its forwards under the first).
+        int proto = protocol == PortForward.Protocol.TCP ? ForwardRule.TCP : ForwardRule.UDP;
+        for (ForwardRule rule : RuleTable.of(ports, proto, InboundRules.anyAddress(c.network()), PortSpec.Ephemeral.DEFAULT)) {
+            List<HostForward> its = new ArrayList<>();
+            for (int port = rule.first(); port <= rule.last(); port++) {
+                List<HostForward> f = byPort.remove(port);
+                if (f != null) its.addAll(f);
+            }
+            c.inbound().add(rule, its);
         }
-        if (c.network().ipv4() != null) out.add(new PortForward(protocol, 0, port, 0, to));
-        if (c.network().ipv6() != null) out.add(new PortForward(protocol, 0, new HostAddress(0, 0), port, 0, to));
-        return out;
     }
 
     /** "Address already in use" from "cannot listen on ...: Address already in use (EADDRINUSE)". */

@@ -37,6 +37,8 @@ final class PastaHelp {
                     default: the host's template interface's name, or tap0
                   -p, --pcap FILE	Write the tap's frames to FILE (pcap)
                   -P, --pid FILE	Write the serving process's PID to FILE
+                  -c, --conf-path PATH	Control socket for pesto: forwarding rules listed
+                    and changed at run time
                   -m, --mtu MTU		MTU of the tap device; 0 leaves it alone
                     default: 65520
                   -a, --address ADDR	IPv4 or IPv6 address for the namespace, once each

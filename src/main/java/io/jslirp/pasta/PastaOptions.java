@@ -41,6 +41,8 @@ public final class PastaOptions {
     int targetPid = -1;
     List<String> command = List.of();
     String pidFile;
+    /** -c, --conf-path: the control socket's path, or null. */
+    String confPath;
     boolean foreground, quiet, debug, trace, stderr;
     String logFile;
     long logSize = -1;
@@ -123,6 +125,11 @@ public final class PastaOptions {
     /** -P/--pid FILE: where the serving process writes its PID ("%d\n"); null if not given. */
     public String pidFile() {
         return pidFile;
+    }
+
+    /** -c, --conf-path: where the control socket (pesto's) listens; null without one. */
+    public String confPath() {
+        return confPath;
     }
 
     /** -f/--foreground: stay in the foreground instead of detaching once set up. */

@@ -19,7 +19,7 @@ import java.util.Set;
  */
 final class PastaParser {
     /** pasta's optstring: '+' stops at the first operand, so "pasta ip -6 route" runs "ip -6 route". */
-    static final String OPTSTRING = "+dqfel:hF:I:p:P:m:a:n:M:g:i:o:D:S:46t:u:T:U:";
+    static final String OPTSTRING = "+dqfel:hc:F:I:p:P:m:a:n:M:g:i:o:D:S:46t:u:T:U:";
 
     /** conf.c's table, in its order (the order of getopt's list of ambiguous possibilities). */
     static final List<Getopt.LongOption> LONG_OPTIONS = List.of(
@@ -37,7 +37,8 @@ final class PastaParser {
             flag("runas", true), flag("log-size", true), flag("version"), flag("outbound-if4", true),
             flag("outbound-if6", true), flag("config-net"), flag("no-copy-routes"), flag("no-copy-addrs"),
             flag("netns-only"), flag("map-host-loopback", true), flag("map-guest-addr", true), flag("host-lo-to-ns-lo"),
-            flag("dns-host", true), flag("vhost-user"), flag("print-capabilities"), opt("socket-path", true, "s"));
+            flag("dns-host", true), flag("vhost-user"), flag("print-capabilities"), opt("socket-path", true, "s"),
+            opt("conf-path", true, "c"));
 
     /**
      * Options pasta accepts that jslirp takes without acting on them, by key, with the reason.
@@ -201,6 +202,10 @@ final class PastaParser {
             case "I" -> o.nsIfname = ifname(v);
             case "p" -> o.pcap = path(v, "Invalid pcap path: ");
             case "P" -> o.pidFile = path(v, "Invalid PID file: ");
+            case "c" -> {
+                if (v.isEmpty() || v.length() >= UNIX_PATH_MAX) throw new PastaError("Invalid configuration path: " + v);
+                o.confPath = v;
+            }
             case "m" -> {
                 CNumber n = CNumber.strtol(v, 0);
                 int mtu = (int) n.value(); // into pasta's int, as C assigns it

@@ -113,13 +113,15 @@ class PastaNetworkTest {
     void forwardsListenOnEachVersionTheNamespaceHas() {
         PastaPorts.Context both = new PastaPorts.Context(null, null, null, of("--config-net", "--netns", "x"));
         PastaPorts.Context v4 = new PastaPorts.Context(null, null, null, of("--config-net", "-4", "--netns", "x"));
-        assertThat(TapForwards.forwards(both, io.jslirp.forward.PortForward.Protocol.TCP, null, 8080, 80)).extracting(Object::toString)
+        assertThat(InboundRules.forwards(both, io.jslirp.forward.PortForward.Protocol.TCP, null, 8080, 0, 80)).extracting(Object::toString)
                 .containsExactly("tcp 0.0.0.0/8080:80", "tcp [::]/8080:80");
-        assertThat(TapForwards.forwards(v4, io.jslirp.forward.PortForward.Protocol.UDP, null, 53, 53)).extracting(Object::toString)
+        assertThat(InboundRules.forwards(v4, io.jslirp.forward.PortForward.Protocol.UDP, null, 53, 0, 53)).extracting(Object::toString)
                 .containsExactly("udp 0.0.0.0/53:53");
-        assertThat(TapForwards.forwards(v4, io.jslirp.forward.PortForward.Protocol.TCP, ip("::1"), 8080, 80)).as("no IPv6 there").isEmpty();
-        assertThat(TapForwards.forwards(both, io.jslirp.forward.PortForward.Protocol.TCP, ip("127.0.0.1"), 8080, 81).getFirst()
+        assertThat(InboundRules.forwards(v4, io.jslirp.forward.PortForward.Protocol.TCP, ip("::1"), 8080, 0, 80)).as("no IPv6 there").isEmpty();
+        assertThat(InboundRules.forwards(both, io.jslirp.forward.PortForward.Protocol.TCP, ip("127.0.0.1"), 8080, 0, 81).getFirst()
                 .onDevice("lo")).hasToString("tcp 127.0.0.1%lo/8080:81");
+        assertThat(InboundRules.forwards(v4, io.jslirp.forward.PortForward.Protocol.TCP, null, 8080, 0x0a590005, 80)).extracting(Object::toString)
+                .as("toward another address of the namespace (a rule's target)").containsExactly("tcp 0.0.0.0/8080:10.89.0.5/80");
     }
 
     @Test

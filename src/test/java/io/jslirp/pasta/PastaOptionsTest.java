@@ -172,7 +172,10 @@ class PastaOptionsTest {
 
     @Test
     void uniqueAbbreviationsAndBothArgumentForms() {
-        PastaOptions o = serve("--conf", "--netns-o", "--map-g", "192.0.2.9", "--dns-f=192.0.2.53", "--sock", "/tmp/s", "--mt", "1280x");
+        PastaOptions o = serve("--confi", "--netns-o", "--map-g", "192.0.2.9", "--dns-f=192.0.2.53", "--sock", "/tmp/s", "--mt", "1280x");
+        PastaOptions.Exit ambiguous = (PastaOptions.Exit) PastaOptions.parse("pasta", List.of("--conf", "--netns", "x"), PortSpec.Ephemeral.DEFAULT, "v");
+        assertThat(ambiguous.stderr()).as("--conf-path makes --conf ambiguous, as in pasta")
+                .startsWith("pasta: option '--conf' is ambiguous; possibilities: '--config-net' '--conf-path'\n");
         assertThat(o.configNet()).isTrue();
         assertThat(o.mapGuestAddr().ipv4()).isEqualTo(ip("192.0.2.9"));
         assertThat(o.dnsForward().ipv4()).isEqualTo(ip("192.0.2.53"));
