@@ -2,6 +2,8 @@ package io.jslirp.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jslirp.pasta.ControlProtocol;
+import io.jslirp.pasta.ForwardRule;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -25,6 +27,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -72,7 +75,8 @@ class PastaIT {
 
     /**
      * The namespace's server: on each TCP port (IPv4 and IPv6) a line "get" gets the file argv[1],
-     * "put N" N bytes read and their sha256 in hex, "port" the port it came to; each UDP port
+     * "put N" N bytes read and their sha256 in hex, "port" the port it came to, "peer" the client's
+     * address as the namespace sees it; each UDP port
      * answers a datagram with "PORT " and the datagram.
      */
     static final String SERVER = """
@@ -96,6 +100,8 @@ class PastaIT {
                         c.sendall((h.hexdigest() + "\\n").encode())
                     elif line[0] == "port":
                         c.sendall(("%d\\n" % port).encode())
+                    elif line[0] == "peer":
+                        c.sendall((c.getpeername()[0] + "\\n").encode())
             def accept(s, port):
                 while True:
                     c, _ = s.accept()
@@ -145,6 +151,101 @@ class PastaIT {
     }
 
     // ---- Podman, root ----
+
+    /**
+     * -c, pasta's control socket, as passt's pesto uses it: the tables listed (the -t rule of the
+     * command line in HOST); TCP rules (both versions, one translated and bound to 127.0.0.1) and a
+     * UDP rule added at run time reach the namespace through the same forwards as the start-up rule
+     * (the host's own address seen as --map-guest-addr's); bytes that are no update, and an update with a conflicting rule, change nothing and
+     * stop nothing; pesto's own recorded "-C HOST" clears the table, the start-up rule's port with it.
+     */
+    @Test
+    @Timeout(180)
+    void controlSocketChangesTheForwardsAtRunTime() throws Exception {
+        String ns = netns();
+        int base = ThreadLocalRandom.current().nextInt(10, 32) * 1000 + ThreadLocalRandom.current().nextInt(0, 9) * 100 + 50;
+        int keep = base, added = base + 1, xlate = base + 2, udp = base + 3;
+        Path blob = tmp.resolve("blob.bin");
+        Blob.writeFile(blob, 23, 1024);
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+        startServer(List.of("ip", "netns", "exec", ns), blob, List.of(keep, added, 84), List.of(udp));
+        Path control = tmp.resolve("control.sock");
+        Started pasta = startPasta(List.of("--config-net", "-t", keep + "-" + keep + ":" + keep + "-" + keep, "-u", "none", "-T", "none",
+                "-U", "none", "--quiet", "-c", control.toString(), "--netns", "/run/netns/" + ns, "--map-guest-addr", HOST));
+        assertThat(pasta.exit).as("%s", pasta).isZero();
+        long pid = serverOf("/run/netns/" + ns);
+
+        List<ControlProtocol.Table> tables = PestoClient.list(control);
+        assertThat(tables).extracting(ControlProtocol.Table::name).containsExactly("HOST", "SPLICE");
+        assertThat(tables.getFirst().rules()).extracting(ForwardRule::toString).containsExactly("TCP [*]:" + keep + "  =>  " + keep + " ");
+        assertThat(tables.getFirst().caps() & (ControlProtocol.CAP_TCP | ControlProtocol.CAP_UDP | ControlProtocol.CAP_IPV4 | ControlProtocol.CAP_IPV6))
+                .isEqualTo(ControlProtocol.CAP_TCP | ControlProtocol.CAP_UDP | ControlProtocol.CAP_IPV4 | ControlProtocol.CAP_IPV6);
+        assertThat(tables.get(1).rules()).isEmpty();
+
+        List<ForwardRule> next = new ArrayList<>(tables.getFirst().rules());
+        next.add(ForwardRule.of(ForwardRule.TCP, null, "", added, added, added, 0));
+        next.add(ForwardRule.of(ForwardRule.TCP, InetAddress.getByName("127.0.0.1"), "", xlate, xlate, 84, 0));
+        next.add(ForwardRule.of(ForwardRule.UDP, null, "", udp, udp, udp, 0));
+        PestoClient.replaceHost(control, next);
+        awaitTrue(() -> !refused("127.0.0.1", xlate), "the rules added are served");
+        assertThat(PestoClient.list(control).getFirst().rules()).isEqualTo(next);
+        for (String host : List.of("127.0.0.1", "192.0.2.2", "::1", "fd00::2")) {
+            assertThat(tcpPort(host, added)).as("TCP %s:%d", host, added).isEqualTo(added);
+            assertThat(tcpPort(host, keep)).as("the start-up rule, kept: %s", host).isEqualTo(keep);
+            assertThat(udpPort(host, udp)).as("UDP %s:%d", host, udp).isEqualTo(udp);
+        }
+        assertThat(peer("192.0.2.2", added)).as("the host itself, seen from --map-guest-addr as with the start-up rule")
+                .isEqualTo(peer("192.0.2.2", keep)).isEqualTo("::ffff:" + HOST);
+        assertThat(tcpPort("127.0.0.1", xlate)).as("translated").isEqualTo(84);
+        assertThat(refused("192.0.2.2", xlate)).as("bound to 127.0.0.1 only").isTrue();
+
+        PestoClient.raw(control, new byte[] {9, 0, 0, 0, 0, 0});
+        List<ForwardRule> conflicting = new ArrayList<>(next);
+        conflicting.add(ForwardRule.of(ForwardRule.TCP, InetAddress.getByName("127.0.0.1"), "", added, added, 84, 0));
+        PestoClient.replaceHost(control, conflicting);
+        assertThat(PestoClient.list(control).getFirst().rules()).as("after bytes that are no update, and a conflict").isEqualTo(next);
+        assertThat(tcpPort("127.0.0.1", added)).isEqualTo(added);
+
+        String pesto = System.getenv("JSLIRP_PESTO"); // passt's own client, where one was built (passt 2026_07_16 or later)
+        if (pesto != null) {
+            Cmd.Result listing = Cmd.run(T, pesto, control.toString());
+            assertThat(listing.exit()).as("%s", listing).isZero();
+            assertThat(listing.out()).contains("    TCP [*]:" + added + "  =>  " + added + " \n", "    TCP [127.0.0.1]:" + xlate + "  =>  84 \n",
+                    "    UDP [*]:" + udp + "  =>  " + udp + " \n");
+            int more = base + 4;
+            assertThat(Cmd.run(T, pesto, "-A", "-t", "::1/" + more + ":" + added, control.toString()).exit()).isZero();
+            awaitTrue(() -> !refused("::1", more), "pesto -A");
+            assertThat(tcpPort("::1", more)).isEqualTo(added);
+            assertThat(Cmd.run(T, pesto, "-D", "-t", "::1/" + more + ":" + added, control.toString()).exit()).isZero();
+            awaitTrue(() -> refused("::1", more), "pesto -D");
+            assertThat(PestoClient.list(control).getFirst().rules()).isEqualTo(next);
+        }
+
+        byte[] clear;
+        try (InputStream in = PastaIT.class.getResourceAsStream("/pesto/clear.hex")) {
+            String c = new String(in.readAllBytes(), StandardCharsets.US_ASCII).lines().filter(l -> l.startsWith("c ")).findFirst().orElseThrow();
+            clear = HexFormat.of().parseHex(c.substring(2));
+        }
+        PestoClient.raw(control, clear);
+        awaitTrue(() -> refused("127.0.0.1", keep) && refused("127.0.0.1", added), "pesto -C HOST closes every rule's port");
+        assertThat(PestoClient.list(control).getFirst().rules()).isEmpty();
+        assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive)).contains(true);
+    }
+
+    private static String peer(String host, int port) throws IOException {
+        try (Socket s = connect(host, port)) {
+            s.getOutputStream().write("peer\n".getBytes(StandardCharsets.US_ASCII));
+            return new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII)).readLine().trim();
+        }
+    }
+
+    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) throw new AssertionError("within 10 s: " + what);
+            Thread.sleep(50);
+        }
+    }
 
     /**
      * Podman's default list (with --dns-host from pasta_options): returns at once with its pipes
