@@ -20,13 +20,13 @@ import org.junit.jupiter.api.Timeout;
  * with pivot_root in a private mount namespace), so that a Debian 12 machine catches a Debian 13
  * break: {@link #SENSITIVE}, i.e. tshark's output (PcapIT), the VM image made from Debian 13's
  * kernel package (VmIT), and the callers Debian 13 ships (Podman 5.4 as PodmanIT's
- * slirp4netns user, RootlessKit 2.0). They run from a copy of this checkout (target/ left out),
+ * slirp4netns user and as PodmanPastaIT's pasta user, RootlessKit 2.0). They run from a copy of this checkout (target/ left out),
  * since a second Maven run in the checkout itself would rebuild the classes this one runs from.
  * A root that cannot be made (no debootstrap, no mirror) fails the test with the script's line.
  * On a Debian 13 machine the suite runs those tests itself, and this one is skipped.
  */
 class Debian13IT {
-    static final List<String> SENSITIVE = List.of("PcapIT", "VmIT", "PodmanIT", "RootlesskitIT");
+    static final List<String> SENSITIVE = List.of("PcapIT", "VmIT", "PodmanIT", "PodmanPastaIT", "RootlesskitIT");
     private static final Duration T = Duration.ofMinutes(25);
     private static final Pattern SUMMARY = Pattern.compile("Tests run: (\\d+), Failures: (\\d+), Errors: (\\d+), Skipped: (\\d+)\\s*$",
             Pattern.MULTILINE);

@@ -26,42 +26,17 @@ import org.junit.jupiter.api.Timeout;
  * allow_host_loopback=true} and closed without; {@code mtu=} and {@code cidr=} on the container's
  * interface; {@code enable_ipv6=true} (an address by SLAAC, and the host's ::1 through fd00::2);
  * and a published port through {@code port_handler=slirp4netns} (jslirp's API socket).
- *
- * <p>The image is made offline: {@code podman import} of a tar holding a static busybox and its
- * applet links. On these machines (hybrid cgroups, no systemd) Podman runs with runc, the cgroupfs
- * manager, vfs storage and a file for its events; its storage is in the fixture's directory.
+ * The user, its image and Podman's options: {@link PodmanFixture}.
  */
 class PodmanIT {
-    private static final String IMAGE = "localhost/jslirp-busybox:it";
+    private static final String IMAGE = PodmanFixture.IMAGE;
     private static final Duration T = Duration.ofSeconds(90);
     private static TestUser user;
 
     @BeforeAll
     static void createUserAndImage() throws Exception {
         ItEnv.assumeJslirp("Podman runs jslirp's bin/slirp4netns");
-        ItEnv.assumeTools("podman", "runc", "conmon", "newuidmap", "newgidmap", "busybox", "tar", "curl", "ss");
-        Path busybox = ItEnv.which("busybox").toRealPath();
-        assumeTrue(isStatic(busybox), () -> busybox + " is not linked statically (install busybox-static)");
-        user = TestUser.create();
-        Path podman = user.dir().resolve("podman");
-        Files.createDirectory(podman);
-        user.chown(podman);
-        Path rootfs = user.dir().resolve("rootfs");
-        Files.createDirectories(rootfs.resolve("bin"));
-        Files.copy(busybox, rootfs.resolve("bin/busybox"));
-        for (String applet : Cmd.run(T, busybox.toString(), "--list-full").out().lines().toList()) {
-            Path link = rootfs.resolve(applet);
-            if (applet.isBlank() || Files.exists(link, java.nio.file.LinkOption.NOFOLLOW_LINKS)) continue;
-            Files.createDirectories(link.getParent());
-            Files.createSymbolicLink(link, Path.of("/bin/busybox"));
-        }
-        Files.createDirectories(rootfs.resolve("www"));
-        Files.createDirectories(rootfs.resolve("tmp"));
-        Path tar = user.dir().resolve("rootfs.tar");
-        Cmd.Result packed = Cmd.run(T, "tar", "-C", rootfs.toString(), "--owner=0", "--group=0", "-cf", tar.toString(), ".");
-        assertThat(packed.exit()).as("%s", packed).isZero();
-        Cmd.Result imported = user.run(T, podman("import", tar.toString(), IMAGE));
-        assertThat(imported.exit()).as("%s", imported).isZero();
+        user = PodmanFixture.create();
     }
 
     @AfterAll
@@ -71,10 +46,7 @@ class PodmanIT {
 
     /** The podman command line with the options these machines need and jslirp as slirp4netns. */
     private static List<String> podman(String... args) {
-        Path p = user.dir().resolve("podman");
-        List<String> c = new ArrayList<>(List.of("podman", "--root", p.resolve("root").toString(), "--runroot", p.resolve("runroot").toString(),
-                "--tmpdir", p.resolve("tmp").toString(), "--storage-driver=vfs", "--runtime=runc", "--cgroup-manager=cgroupfs",
-                "--events-backend=file", "--network-cmd-path=" + user.install().resolve("bin/slirp4netns")));
+        List<String> c = new ArrayList<>(PodmanFixture.podman(user, "--network-cmd-path=" + user.install().resolve("bin/slirp4netns")));
         c.addAll(List.of(args));
         return c;
     }

@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -63,6 +65,40 @@ class RootlesskitIT {
                     .isEqualTo(Files.readSymbolicLink(Path.of("/proc/" + httpd.pid() + "/ns/user")));
         } finally {
             kit.destroy(); // SIGTERM: rootlesskit stops its child and its slirp4netns
+            if (!kit.waitFor(20, TimeUnit.SECONDS)) Cmd.killTree(kit.toHandle());
+        }
+    }
+
+    /**
+     * RootlessKit 2's {@code --net=pasta} with the implicit port driver, jslirp's bin/pasta first on
+     * PATH (as a user installs it): RootlessKit starts it with its own argument list (CHILDPID,
+     * {@code --tcp-ports=auto}), and a port the child binds becomes reachable on the host's loopback
+     * through jslirp. RootlessKit 1.1 (Debian 12) has no pasta network; Debian13IT runs this in a
+     * Debian 13 root with RootlessKit 2.0.
+     */
+    @Test
+    @Timeout(120)
+    void rootlesskitTwoWithPastaAndImplicitPorts() throws Exception {
+        String version = Cmd.run(Duration.ofSeconds(10), "rootlesskit", "--version").out().trim();
+        int major = Integer.parseInt(version.replaceAll("^rootlesskit version (\\d+)\\..*$", "$1"));
+        Assumptions.assumeTrue(major >= 2, () -> version + " has no --net=pasta; Debian13IT runs this with RootlessKit 2.0");
+        Path www = Files.createDirectories(user.work().resolve("www-pasta"));
+        String page = "served through the pasta of jslirp " + System.nanoTime();
+        Files.writeString(www.resolve("index.html"), page);
+        int port = ApiSocketIT.freePort();
+        Path log = user.work().resolve("rootlesskit-pasta.log");
+        Process kit = user.start(log, List.of("env", "PATH=" + user.install().resolve("bin") + ":/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin",
+                "rootlesskit", "--net=pasta", "--disable-host-loopback", "--port-driver=implicit",
+                "--", "busybox", "httpd", "-f", "-p", Integer.toString(port), "-h", www.toString()));
+        try {
+            Cmd.Result r = RootlessIT.fetchFromHost("http://127.0.0.1:" + port + "/", kit::isAlive);
+            String why = r + "\nrootlesskit log:\n" + Files.readString(log);
+            assertThat(r.exit()).as(why).isZero();
+            assertThat(r.out()).isEqualTo(page);
+            List<ProcessHandle> procs = user.processes();
+            assertThat(procs.stream().map(TestUser::commandLine)).as(why).anyMatch(c -> c.contains(user.install() + "/target/jslirp.jar pasta"));
+        } finally {
+            kit.destroy();
             if (!kit.waitFor(20, TimeUnit.SECONDS)) Cmd.killTree(kit.toHandle());
         }
     }
