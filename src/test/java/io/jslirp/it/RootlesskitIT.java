@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -79,17 +80,38 @@ class RootlesskitIT {
     @Test
     @Timeout(120)
     void rootlesskitTwoWithPastaAndImplicitPorts() throws Exception {
+        rootlesskitTwoWithPasta(false);
+    }
+
+    /**
+     * The same with {@code --detach-netns}: the child stays in the host's network namespace and the
+     * one jslirp serves is $ROOTLESSKIT_STATE_DIR/netns, where the child starts its server with
+     * nsenter; the port it binds there reaches the host through jslirp.
+     */
+    @Test
+    @Timeout(120)
+    void rootlesskitTwoWithPastaAndDetachedNetns() throws Exception {
+        rootlesskitTwoWithPasta(true);
+    }
+
+    private void rootlesskitTwoWithPasta(boolean detach) throws Exception {
         String version = Cmd.run(Duration.ofSeconds(10), "rootlesskit", "--version").out().trim();
         int major = Integer.parseInt(version.replaceAll("^rootlesskit version (\\d+)\\..*$", "$1"));
         Assumptions.assumeTrue(major >= 2, () -> version + " has no --net=pasta; Debian13IT runs this with RootlessKit 2.0");
-        Path www = Files.createDirectories(user.work().resolve("www-pasta"));
+        Path www = Files.createDirectories(user.work().resolve(detach ? "www-detached" : "www-pasta"));
         String page = "served through the pasta of jslirp " + System.nanoTime();
         Files.writeString(www.resolve("index.html"), page);
         int port = ApiSocketIT.freePort();
-        Path log = user.work().resolve("rootlesskit-pasta.log");
-        Process kit = user.start(log, List.of("env", "PATH=" + user.install().resolve("bin") + ":/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin",
-                "rootlesskit", "--net=pasta", "--disable-host-loopback", "--port-driver=implicit",
-                "--", "busybox", "httpd", "-f", "-p", Integer.toString(port), "-h", www.toString()));
+        Path log = user.work().resolve(detach ? "rootlesskit-detached.log" : "rootlesskit-pasta.log");
+        List<String> cmd = new ArrayList<>(List.of("env", "PATH=" + user.install().resolve("bin") + ":/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin",
+                "rootlesskit", "--net=pasta", "--disable-host-loopback", "--port-driver=implicit"));
+        String httpd = "busybox httpd -f -p " + port + " -h " + www;
+        if (detach) {
+            cmd.addAll(List.of("--detach-netns", "--", "sh", "-c", "exec nsenter --net=\"$ROOTLESSKIT_STATE_DIR/netns\" " + httpd));
+        } else {
+            cmd.addAll(List.of("--", "sh", "-c", "exec " + httpd));
+        }
+        Process kit = user.start(log, cmd);
         try {
             Cmd.Result r = RootlessIT.fetchFromHost("http://127.0.0.1:" + port + "/", kit::isAlive);
             String why = r + "\nrootlesskit log:\n" + Files.readString(log);
