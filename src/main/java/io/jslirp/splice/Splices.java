@@ -24,8 +24,12 @@ import java.lang.foreign.MemorySegment;
  * the loop's UDP splices.
  */
 public final class Splices implements AutoCloseable {
-    /** pasta probes pipes down from 8 MiB; 1 MiB is fs.pipe-max-size's default, what an ordinary user may ask for. */
-    public static final int DEFAULT_PIPE_SIZE = 1 << 20;
+    /** The largest pipe tried, as pasta: 8 MiB (root may set it; an ordinary user gets fs.pipe-max-size, 1 MiB by default). */
+    public static final int MAX_PIPE_SIZE = 8 << 20;
+    /** Pipes a probe sets at once: the per-user limit on pipe memory (fs.pipe-user-pages-soft) counts them all, as pasta's pool. */
+    static final int PROBE_PIPES = 32;
+    /** The kernel's own size, which a pipe keeps where no larger one is allowed. */
+    static final int KERNEL_PIPE_SIZE = 64 << 10;
 
     final Reactor loop;
     final int pipeSize;
@@ -40,8 +44,39 @@ public final class Splices implements AutoCloseable {
     long datagrams, datagramBytes, datagramDrops;
     private boolean warnedPipes;
 
+    /** Pipes of the largest size this process may give them ({@link #probePipeSize}). */
     public Splices(Reactor loop, Flows flows) {
-        this(loop, flows, DEFAULT_PIPE_SIZE);
+        this(loop, flows, probePipeSize());
+    }
+
+    /**
+     * The size pipes get, probed as pasta does: from {@link #MAX_PIPE_SIZE} down by halves, the
+     * first size that {@link #PROBE_PIPES} pipes all take (F_SETPIPE_SZ refuses an ordinary user
+     * more than fs.pipe-max-size, and more pipe memory than fs.pipe-user-pages-soft in all);
+     * {@link #KERNEL_PIPE_SIZE} where none does.
+     */
+    public static int probePipeSize() {
+        for (int size = MAX_PIPE_SIZE; size > KERNEL_PIPE_SIZE; size /= 2) {
+            long[] pipes = new long[PROBE_PIPES];
+            int taken = 0;
+            boolean all = true;
+            for (; taken < PROBE_PIPES; taken++) {
+                long p = Pipes.pipe();
+                if (p < 0) {
+                    all = false;
+                    break;
+                }
+                pipes[taken] = p;
+                if (Pipes.setSize(Pipes.writeEnd(p), size) < 0) {
+                    all = false;
+                    taken++;
+                    break;
+                }
+            }
+            for (int i = 0; i < taken; i++) closePipe(pipes[i]);
+            if (all) return size;
+        }
+        return KERNEL_PIPE_SIZE;
     }
 
     /** Pipes of pipeSize bytes each way (the kernel's 64 KiB where it refuses more). */

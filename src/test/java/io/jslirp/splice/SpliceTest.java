@@ -66,6 +66,22 @@ class SpliceTest {
                 Endpoint.loopback(ns.sockets(), ipv6, nsPort), null).port());
     }
 
+    /**
+     * Pipes are sized as pasta sizes them: the largest of 8 MiB and its halves that a pool of pipes
+     * all take: at least fs.pipe-max-size (anyone may set that much; more with CAP_SYS_RESOURCE).
+     */
+    @Test
+    void pipesGetTheLargestSizeThePoolTakes() throws IOException {
+        int size = Splices.probePipeSize();
+        assertThat(Integer.bitCount(size)).as("a power of two: %d", size).isEqualTo(1);
+        assertThat(size).isBetween(Splices.KERNEL_PIPE_SIZE, Splices.MAX_PIPE_SIZE);
+        long max = Long.parseLong(java.nio.file.Files.readString(java.nio.file.Path.of("/proc/sys/fs/pipe-max-size")).trim());
+        // fs.pipe-max-size is what anyone may set (more with CAP_SYS_RESOURCE), and 32 pipes of it
+        // stay within fs.pipe-user-pages-soft's default (64 MiB)
+        long allowed = Long.highestOneBit(Math.min(max, Splices.MAX_PIPE_SIZE));
+        assertThat((long) size).as("fs.pipe-max-size %d", max).isGreaterThanOrEqualTo(Math.max(allowed, Splices.KERNEL_PIPE_SIZE));
+    }
+
     @Test
     void tenMebibytesEachWayAreByteExact() throws Exception {
         try (ServerSocket server = ns.call(() -> new ServerSocket(0, 8, lo4()))) {
