@@ -31,10 +31,11 @@ import java.util.List;
  * @param mtu         the MTU to set on it, 0 to leave it alone (-m 0)
  * @param ipv4        the IPv4 side, or null when IPv4 is off (-6, or no address to give)
  * @param ipv6        the IPv6 side, or null
- * @param nameservers where DNS to a --dns-forward address goes (--dns-host, else the host's first
- *                    resolv.conf nameserver of each version); empty without --dns-forward
+ * @param nameservers where DNS to the IPv4 --dns-forward address goes (--dns-host, else the host's
+ *                    first resolv.conf nameserver, of IPv4 first, then of IPv6); empty without --dns-forward
+ * @param nameservers6 the same for the IPv6 --dns-forward address: its own version's host first
  */
-record PastaNetwork(String ifname, int mtu, Side ipv4, Side ipv6, List<Nameserver> nameservers) {
+record PastaNetwork(String ifname, int mtu, Side ipv4, Side ipv6, List<Nameserver> nameservers, List<Nameserver> nameservers6) {
     /** pasta's MAC address on the link (its default for -M): 9a:55:9a:55:9a:55. */
     static final long PASTA_MAC = 0x9a559a559a55L;
     /** The MTU the engine works with when -m 0 leaves the interface's own (a new tap's is 1500). */
@@ -77,18 +78,16 @@ record PastaNetwork(String ifname, int mtu, Side ipv4, Side ipv6, List<Nameserve
         String ifname = o.nsIfname() != null ? o.nsIfname()
                 : host.ipv4() != null && v4 != null ? host.ipv4().ifname()
                 : host.ipv6() != null && v6 != null ? host.ipv6().ifname() : "tap0";
-        List<Nameserver> nameservers = new ArrayList<>();
+        List<Nameserver> nameservers = new ArrayList<>(), nameservers6 = new ArrayList<>();
         boolean forwardsDns = (v4 != null && v4.dnsForward() != null) || (v6 != null && v6.dnsForward() != null);
         if (forwardsDns) {
             InetAddress h4 = o.dnsHost().ipv4() != null ? o.dnsHost().ipv4() : host.dnsHost4();
             InetAddress h6 = o.dnsHost().ipv6() != null ? o.dnsHost().ipv6() : host.dnsHost6();
             // The DNS address of each version first asks that version's host, then the other's.
-            boolean v6First = v4 == null || v4.dnsForward() == null;
-            for (InetAddress a : v6First ? new InetAddress[] {h6, h4} : new InetAddress[] {h4, h6}) {
-                if (a != null) nameservers.add(Nameserver.parse(a.getHostAddress()));
-            }
+            for (InetAddress a : new InetAddress[] {h4, h6}) if (a != null) nameservers.add(Nameserver.parse(a.getHostAddress()));
+            for (InetAddress a : new InetAddress[] {h6, h4}) if (a != null) nameservers6.add(Nameserver.parse(a.getHostAddress()));
         }
-        return new PastaNetwork(ifname, mtu, v4, v6, nameservers);
+        return new PastaNetwork(ifname, mtu, v4, v6, nameservers, nameservers6);
     }
 
     private static Side side(PastaOptions o, HostNetwork.Template template, InetAddress given, InetAddress givenGateway,
@@ -127,7 +126,8 @@ record PastaNetwork(String ifname, int mtu, Side ipv4, Side ipv6, List<Nameserve
         int prefix4 = ipv4 == null ? 32 : ipv4.guest().prefixLength();
         NetworkConfig network = NetworkConfig.proxied(guest4, prefix4, v4(ipv4 == null ? null : ipv4.gateway()),
                 v4(ipv4 == null ? null : ipv4.dnsForward()), engineMtu(), mac);
-        EngineConfig.Builder b = EngineConfig.builder(network, nameservers.isEmpty() ? null : nameservers).preserveSource(true);
+        EngineConfig.Builder b = EngineConfig.builder(network, nameservers.isEmpty() ? null : nameservers).nameservers6(nameservers6)
+                .preserveSource(true);
         AddressPlan plan4 = AddressPlan.proxied(HostAddress.ipv4(guest4), host(ipv4 == null ? null : ipv4.toLoopback()), mappings(ipv4));
         AddressPlan plan6 = null;
         if (ipv6 != null) {

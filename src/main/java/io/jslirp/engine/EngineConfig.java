@@ -36,11 +36,13 @@ import java.util.List;
  * @param plan4          where IPv4 flows go, or null for the virtual network's plan ({@link AddressPlan#of(NetworkConfig)});
  *                       pasta's model gives its own ({@link AddressPlan#proxied})
  * @param plan6          the same for IPv6
+ * @param nameservers6   where DNS sent to the IPv6 DNS address goes, when it is not {@code nameservers}
+ *                       (pasta's model: each version's host nameserver first); null: the same
  */
 public record EngineConfig(NetworkConfig network, List<Nameserver> nameservers, TcpConfig tcp, long udpIdleNanos, List<PortForward> forwards,
                            int outboundAddress, Limits limits, Path tftpRoot, String bootFile, Capture.Settings capture,
                            long busyPollNanos, DestinationRules rules, boolean preserveSource, Ipv6Network ipv6,
-                           HostAddress outboundAddress6, AddressPlan plan4, AddressPlan plan6) {
+                           HostAddress outboundAddress6, AddressPlan plan4, AddressPlan plan6, List<Nameserver> nameservers6) {
     public static final long DEFAULT_UDP_IDLE_NANOS = 60_000_000_000L;
     /**
      * No busy polling by default: a loop that spins for the answer takes a core that the
@@ -77,6 +79,7 @@ public record EngineConfig(NetworkConfig network, List<Nameserver> nameservers, 
         private Ipv6Network ipv6;
         private HostAddress outboundAddress6;
         private AddressPlan plan4, plan6;
+        private List<Nameserver> nameservers6;
 
         private Builder(NetworkConfig network, List<Nameserver> nameservers) {
             this.network = network;
@@ -154,9 +157,15 @@ public record EngineConfig(NetworkConfig network, List<Nameserver> nameservers, 
             return this;
         }
 
+        /** Where DNS to the IPv6 DNS address goes, when not where the IPv4 one's goes (with DNS enabled). */
+        public Builder nameservers6(List<Nameserver> v) {
+            nameservers6 = v == null ? null : List.copyOf(v);
+            return this;
+        }
+
         public EngineConfig build() {
             return new EngineConfig(network, nameservers, tcp, udpIdleNanos, forwards, outboundAddress, limits, tftpRoot, bootFile, capture,
-                    busyPollNanos, rules, preserveSource, ipv6, outboundAddress6, plan4, plan6);
+                    busyPollNanos, rules, preserveSource, ipv6, outboundAddress6, plan4, plan6, nameservers == null ? null : nameservers6);
         }
     }
 

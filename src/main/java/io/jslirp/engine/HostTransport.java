@@ -20,7 +20,7 @@ import io.jslirp.nat.Limits;
 import io.jslirp.nat.PingNat;
 import io.jslirp.nat.TcpNat;
 import io.jslirp.nat.UdpNat;
-import io.jslirp.policy.Nameservers;
+import io.jslirp.policy.DnsServers;
 import io.jslirp.service.DnsForwarder;
 import io.jslirp.service.TftpFiles;
 import io.jslirp.service.TftpServer;
@@ -85,7 +85,7 @@ public final class HostTransport {
      *               together) and how long a datagram flow may stay idle
      */
     public HostTransport(Reactor loop, HostSockets sockets, Family ipv4, Family ipv6, EngineConfig config) {
-        Nameservers nameservers = config.nameservers() == null ? null : new Nameservers(config.nameservers());
+        DnsServers nameservers = DnsServers.of(config.nameservers(), config.nameservers6());
         long idleTimeoutNanos = config.udpIdleNanos();
         Limits limits = config.limits();
         this.loop = loop;

@@ -1,5 +1,6 @@
 package io.jslirp.nat;
 
+import io.jslirp.policy.DnsServers;
 import io.jslirp.policy.Nameservers;
 import io.jslirp.policy.OutboundPolicy;
 import io.jslirp.wire.Ipv4;
@@ -28,11 +29,11 @@ public final class Destinations {
     public static final int UNREACHABLE = 4;
 
     /** Null with --disable-dns. */
-    private final Nameservers nameservers;
+    private final DnsServers nameservers;
     private boolean tftp;
 
     /** Decisions with DNS served from nameservers (null: --disable-dns, the DNS address then as silent as any other). */
-    public Destinations(Nameservers nameservers) {
+    public Destinations(DnsServers nameservers) {
         this.nameservers = nameservers;
     }
 
@@ -46,7 +47,7 @@ public final class Destinations {
         boolean udp = protocol == Ipv4.PROTO_UDP;
         if (udp && tftp && !family.ipv6() && destination == family.gateway() && port == Tftp.PORT) return of(TFTP, 0);
         if (nameservers != null && (udp || protocol == Ipv4.PROTO_TCP) && destination == family.dns() && port == Nameservers.PORT) {
-            return of(!udp && nameservers.isEmpty() ? UNREACHABLE : NAMESERVERS, 0);
+            return of(!udp && nameservers.of(family.ipv6()).isEmpty() ? UNREACHABLE : NAMESERVERS, 0);
         }
         int target = family.target(destination);
         if (target == OutboundPolicy.UNREACHABLE) return of(UNREACHABLE, 0);

@@ -4,6 +4,7 @@ import io.jslirp.flow.Flow;
 import io.jslirp.flow.Flows;
 import io.jslirp.flow.Kind;
 import io.jslirp.flow.State;
+import io.jslirp.policy.DnsServers;
 import io.jslirp.policy.NameserverTries;
 import io.jslirp.policy.Nameservers;
 import io.jslirp.policy.OutboundPolicy;
@@ -54,7 +55,7 @@ public final class TcpNat {
     private final Clock clock;
     private final HostSockets sockets;
     /** Where TCP to the DNS address goes, or null with --disable-dns. */
-    private final Nameservers dns;
+    private final DnsServers dns;
     private final Limits limits;
     private final Counters counters;
     /** Connections whose host connect has not completed. */
@@ -90,7 +91,7 @@ public final class TcpNat {
      * @param batch        the frames the link has not written out yet, which own the payloads sent
      *                     from where they were peeked until its flush (see {@link PeekArea})
      */
-    public TcpNat(NatContext context, Nameservers dns, long bufferBudget, TxBatch batch) {
+    public TcpNat(NatContext context, DnsServers dns, long bufferBudget, TxBatch batch) {
         this.loop = context.loop();
         this.flows = context.flows();
         this.sockets = context.sockets();
@@ -173,7 +174,7 @@ public final class TcpNat {
         flows.add(flow, State.OPENING, clock.now());
         keepTrimming();
         halfOpen++;
-        Outcome r = toNameservers ? flow.connectNameservers(new NameserverTries(dns)) : flow.connect(family.connect(fd, target, dstPort));
+        Outcome r = toNameservers ? flow.connectNameservers(new NameserverTries(dns.of(family.ipv6()))) : flow.connect(family.connect(fd, target, dstPort));
         settle(flow, true, r, true);
     }
 

@@ -4,6 +4,7 @@ import io.jslirp.nat.Family;
 import io.jslirp.nat.Unreachable;
 import io.jslirp.policy.Nameserver;
 import io.jslirp.policy.NameserverTries;
+import io.jslirp.policy.DnsServers;
 import io.jslirp.policy.Nameservers;
 
 import io.jslirp.loop.Reactor;
@@ -42,11 +43,11 @@ public final class DnsForwarder {
     private final Clock clock;
     private final HostSockets sockets;
     private final Counters counters;
-    private final Nameservers nameservers;
+    private final DnsServers nameservers;
     private final ArrayDeque<Query> idle = new ArrayDeque<>();
     private final List<Query> pending = new ArrayList<>();
 
-    public DnsForwarder(Reactor loop, HostSockets sockets, Counters counters, Nameservers nameservers) {
+    public DnsForwarder(Reactor loop, HostSockets sockets, Counters counters, DnsServers nameservers) {
         this.loop = loop;
         this.clock = loop.clock();
         this.sockets = sockets;
@@ -57,7 +58,7 @@ public final class DnsForwarder {
     /** A query of len bytes at off in f, from guest:guestPort to family's DNS address. */
     public void query(Family family, MemorySegment f, long off, int len, int guest, int guestPort) {
         counters.dnsQueries++;
-        if (nameservers.isEmpty() || pending.size() >= MAX_PENDING) {
+        if (nameservers.of(family.ipv6()).isEmpty() || pending.size() >= MAX_PENDING) {
             counters.dnsUnanswered++;
             return;
         }
@@ -73,7 +74,9 @@ public final class DnsForwarder {
     /** One guest query on its way through the nameservers; reused for later queries. */
     private final class Query implements Handler {
         private final Timer timer = new Timer(this::timedOut);
-        private final NameserverTries tries = new NameserverTries(nameservers);
+        /** The way through each version's nameservers; tries is the one of the query's version. */
+        private final NameserverTries tries4 = new NameserverTries(nameservers.of(false)), tries6 = new NameserverTries(nameservers.of(true));
+        private NameserverTries tries = tries4;
         private Family family;
         private MemorySegment message = MemorySegment.NULL;
         private int length, guest, guestPort;
@@ -83,6 +86,7 @@ public final class DnsForwarder {
 
         void start(Family family, MemorySegment f, long off, int len, int guest, int guestPort) {
             this.family = family;
+            this.tries = family.ipv6() ? tries6 : tries4;
             if (message.byteSize() < len) message = Arena.ofAuto().allocate(Math.max(512, len));
             MemorySegment.copy(f, off, message, 0, len);
             this.length = len;

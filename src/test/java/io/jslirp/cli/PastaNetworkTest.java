@@ -86,6 +86,18 @@ class PastaNetworkTest {
         assertThat(n.nameservers()).as("the host's first nameserver").extracting(Object::toString).containsExactly("10.255.255.53");
     }
 
+    /** Each version's --dns-forward address asks its own version's host nameserver first, as pasta's dns_host of each version. */
+    @Test
+    void nameserversAreKeptPerIpVersion() {
+        PastaNetwork n = of("--config-net", "--dns-host", "127.0.0.1", "--dns-host", "::1", "--dns-forward", "169.254.1.1",
+                "--dns-forward", "fd00::53", "--netns", "x");
+        assertThat(n.nameservers()).extracting(Object::toString).containsExactly("127.0.0.1", "0:0:0:0:0:0:0:1");
+        assertThat(n.nameservers6()).extracting(Object::toString).containsExactly("0:0:0:0:0:0:0:1", "127.0.0.1");
+        EngineConfig c = n.engineConfig(PastaNetwork.PASTA_MAC).build();
+        assertThat(c.nameservers()).extracting(Object::toString).containsExactly("127.0.0.1", "0:0:0:0:0:0:0:1");
+        assertThat(c.nameservers6()).extracting(Object::toString).containsExactly("0:0:0:0:0:0:0:1", "127.0.0.1");
+    }
+
     @Test
     void theGatewayStandsForLoopbackUnlessToldOtherwise() {
         assertThat(of("--config-net", "--netns", "x").ipv4().toLoopback()).isEqualTo(ip("192.0.2.1"));

@@ -5,7 +5,7 @@ import io.jslirp.engine.NatHarness.Version;
 import io.jslirp.engine.Packet;
 import io.jslirp.policy.DestinationRules;
 import io.jslirp.policy.Nameserver;
-import io.jslirp.policy.Nameservers;
+import io.jslirp.policy.DnsServers;
 import io.jslirp.wire.Icmpv4;
 import io.jslirp.wire.Ipv4;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -66,14 +66,18 @@ class DestinationsTest {
         NatHarness h = harness(v, DestinationRules.NONE);
         Family f = h.family(v);
         int dns = handle(h, v.dns());
-        Destinations served = new Destinations(new Nameservers(List.of(Nameserver.parse("127.0.0.53"))));
+        Destinations served = new Destinations(DnsServers.of(List.of(Nameserver.parse("127.0.0.53")), null));
         assertThat(where(served.decide(f, UDP, dns, 53))).isEqualTo("nameservers");
         assertThat(where(served.decide(f, TCP, dns, 53))).isEqualTo("nameservers");
         assertThat(where(served.decide(f, UDP, dns, 54))).as("another port: no host behind it").isEqualTo("unreachable");
-        Destinations none = new Destinations(new Nameservers(List.of()));
+        Destinations none = new Destinations(DnsServers.of(List.of(), null));
         assertThat(where(none.decide(f, TCP, dns, 53))).as("no nameserver: TCP is refused").isEqualTo("unreachable");
         assertThat(where(none.decide(f, UDP, dns, 53))).as("UDP: the forwarder counts it unanswered").isEqualTo("nameservers");
         assertThat(where(new Destinations(null).decide(f, UDP, dns, 53))).as("--disable-dns").isEqualTo("unreachable");
+        // pasta's model: one version without a nameserver of its own or the other's refuses TCP there alone
+        Destinations split = new Destinations(DnsServers.of(v.ipv6() ? List.of(Nameserver.parse("127.0.0.53")) : List.of(),
+                v.ipv6() ? List.of() : List.of(Nameserver.parse("::1"))));
+        assertThat(where(split.decide(f, TCP, dns, 53))).as("this version's list is empty").isEqualTo("unreachable");
     }
 
     @ParameterizedTest
