@@ -8,6 +8,7 @@ import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
 import io.jslirp.sys.Sockets;
+import io.jslirp.sys.UnixListener;
 import io.jslirp.sys.UnixSocketFile;
 import io.jslirp.util.Log;
 
@@ -43,15 +44,9 @@ public final class ApiSocket {
         this.loop = loop;
         this.clock = loop.clock();
         this.requests = requests;
-        int s = Sockets.unixStream();
-        this.file = UnixSocketFile.bind(s, path.toString(), "the API socket", true);
-        int r = Sockets.listen(s, MAX_CLIENTS);
-        if (r < 0) {
-            Libc.close(s);
-            file.release();
-            throw new IllegalArgumentException("cannot set up the API socket " + path + ": " + Errno.describe(-r));
-        }
-        this.fd = s;
+        UnixListener l = UnixListener.listen(path.toString(), "the API socket", true, MAX_CLIENTS);
+        this.file = l.file();
+        this.fd = l.fd();
         loop.register(fd, Epoll.IN, events -> accept());
     }
 

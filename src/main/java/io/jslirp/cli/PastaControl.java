@@ -12,7 +12,7 @@ import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
 import io.jslirp.sys.Sockets;
-import io.jslirp.sys.UnixSocketFile;
+import io.jslirp.sys.UnixListener;
 import io.jslirp.util.Log;
 
 import java.lang.foreign.MemorySegment;
@@ -57,7 +57,7 @@ final class PastaControl implements PastaPorts {
         private final Context c;
         private final Reactor loop;
         private final int fd;
-        private final UnixSocketFile file;
+        private final UnixListener listener;
         private final List<ForwardRule> splice;
         private final int caps;
         private final ArrayDeque<Integer> waiting = new ArrayDeque<>();
@@ -77,20 +77,12 @@ final class PastaControl implements PastaPorts {
             this.splice = List.copyOf(out);
             this.caps = (c.network().ipv4() != null ? ControlProtocol.CAP_IPV4 : 0) | (c.network().ipv6() != null ? ControlProtocol.CAP_IPV6 : 0)
                     | ControlProtocol.CAP_TCP | ControlProtocol.CAP_UDP | ControlProtocol.CAP_IFNAME;
-            int s = Sockets.unixStream();
             try {
-                this.file = UnixSocketFile.bind(s, path, "the control socket", true);
-            } catch (RuntimeException e) {
-                Libc.close(s);
+                this.listener = UnixListener.listen(path, "the control socket", true, MAX_WAITING);
+            } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("Couldn't open control socket " + path + ": " + Main.oneLine(e));
             }
-            int r = Sockets.listen(s, MAX_WAITING);
-            if (r < 0) {
-                Libc.close(s);
-                file.release();
-                throw new IllegalArgumentException("Couldn't listen on configuration socket " + path + ": " + Errno.describe(-r));
-            }
-            this.fd = s;
+            this.fd = listener.fd();
             loop.register(fd, Epoll.IN, events -> accept());
             c.engine().atShutdown(this::close);
         }
@@ -184,8 +176,7 @@ final class PastaControl implements PastaPorts {
 
         private void close() {
             loop.unregister(fd);
-            Libc.close(fd);
-            file.release();
+            listener.close();
             for (int w : waiting) Libc.close(w);
             waiting.clear();
             if (current != null) current.end();

@@ -6,6 +6,7 @@ import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
 import io.jslirp.sys.Sockets;
+import io.jslirp.sys.UnixListener;
 import io.jslirp.sys.UnixSocketFile;
 import io.jslirp.util.Log;
 import io.jslirp.wire.QemuStream;
@@ -99,7 +100,7 @@ public final class StreamLink implements Link {
      * IllegalArgumentException when that fails, naming the path as role ("the QEMU socket").
      */
     public static StreamLink listenUnix(String path, String role) {
-        UnixListener l = UnixListener.listen(path, role);
+        UnixListener l = UnixListener.listen(path, role, false, 4);
         return new StreamLink(l.fd(), l.file(), -1);
     }
 

@@ -6,6 +6,7 @@ import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
 import io.jslirp.sys.Sockets;
+import io.jslirp.sys.UnixListener;
 import io.jslirp.sys.UnixSocketFile;
 import io.jslirp.util.Log;
 import io.jslirp.vhostuser.Features;
@@ -93,7 +94,7 @@ public final class VhostUserLink implements Link {
      * fails, naming the path as role ("the --vhost-user path").
      */
     public static VhostUserLink listenUnix(String path, String role) {
-        UnixListener l = UnixListener.listen(path, role);
+        UnixListener l = UnixListener.listen(path, role, false, 4);
         return new VhostUserLink(l.fd(), l.file());
     }
 

@@ -105,21 +105,7 @@ class PastaPortsIT {
             hostServer("127.0.0.1", p);
             hostServer("::1", p);
         }
-        DatagramSocket echo = new DatagramSocket(new InetSocketAddress("127.0.0.1", one));
-        closing.add(echo);
-        Thread.ofPlatform().daemon(true).start(() -> {
-            byte[] b = new byte[256];
-            try {
-                while (true) {
-                    DatagramPacket d = new DatagramPacket(b, b.length);
-                    echo.receive(d);
-                    byte[] a = ("host " + d.getPort()).getBytes(StandardCharsets.US_ASCII);
-                    echo.send(new DatagramPacket(a, a.length, d.getSocketAddress()));
-                }
-            } catch (IOException closed) {
-                // the test is over
-            }
-        });
+        hostUdpEcho("127.0.0.1", one);
         String ns = netns();
         pasta(ns, "-t", "none", "-u", "none", "-T", String.valueOf(one), "-T", range + "-" + (range + 2), "-T", xlate + ":" + to,
                 "-U", String.valueOf(one));
@@ -267,6 +253,75 @@ class PastaPortsIT {
         throw new AssertionError("no answer from " + host + ":" + port);
     }
 
+    /** -U with a range, over IPv4 and IPv6: a datagram to each port of the namespace's loopback reaches the host's of its version. */
+    @Test
+    @Timeout(240)
+    void outboundUdpRangesOverBothVersions() throws Exception {
+        int range = freeBase() + 12;
+        for (int i = 0; i < 3; i++) {
+            hostUdpEcho("127.0.0.1", range + i);
+            hostUdpEcho("::1", range + i);
+        }
+        String ns = netns();
+        pasta(ns, "-t", "none", "-u", "none", "-T", "none", "-U", range + "-" + (range + 2));
+        for (String lo : List.of("127.0.0.1", "::1")) {
+            for (int i = 0; i < 3; i++) {
+                assertThat(client(ns, lo, range + i, "udp")).as("-U range at %s:%d", lo, range + i).isEqualTo("host " + lo + " " + (range + i));
+            }
+        }
+    }
+
+    /**
+     * -u auto and -U auto: a UDP socket bound in the namespace after pasta gets the host's port, one
+     * bound on the host's loopback the namespace's; each is reached once the scan has seen it.
+     */
+    @Test
+    @Timeout(240)
+    void udpAutoFollowsTheSocketsOfBothSides() throws Exception {
+        int inbound = freeBase() + 14, outbound = inbound + 1;
+        String ns = netns();
+        pasta(ns, "-t", "none", "-u", "auto", "-T", "none", "-U", "auto");
+        Process server = new ProcessBuilder("ip", "netns", "exec", ns, ItEnv.python(), "-c", UDP_SOURCE, String.valueOf(inbound))
+                .redirectErrorStream(true).start();
+        namespaces.started(server);
+        assertThat(new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8)).readLine()).isEqualTo("listening");
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        try (DatagramSocket c = new DatagramSocket(new InetSocketAddress("127.0.0.1", 0))) {
+            while (udpAsk(c, "127.0.0.1", inbound).isEmpty()) {
+                assertThat(System.nanoTime()).as("-u auto picks up the namespace's socket").isLessThan(deadline);
+            }
+        }
+        hostUdpEcho("127.0.0.1", outbound);
+        deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!client(ns, "127.0.0.1", outbound, "udp").startsWith("host ")) {
+            assertThat(System.nanoTime()).as("-U auto picks up the host's socket").isLessThan(deadline);
+            Thread.sleep(100);
+        }
+    }
+
+    /**
+     * --host-lo-to-ns-lo: a host-loopback client of -t reaches a server that listens on the
+     * namespace's loopback alone; without it (pasta's default now) the client goes to the
+     * namespace's own address, where that server is not.
+     */
+    @Test
+    @Timeout(240)
+    void hostLoopbackToTheNamespacesLoopbackOnlyWhenAsked() throws Exception {
+        int port = freeBase() + 16;
+        String asked = netns(), not = netns();
+        for (String ns : List.of(asked, not)) {
+            Process p = new ProcessBuilder("ip", "netns", "exec", ns, ItEnv.python(), "-c", LOOPBACK_SERVER, String.valueOf(port))
+                    .redirectErrorStream(true).start();
+            namespaces.started(p);
+            assertThat(new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)).readLine()).isEqualTo("listening");
+        }
+        pasta(asked, "-t", String.valueOf(port), "-u", "none", "-T", "none", "-U", "none", "--host-lo-to-ns-lo");
+        assertThat(tcpPort("127.0.0.1", port)).as("to the namespace's 127.0.0.1").isEqualTo(port);
+        stopPastaOf(asked);
+        pasta(not, "-t", String.valueOf(port), "-u", "none", "-T", "none", "-U", "none");
+        assertThat(refused("127.0.0.1", port)).as("to the namespace's own address: nothing there").isTrue();
+    }
+
     /** -T auto: a server started on the host's loopback after pasta is reached from the namespace's, and dropped after. */
     @Test
     @Timeout(240)
@@ -290,6 +345,47 @@ class PastaPortsIT {
     }
 
     // ---- helpers ----
+
+    /** The namespace's TCP server on its 127.0.0.1 alone: "port" answers the port. */
+    private static final String LOOPBACK_SERVER = """
+            import socket, sys
+            s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(8)
+            print("listening", flush=True)
+            while True:
+                c, _ = s.accept()
+                c.recv(64); c.sendall(b"%d\\n" % int(sys.argv[1])); c.close()
+            """;
+
+    /** A UDP socket on the host at address:port answering each datagram with "host ADDRESS PORT". */
+    private void hostUdpEcho(String address, int port) throws IOException {
+        DatagramSocket echo = new DatagramSocket(new InetSocketAddress(InetAddress.getByName(address), port));
+        closing.add(echo);
+        byte[] a = ("host " + address + " " + port).getBytes(StandardCharsets.US_ASCII);
+        Thread.ofPlatform().daemon(true).start(() -> {
+            byte[] b = new byte[256];
+            try {
+                while (true) {
+                    DatagramPacket d = new DatagramPacket(b, b.length);
+                    echo.receive(d);
+                    echo.send(new DatagramPacket(a, a.length, d.getSocketAddress()));
+                }
+            } catch (IOException closed) {
+                // the test is over
+            }
+        });
+    }
+
+    /** Ends the jslirp pasta serving ns (its forwards close with it). */
+    private static void stopPastaOf(String ns) throws Exception {
+        for (ProcessHandle h : ProcessHandle.allProcesses().toList()) {
+            String cmdline = h.info().commandLine().orElse("");
+            if (cmdline.contains("jslirp.jar pasta") && cmdline.contains("/run/netns/" + ns + " ")) {
+                h.destroy();
+                h.onExit().get(20, TimeUnit.SECONDS);
+            }
+        }
+    }
 
     private String netns() {
         return namespaces.create();

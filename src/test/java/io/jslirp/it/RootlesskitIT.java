@@ -51,10 +51,7 @@ class RootlesskitIT {
                 "--port-driver=slirp4netns", "-p", "127.0.0.1:" + port + ":80/tcp",
                 "--", "busybox", "httpd", "-f", "-p", "80", "-h", www.toString()));
         try {
-            Cmd.Result r = RootlessIT.fetchFromHost("http://127.0.0.1:" + port + "/", kit::isAlive);
-            String why = r + "\nrootlesskit log:\n" + Files.readString(log);
-            assertThat(r.exit()).as(why).isZero();
-            assertThat(r.out()).isEqualTo(page);
+            String why = served(kit, log, port, page);
 
             // The network came from the user's jslirp, in the child's user namespace.
             List<ProcessHandle> procs = user.processes();
@@ -113,15 +110,21 @@ class RootlesskitIT {
         }
         Process kit = user.start(log, cmd);
         try {
-            Cmd.Result r = RootlessIT.fetchFromHost("http://127.0.0.1:" + port + "/", kit::isAlive);
-            String why = r + "\nrootlesskit log:\n" + Files.readString(log);
-            assertThat(r.exit()).as(why).isZero();
-            assertThat(r.out()).isEqualTo(page);
+            String why = served(kit, log, port, page);
             List<ProcessHandle> procs = user.processes();
             assertThat(procs.stream().map(TestUser::commandLine)).as(why).anyMatch(c -> c.contains(user.install() + "/target/jslirp.jar pasta"));
         } finally {
             kit.destroy();
             if (!kit.waitFor(20, TimeUnit.SECONDS)) Cmd.killTree(kit.toHandle());
         }
+    }
+
+    /** Fetches page from the host's 127.0.0.1:port while kit runs; returns what to say if a later check fails. */
+    private static String served(Process kit, Path log, int port, String page) throws java.io.IOException {
+        Cmd.Result r = RootlessIT.fetchFromHost("http://127.0.0.1:" + port + "/", kit::isAlive);
+        String why = r + "\nrootlesskit log:\n" + Files.readString(log);
+        assertThat(r.exit()).as(why).isZero();
+        assertThat(r.out()).isEqualTo(page);
+        return why;
     }
 }
