@@ -378,6 +378,31 @@ def forwards_table(R):
     return table(head, rows, ["---:", "---", "---"] + ["---:"] * 11)
 
 
+def forwards_udp_table(R):
+    """Per MTU and forward, each stack that has it: iperf3 UDP both ways through the forward (-u, -U, add_hostfwd udp)."""
+    rows = []
+    for mtu in R.mtus:
+        for fwd, label in FORWARDS:
+            base = {"family": "forwards", "mtu": mtu, "test": "udp"}
+            stacks = [s for s in R.stacks if R.best("gbps", dict(base, stack=s, fwd=fwd, dir="g2h"))
+                      or R.best("gbps", dict(base, stack=s, fwd=fwd, dir="h2g"))]
+            for s in stacks:
+                other = COUNTERPART.get(s)
+                row = [mtu, label.replace("-t", "-u").replace("-T", "-U"), s]
+                for d, _ in DIRS:
+                    r = R.best("gbps", dict(base, stack=s, fwd=fwd, dir=d))
+                    o = R.best("gbps", dict(base, stack=other, fwd=fwd, dir=d)) if other else None
+                    v = r and r["gbps"]
+                    row += [fmt(v, "%.2f"), fmt(r and r.get("lost_percent"), "%.1f %%"), ratio(v, o and o["gbps"]) if other else "–"]
+                rows.append(row)
+    if not rows:
+        return "(no UDP forward cells)"
+    head = ["MTU", "forward", "stack"]
+    for _, label in DIRS:
+        head += [label + " Gbit/s", "lost", "vs other"]
+    return table(head, rows, ["---:", "---", "---"] + ["---:"] * 6)
+
+
 def targets_table(R):
     """The project's goals for jslirp, each with its worst cell; a jslirp n/a counts as missed."""
     if "jslirp" not in R.stacks:
@@ -538,6 +563,10 @@ def report(R, png_note):
          "cells straight between its namespaces, no forward. **vs other**: ÷ the other program on the same "
          "forward (jslirp-pasta ÷ pasta, jslirp ÷ slirp4netns, and the other way round). Round trips: "
          "1-byte ping-pong with TCP_NODELAY for %s s." % m["SECS"]),
+        ("forwards", "## Forwarded ports: UDP (iperf3 -u -b 0)", forwards_udp_table,
+         "The same sessions: iperf3 UDP at unlimited rate, %s-byte datagrams, through `-u`/`-U` of iperf3's port "
+         "(jslirp-pasta, pasta) or `add_hostfwd` with proto udp (slirp4netns, jslirp attach); Gbit/s received "
+         "and datagrams lost. **vs other** as above." % m.get("UDP_LEN", "?")),
     ]
     for fam, title, fn, note in sections:
         if fam in R.tests:

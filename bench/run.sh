@@ -45,7 +45,8 @@
 #               RRLOAD_N while another connection uploads at full speed (iperf3 ns→host), then
 #               while one downloads (host→ns): p50 and p99 of each, and the bulk rate meanwhile.
 #   forwards    forwarded ports, at each MTU of BENCH_MTUS: iperf3 TCP (1 stream, both directions with
-#               -R) and round trips (tcp_client.py rr) through each stack's forward, one session per
+#               -R), iperf3 UDP (-b 0, UDP_LEN-byte datagrams, both directions, through -u/-U or
+#               add_hostfwd udp of iperf3's port) and round trips (tcp_client.py rr) through each stack's forward, one session per
 #               stack and forward: `-t HP-HP:CP-CP` (pasta, jslirp-pasta; a host client at
 #               127.0.0.1:HP, the servers in the namespace), slirp4netns's API `add_hostfwd`
 #               127.0.0.1:HP → the guest's CP (slirp4netns, jslirp attach with --api-socket; the same
@@ -277,15 +278,15 @@ up_veth() {
 # up_stack STACK MTU [SUFFIX]: start a user-mode stack on a fresh namespace (named with SUFFIX, for
 # several side by side), with the forward FW_KIND of FW_MAP; fails when it does not come up
 up_stack() {
-  local stack=$1 mtu=$2 short=${1:0:4} dst=10.0.2.2 secs=30 hp ns pidf spec pt=() pT=() api=()
+  local stack=$1 mtu=$2 short=${1:0:4} dst=10.0.2.2 secs=30 hp ns pidf spec pt=() pT=() pu=() pU=() api=()
   [[ $stack == jslirp-pasta ]] && short=jpst dst=$PASTA_LO
   ns="${tag}${short}${3:-}"
   ERRLOG="$workdir/$stack-$mtu-$(date +%s%N).log"
   mkns "$ns" "$dst"
   NS=$ns TARGET=$dst SRV_NS="" SRV_ADDR=127.0.0.1 STACK_PID=""
   case $FW_KIND in
-    t) for spec in "${FW_MAP[@]}"; do pt+=(-t "$spec"); done ;;
-    T) for spec in "${FW_MAP[@]}"; do pT+=(-T "$spec"); done ;;
+    t) for spec in "${FW_MAP[@]}"; do pt+=(-t "$spec"); done; pu=(-u "${FW_MAP[0]}") ;;  # UDP: iperf3's data port
+    T) for spec in "${FW_MAP[@]}"; do pT+=(-T "$spec"); done; pU=(-U "${FW_MAP[0]}") ;;
     api) api=(--api-socket "$workdir/api-$ns.sock") ;;
   esac
   if [[ $stack == jslirp-pasta ]]; then
@@ -295,8 +296,8 @@ up_stack() {
     # published ports, --dns-forward, `none` for each of -t -u -T -U not given, then its tail.
     # The launcher may build the jar first: up to 180 s.
     if ! timeout 180 "$JSLIRP_PASTA" --config-net --map-host-loopback "$PASTA_LO" -m "$mtu" "${pT[@]}" \
-         "${pt[@]}" --dns-forward 169.254.1.1 $( ((${#pt[@]})) || echo -t none) -u none \
-         $( ((${#pT[@]})) || echo -T none) -U none --no-map-gw --quiet --pid "$pidf" \
+         "${pt[@]}" "${pu[@]}" "${pU[@]}" --dns-forward 169.254.1.1 $( ((${#pt[@]})) || echo -t none) $( ((${#pu[@]})) || echo -u none) \
+         $( ((${#pT[@]})) || echo -T none) $( ((${#pU[@]})) || echo -U none) --no-map-gw --quiet --pid "$pidf" \
          --netns "/run/netns/$ns" --map-guest-addr 169.254.1.2 >"$ERRLOG" 2>&1; then
       log "$stack (MTU $mtu) did not come up"; return 1
     fi
@@ -310,6 +311,8 @@ up_stack() {
   hp=$HOLDER_PID
   ((${#pt[@]})) || pt=(-t none)
   ((${#pT[@]})) || pT=(-T none)
+  ((${#pu[@]})) || pu=(-u none)
+  ((${#pU[@]})) || pU=(-U none)
   case $stack in
     slirp4netns)
       command -v slirp4netns >/dev/null || { log "slirp4netns not installed"; return 1; }
@@ -317,7 +320,7 @@ up_stack() {
     pasta)
       command -v "$PASTA" >/dev/null || { log "pasta not installed"; return 1; }
       "$PASTA" --runas 0 -f -q --config-net -4 -I tap0 -a 10.0.2.100 -n 24 -g 10.0.2.2 --mtu "$mtu" \
-        "${pt[@]}" -u none "${pT[@]}" -U none --netns "$ns" >"$ERRLOG" 2>&1 & ;;
+        "${pt[@]}" "${pu[@]}" "${pT[@]}" "${pU[@]}" --netns "$ns" >"$ERRLOG" 2>&1 & ;;
     jslirp)
       [[ -x $JSLIRP ]] || { log "jslirp launcher not found: $JSLIRP"; return 1; }
       secs=180   # the launcher may build the jar first
@@ -326,9 +329,10 @@ up_stack() {
   STACK_PID=$!; track "$STACK_PID"
   await_cfg "$ns" "$STACK_PID" "$secs" || { log "$stack (MTU $mtu) did not come up"; return 1; }
   if [[ $FW_KIND == api ]]; then
-    for spec in "${FW_MAP[@]}"; do
-      "$PY" "$here/api_hostfwd.py" "$workdir/api-$ns.sock" 127.0.0.1 "${spec%%:*}" "${spec#*:}" >>"$ERRLOG" 2>&1 ||
-        { log "$stack: add_hostfwd $spec failed"; return 1; }
+    for spec in "${FW_MAP[@]}" "udp:${FW_MAP[0]}"; do  # UDP: iperf3's data port
+      local proto=tcp; [[ $spec == udp:* ]] && proto=udp spec=${spec#udp:}
+      "$PY" "$here/api_hostfwd.py" "$workdir/api-$ns.sock" 127.0.0.1 "${spec%%:*}" "${spec#*:}" "$proto" >>"$ERRLOG" 2>&1 ||
+        { log "$stack: add_hostfwd $proto $spec failed"; return 1; }
     done
   fi
 }
@@ -646,6 +650,16 @@ fw_session() {
           res=$(iperf "$ci" "${args[@]}") || SESSION_FAILED=1
           [[ $dir == up ]] && d=$up || { [[ $up == g2h ]] && d=h2g || d=g2h; }
           record "{\"family\": \"forwards\", \"test\": \"iperf\", \"stack\": \"$stack\", \"mtu\": $mtu, \"fwd\": \"$kind\", \"dir\": \"$d\", \"res\": $res}"
+        done
+      done
+      for dir in up down; do  # UDP through the -u/-U or add_hostfwd udp of iperf3's port
+        args=(-u -b 0 -l "$UDP_LEN"); [[ $dir == down ]] && args+=(-R)
+        for _ in $(seq "$REPEAT"); do
+          stack_alive || { SESSION_FAILED=1; break 2; }
+          log "  forward $kind: iperf3 UDP $dir"
+          res=$(iperf "$ci" "${args[@]}") || SESSION_FAILED=1
+          [[ $dir == up ]] && d=$up || { [[ $up == g2h ]] && d=h2g || d=g2h; }
+          record "{\"family\": \"forwards\", \"test\": \"udp\", \"stack\": \"$stack\", \"mtu\": $mtu, \"fwd\": \"$kind\", \"dir\": \"$d\", \"res\": $res}"
         done
       done
       for _ in $(seq "$REPEAT"); do
