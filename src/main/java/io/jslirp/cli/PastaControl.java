@@ -101,12 +101,11 @@ final class PastaControl implements PastaPorts {
             next();
         }
 
-        /** Serves the next waiting client, if none is being served. */
+        /** Serves the next waiting client, if none is being served (one gone already ends at once, and the next is served). */
         private void next() {
             while (current == null && !waiting.isEmpty()) {
-                Client client = new Client(this, waiting.poll());
-                current = client;
-                if (!client.greet()) current = null;
+                current = new Client(this, waiting.poll());
+                current.greet();
             }
         }
 
@@ -199,12 +198,12 @@ final class PastaControl implements PastaPorts {
             this.fd = fd;
         }
 
-        /** Starts serving: false when the client is gone already. */
-        boolean greet() {
+        /** Starts serving: the tables written as the socket takes them. */
+        void greet() {
             greeting = ControlProtocol.greeting(server.tables());
             server.loop.register(fd, Epoll.OUT, this);
             server.loop.schedule(timeout, server.loop.clock().now() + CLIENT_TIMEOUT_NANOS);
-            return send();
+            send();
         }
 
         @Override
@@ -246,20 +245,19 @@ final class PastaControl implements PastaPorts {
             }
         }
 
-        /** Writes what is left of the greeting; false when the client is gone. */
-        private boolean send() {
+        /** Writes what is left of the greeting; a client gone is ended. */
+        private void send() {
             while (written < greeting.length) {
                 int n = Sockets.send(fd, MemorySegment.ofArray(greeting), written, greeting.length - written, Sockets.MSG_NOSIGNAL);
-                if (n == -Errno.EAGAIN) return true;
+                if (n == -Errno.EAGAIN) return;
                 if (n < 0) {
                     end();
-                    return false;
+                    return;
                 }
                 written += n;
             }
             greeting = null;
             server.loop.modify(fd, Epoll.IN);
-            return true;
         }
 
         private void fail(String why) {

@@ -7,6 +7,7 @@ import io.jslirp.pasta.PortForwarding;
 import io.jslirp.pasta.PortSpec;
 import io.jslirp.pasta.RuleTable;
 
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -31,15 +32,18 @@ final class TapForwards implements PastaPorts {
     private static void forward(Context c, PortForwarding ports, PortForward.Protocol protocol) {
         PortSpec.Mode mode = ports.mode();
         if (mode != PortSpec.Mode.SPEC && mode != PortSpec.Mode.ALL) return;
-        Map<Integer, List<HostForward>> byPort = new HashMap<>();
+        // The forwards opened, by listening address, interface and port: the rules' keys below.
+        Map<String, List<HostForward>> opened = new HashMap<>();
+        InetAddress any = InboundRules.anyAddress(c.network());
         for (PortSpec.Range r : ports.ranges()) {
+            InetAddress listen = r.address() != null ? r.address() : any;
             int bound = 0;
             String failure = null;
             for (int port = r.first(); port <= r.last(); port++) {
                 int to = ports.target(port);
                 for (PortForward f : InboundRules.forwards(c, protocol, r.address(), port, 0, to < 0 ? r.to(port) : to)) {
                     try {
-                        byPort.computeIfAbsent(port, p -> new ArrayList<>())
+                        opened.computeIfAbsent(key(listen, r.ifname(), port), k -> new ArrayList<>())
                                 .add(c.engine().transport().forward(r.ifname() == null ? f : f.onDevice(r.ifname())));
                         bound++;
                     } catch (IllegalArgumentException e) {
@@ -56,16 +60,21 @@ final class TapForwards implements PastaPorts {
             if (r.everyPort() && bound == 0 && failure != null) throw new IllegalArgumentException(ports.bindNoneFailure(r.spec()));
         }
         // The table the control socket lists: each rule with the forwards of its ports (a port
-        // two ranges name is listed under both, its forwards under the first).
+        // two ranges name on one address is listed under both, its forwards under the first).
         int proto = protocol == PortForward.Protocol.TCP ? ForwardRule.TCP : ForwardRule.UDP;
-        for (ForwardRule rule : RuleTable.of(ports, proto, InboundRules.anyAddress(c.network()), PortSpec.Ephemeral.DEFAULT)) {
+        for (ForwardRule rule : RuleTable.of(ports, proto, any, PortSpec.Ephemeral.DEFAULT)) {
             List<HostForward> its = new ArrayList<>();
             for (int port = rule.first(); port <= rule.last(); port++) {
-                List<HostForward> f = byPort.remove(port);
+                List<HostForward> f = opened.remove(key(rule.listenAddress(), rule.ifname(), port));
                 if (f != null) its.addAll(f);
             }
             c.inbound().add(rule, its);
         }
+    }
+
+    /** A listening socket's address (null: both versions' any), interface (null or "": any) and port, as one key. */
+    private static String key(InetAddress address, String ifname, int port) {
+        return (address == null ? "*" : address.getHostAddress()) + "%" + (ifname == null ? "" : ifname) + ":" + port;
     }
 
     /** "Address already in use" from "cannot listen on ...: Address already in use (EADDRINUSE)". */
