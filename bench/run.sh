@@ -614,7 +614,7 @@ fw_kinds() {
 # both directions and round trips through it. Records "dir" as in the throughput family: g2h =
 # namespace → host (for -t and add_hostfwd that is -R: the host is the client).
 fw_session() {
-  local stack=$1 mtu=$2 kind=$3 pi pe ci ce up dir d args res
+  local stack=$1 mtu=$2 kind=$3 pi pe ci ce up cell dir d args res
   SESSION_FAILED=0
   log "MTU $mtu, $stack: forwards ($kind)"
   pi=$(free_port)
@@ -642,24 +642,18 @@ fw_session() {
         serve iperf && ci=$SERVER_PORT && serve echo && ce=$SERVER_PORT || SESSION_FAILED=1 ;;
     esac
     if ((!SESSION_FAILED)); then
-      for dir in up down; do
-        args=(-P 1); [[ $dir == down ]] && args+=(-R)
-        for _ in $(seq "$REPEAT"); do
-          stack_alive || { SESSION_FAILED=1; break 2; }
-          log "  forward $kind: iperf3 $dir"
-          res=$(iperf "$ci" "${args[@]}") || SESSION_FAILED=1
-          [[ $dir == up ]] && d=$up || { [[ $up == g2h ]] && d=h2g || d=g2h; }
-          record "{\"family\": \"forwards\", \"test\": \"iperf\", \"stack\": \"$stack\", \"mtu\": $mtu, \"fwd\": \"$kind\", \"dir\": \"$d\", \"res\": $res}"
-        done
-      done
-      for dir in up down; do  # UDP through the -u/-U or add_hostfwd udp of iperf3's port
-        args=(-u -b 0 -l "$UDP_LEN"); [[ $dir == down ]] && args+=(-R)
-        for _ in $(seq "$REPEAT"); do
-          stack_alive || { SESSION_FAILED=1; break 2; }
-          log "  forward $kind: iperf3 UDP $dir"
-          res=$(iperf "$ci" "${args[@]}") || SESSION_FAILED=1
-          [[ $dir == up ]] && d=$up || { [[ $up == g2h ]] && d=h2g || d=g2h; }
-          record "{\"family\": \"forwards\", \"test\": \"udp\", \"stack\": \"$stack\", \"mtu\": $mtu, \"fwd\": \"$kind\", \"dir\": \"$d\", \"res\": $res}"
+      # TCP (1 stream), then UDP through the -u/-U or add_hostfwd udp of iperf3's port
+      for cell in iperf udp; do
+        for dir in up down; do
+          args=(-P 1); [[ $cell == udp ]] && args=(-u -b 0 -l "$UDP_LEN")
+          [[ $dir == down ]] && args+=(-R)
+          for _ in $(seq "$REPEAT"); do
+            stack_alive || { SESSION_FAILED=1; break 3; }
+            log "  forward $kind: iperf3 ${cell/iperf/TCP} $dir"
+            res=$(iperf "$ci" "${args[@]}") || SESSION_FAILED=1
+            [[ $dir == up ]] && d=$up || { [[ $up == g2h ]] && d=h2g || d=g2h; }
+            record "{\"family\": \"forwards\", \"test\": \"$cell\", \"stack\": \"$stack\", \"mtu\": $mtu, \"fwd\": \"$kind\", \"dir\": \"$d\", \"res\": $res}"
+          done
         done
       done
       for _ in $(seq "$REPEAT"); do
