@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
  * forward opened has ports in range. Seeds as in {@code TcpFuzzTest} ({@code scripts/fuzz.sh}).
  */
 class ApiFuzzTest {
-    private static final String[] REQUESTS = {
+    static final String[] REQUESTS = {
         "{\"execute\":\"add_hostfwd\",\"arguments\":{\"proto\":\"tcp\",\"host_addr\":\"127.0.0.1\",\"host_port\":8080,\"guest_port\":80}}",
         "{\"execute\":\"add_hostfwd\",\"arguments\":{\"proto\":\"udp\",\"host_port\":5353,\"guest_addr\":\"10.0.2.100\",\"guest_port\":53}}",
         "{\"execute\":\"list_hostfwd\"}",
@@ -37,15 +37,8 @@ class ApiFuzzTest {
             for (int i = 0; i < 20; i++) {
                 byte[] request = mutate(rnd, REQUESTS[rnd.nextInt(REQUESTS.length)]);
                 try {
-                    String reply = api.reply(request, request.length);
-                    JsonNode node = json.readTree(reply);
-                    assertThat(node.isObject()).as(reply).isTrue();
-                    // list_hostfwd answers {"entries": [...]} without "return", as slirp4netns 1.2 does
-                    boolean result = node.has("return") || node.has("entries");
-                    assertThat(result != node.has("error")).as("a result or an error: %s", reply).isTrue();
-                    if (result) results++;
+                    if (answer(json, api, target, request)) results++;
                     else errors++;
-                    for (int port : target.taken) assertThat(port).isBetween(1, 65535);
                 } catch (AssertionError | RuntimeException e) {
                     throw new AssertionError("fuzz seed " + seed + " (replay: -Djslirp.fuzz.base=" + seed + " -Djslirp.fuzz.seeds=1), request "
                             + new String(request, StandardCharsets.ISO_8859_1) + ": " + e.getMessage(), e);
@@ -57,7 +50,22 @@ class ApiFuzzTest {
         assertThat(errors).isPositive();
     }
 
-    private static byte[] mutate(SplittableRandom rnd, String request) {
+    /**
+     * Asks api, with target behind it, request: the reply is one JSON object with a result or an
+     * error, never both, and every forward open has its host port in range. Returns whether it was a result.
+     */
+    static boolean answer(ObjectMapper json, ApiRequests api, ApiRequestsTest.FakeTarget target, byte[] request) throws Exception {
+        String reply = api.reply(request, request.length);
+        JsonNode node = json.readTree(reply);
+        assertThat(node.isObject()).as(reply).isTrue();
+        // list_hostfwd answers {"entries": [...]} without "return", as slirp4netns 1.2 does
+        boolean result = node.has("return") || node.has("entries");
+        assertThat(result != node.has("error")).as("a result or an error: %s", reply).isTrue();
+        for (int port : target.taken) assertThat(port).isBetween(1, 65535);
+        return result;
+    }
+
+    static byte[] mutate(SplittableRandom rnd, String request) {
         String r = request;
         if (rnd.nextBoolean()) { // a value replaced by one of another type or range
             int colon = r.indexOf(':', rnd.nextInt(r.length()));

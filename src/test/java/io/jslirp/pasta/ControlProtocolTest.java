@@ -19,7 +19,7 @@ class ControlProtocolTest {
     private static final Set<Integer> TABLES = Set.of(ControlProtocol.PIF_HOST, ControlProtocol.PIF_SPLICE);
 
     /** The bytes of one side of a recorded exchange, in order. */
-    private static byte[] side(String file, char who) throws IOException {
+    static byte[] side(String file, char who) throws IOException {
         try (InputStream in = ControlProtocolTest.class.getResourceAsStream("/pesto/" + file)) {
             assertThat(in).as(file).isNotNull();
             ByteBuffer out = ByteBuffer.allocate(1 << 20);

@@ -59,7 +59,7 @@ class StackFuzzTest {
     private static final int FRAMES = 1000;
 
     private final Arena arena = Arena.ofAuto();
-    private final MemorySegment frame = arena.allocate(Ethernet.HEADER_LENGTH + 65536 + 64);
+    final MemorySegment frame = arena.allocate(Ethernet.HEADER_LENGTH + 65536 + 64);
     private long sent, sent6, transportCalls;
     /** Whether the frame {@link #template} just built carries checksums of its own (a fragment's are the whole datagram's). */
     private boolean checksummed;
@@ -85,63 +85,89 @@ class StackFuzzTest {
     }
 
     private long run(SplittableRandom rnd) {
-        Counters counters = new Counters();
-        FrameSink sink = (f, length) -> {
-            checkSent(f, length);
-            sent++;
-            if (Ethernet.type(f, 0) == Ethernet.TYPE_IPV6) sent6++;
-            return true;
-        };
-        AddressBook addresses = new AddressBook(); // one for both versions, as the engine's
-        NetworkConfig config = NetworkConfig.defaults();
-        Ipv6Network network6 = Ipv6Network.defaults(config);
-        Stack stack = new Stack(config, network6, sink, counters, addresses);
-        stack.setServices(new LinkServices(new DhcpServer(config, null, stack.ipv4()), new Dhcpv6Server(stack.ipv6(), network6),
-                new RouterAdvertisements(stack.ipv6(), network6)));
-        int held = addresses.size();
-        Transport transport = new Transport() {
-            @Override
-            public void tcp(io.jslirp.wire.TcpSegment segment) {
-                inside(segment.frame(), segment.offset(), segment.length());
-            }
-
-            @Override
-            public void udp(io.jslirp.wire.UdpDatagram d) {
-                inside(d.frame(), d.payloadOffset(), d.payloadLength());
-            }
-
-            @Override
-            public void icmpEcho(io.jslirp.wire.IcmpEcho e) {
-                inside(e.frame(), e.offset(), e.length());
-            }
-        };
-        stack.setTransport(transport);
-        long callsBefore = transportCalls;
+        Harness h = new Harness();
+        Counters counters = h.counters;
         for (int i = 0; i < FRAMES; i++) {
             int length = rnd.nextInt(3) == 0 ? template6(rnd) : template(rnd);
             boolean intact = checksummed;
             int mutated = mutate(rnd, length);
             intact &= mutated == length && unchanged;
             long badBefore = counters.badChecksum;
-            stack.receive(frame, mutated, rnd.nextInt(4) == 0);
+            h.stack.receive(frame, mutated, rnd.nextInt(4) == 0);
             if (intact) assertThat(counters.badChecksum).as("an intact frame's checksums are right").isEqualTo(badBefore);
         }
-        assertThat(counters.framesIn).isEqualTo(FRAMES);
-        assertThat(counters.malformed + counters.badChecksum + counters.unsupported + (transportCalls - callsBefore))
-                .as("each frame dropped or handed on at most once").isLessThanOrEqualTo(FRAMES);
-        assertThat(addresses.size()).as("addresses held past the call: the virtual hosts' and at most the guest's of each version")
-                .isLessThanOrEqualTo(held + 2);
+        h.checkAccounting(FRAMES);
+        sent += h.sent;
+        sent6 += h.sent6;
+        transportCalls += h.transportCalls;
         return counters.malformed;
     }
 
-    private void inside(MemorySegment f, long offset, int length) {
-        transportCalls++;
-        assertThat(length).isNotNegative();
-        assertThat(offset + length).as("payload inside its frame").isLessThanOrEqualTo(f.byteSize());
+    /**
+     * A stack as the engine has one, IPv6 and the link services (DHCP, DHCPv6, Router
+     * Advertisements) on, whose every frame sent is checked ({@link #checkSent}) and whose
+     * transport checks that what reaches it lies inside its frame.
+     */
+    static final class Harness {
+        final Counters counters = new Counters();
+        final AddressBook addresses = new AddressBook(); // one for both versions, as the engine's
+        final Stack stack;
+        private final int held;
+        long sent, sent6, transportCalls;
+
+        Harness() {
+            FrameSink sink = (f, length) -> {
+                checkSent(f, length);
+                sent++;
+                if (Ethernet.type(f, 0) == Ethernet.TYPE_IPV6) sent6++;
+                return true;
+            };
+            NetworkConfig config = NetworkConfig.defaults();
+            Ipv6Network network6 = Ipv6Network.defaults(config);
+            stack = new Stack(config, network6, sink, counters, addresses);
+            stack.setServices(new LinkServices(new DhcpServer(config, null, stack.ipv4()), new Dhcpv6Server(stack.ipv6(), network6),
+                    new RouterAdvertisements(stack.ipv6(), network6)));
+            held = addresses.size();
+            stack.setTransport(new Transport() {
+                @Override
+                public void tcp(io.jslirp.wire.TcpSegment segment) {
+                    inside(segment.frame(), segment.offset(), segment.length());
+                }
+
+                @Override
+                public void udp(io.jslirp.wire.UdpDatagram d) {
+                    inside(d.frame(), d.payloadOffset(), d.payloadLength());
+                }
+
+                @Override
+                public void icmpEcho(io.jslirp.wire.IcmpEcho e) {
+                    inside(e.frame(), e.offset(), e.length());
+                }
+            });
+        }
+
+        private void inside(MemorySegment f, long offset, int length) {
+            transportCalls++;
+            assertThat(length).isNotNegative();
+            assertThat(offset + length).as("payload inside its frame").isLessThanOrEqualTo(f.byteSize());
+        }
+
+        /** Frames dropped for a counted reason plus those handed to the transport. */
+        long accounted() {
+            return counters.malformed + counters.badChecksum + counters.unsupported + transportCalls;
+        }
+
+        /** After frames frames: each counted in, dropped or handed on at most once, and no address held past its call. */
+        void checkAccounting(long frames) {
+            assertThat(counters.framesIn).isEqualTo(frames);
+            assertThat(accounted()).as("each frame dropped or handed on at most once").isLessThanOrEqualTo(frames);
+            assertThat(addresses.size()).as("addresses held past the call: the virtual hosts' and at most the guest's of each version")
+                    .isLessThanOrEqualTo(held + 2);
+        }
     }
 
     /** A valid frame of a random kind in {@link #frame}; returns its length. */
-    private int template(SplittableRandom rnd) {
+    int template(SplittableRandom rnd) {
         frame.asSlice(0, 2048).fill((byte) 0);
         checksummed = true;
         int src = rnd.nextInt(8) == 0 ? rnd.nextInt() : GUEST;
@@ -217,7 +243,7 @@ class StackFuzzTest {
     }
 
     /** A valid IPv6 frame of a random kind in {@link #frame}; returns its length. */
-    private int template6(SplittableRandom rnd) {
+    int template6(SplittableRandom rnd) {
         frame.asSlice(0, 2048).fill((byte) 0);
         checksummed = true;
         long[] src = rnd.nextInt(8) == 0 ? new long[] {rnd.nextLong(), rnd.nextLong()} : rnd.nextInt(4) == 0 ? GUEST6_LL : GUEST6;

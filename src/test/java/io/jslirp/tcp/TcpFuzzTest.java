@@ -6,6 +6,7 @@ import static io.jslirp.tcp.TcpHarness.hostStream;
 import static io.jslirp.tcp.TcpHarness.seg;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jslirp.check.Choices;
 import io.jslirp.wire.Tcp;
 import io.jslirp.wire.build.FrameBuilder;
 import java.util.Arrays;
@@ -39,7 +40,7 @@ class TcpFuzzTest {
         Map<TcpConnection.State, Integer> endStates = new TreeMap<>();
         for (long seed = base; seed < base + seeds; seed++) {
             try {
-                Scenario sc = new Scenario(seed);
+                Scenario sc = new Scenario(Choices.of(new SplittableRandom(seed)));
                 sc.run();
                 toHost += sc.hostTook;
                 toGuest += sc.guestGot;
@@ -55,9 +56,15 @@ class TcpFuzzTest {
         assertThat(toGuest).as("host data reached the guest").isPositive();
     }
 
-    /** One connection driven by one random sequence of events. */
-    private static final class Scenario {
-        private final SplittableRandom rnd;
+    /**
+     * One connection driven by one sequence of choices (random, or a fuzzer's bytes: {@link
+     * TcpSegmentsJazzerTest}), checked after every event: the streams as above, buffer memory
+     * within its bound, the window offered to the guest never beyond what the receive buffer can
+     * still hold, and data sent to the guest never beyond the window the guest offered (a zero
+     * window probe's one byte aside).
+     */
+    static final class Scenario {
+        private final Choices rnd;
         private final TcpHarness h;
         /** Guest stream bytes the host socket has taken, and host stream bytes produced. */
         private long hostTook, hostProduced;
@@ -68,23 +75,36 @@ class TcpFuzzTest {
         /** Payload bytes sent to the guest, retransmissions included. */
         private long guestGot;
 
-        Scenario(long seed) {
-            rnd = new SplittableRandom(seed);
+        /** The shift of the windows we offer and of those the guest offers; the right edge of the guest's, relative to r(0). */
+        private final int ourShift, guestShift;
+        private long guestEdge;
+
+        Scenario(Choices choices) {
+            rnd = choices;
             timestamps = rnd.nextBoolean();
             sack = rnd.nextBoolean();
+            int guestWscale = rnd.nextBoolean() ? NONE : rnd.nextInt(15);
             TcpHarness.Builder b = TcpHarness.with().guestIsn(rnd.nextInt()).iss(rnd.nextInt())
-                    .guestMss(536 + rnd.nextInt(1000)).guestWscale(rnd.nextBoolean() ? NONE : rnd.nextInt(15));
+                    .guestMss(536 + rnd.nextInt(1000)).guestWscale(guestWscale);
             if (rnd.nextBoolean()) b.buffers(4096 << rnd.nextInt(6), 4096 << rnd.nextInt(6));
             if (timestamps) b.guestTimestamps(rnd.nextInt());
             if (sack) b.guestSackPermitted();
             if (rnd.nextBoolean()) b.largeSegments();
-            h = b.established(1 + rnd.nextInt(0xffff));
+            int window = 1 + rnd.nextInt(0xffff);
+            h = b.established(window);
             sndMax = h.r(1);
             lastAck = h.g(1);
+            ourShift = guestWscale == NONE ? 0 : h.config.windowShift();
+            guestShift = guestWscale == NONE ? 0 : guestWscale;
+            guestEdge = 1 + ((long) window << guestShift);
         }
 
         void run() {
-            for (int step = 0; step < STEPS && h.conn.state() != TcpConnection.State.CLOSED; step++) {
+            run(STEPS);
+        }
+
+        void run(int steps) {
+            for (int step = 0; step < steps && h.conn.state() != TcpConnection.State.CLOSED && !rnd.exhausted(); step++) {
                 switch (rnd.nextInt(10)) {
                     case 0, 1, 2, 3 -> guestSegment();
                     case 4 -> hostProduces();
@@ -134,8 +154,8 @@ class TcpFuzzTest {
             int len = rnd.nextInt(4) == 0 ? 0 : rnd.nextInt(8) == 0 ? rnd.nextInt(65000) : rnd.nextInt(3000);
             // The payload is the guest stream at seq: whatever part of it is accepted can be checked.
             long position = (long) (seq - h.g(1));
-            FrameBuilder s = seg(flags).seq(seq).ack(near(sndMax, 1 << 15)).window(rnd.nextInt(0x10000))
-                    .payload(guestStream(position, len));
+            int ackNumber = near(sndMax, 1 << 15), window = rnd.nextInt(0x10000);
+            FrameBuilder s = seg(flags).seq(seq).ack(ackNumber).window(window).payload(guestStream(position, len));
             int sackBlocks = sack && rnd.nextBoolean() ? 1 + rnd.nextInt(timestamps ? 2 : 3) : 0;
             if (sackBlocks > 0) {
                 int[] edges = new int[2 * sackBlocks];
@@ -147,6 +167,10 @@ class TcpFuzzTest {
             }
             if (timestamps && rnd.nextInt(8) != 0) s.timestamps(rnd.nextInt(), rnd.nextInt());
             h.host.socketRoom = rnd.nextBoolean() ? 0 : rnd.nextInt(1 << 16);
+            long acked = ackNumber - h.r(0);
+            if ((flags & Tcp.ACK) != 0 && acked >= 0 && acked <= sndMax - h.r(0)) {
+                guestEdge = Math.max(guestEdge, acked + ((long) window << guestShift)); // at most what the guest let us send
+            }
             h.guest(s);
             byte[] direct = h.host.taken();
             assertThat(direct).as("bytes written straight to the host at guest stream offset %d", hostTook)
@@ -189,13 +213,20 @@ class TcpFuzzTest {
         /** Checks segments sent to the guest (TcpHarness.Sent.parse already checked their form). */
         private void check(List<TcpHarness.Sent> sent) {
             for (TcpHarness.Sent s : sent) {
-                if (s.has(Tcp.ACK)) lastAck = s.ack();
+                if (s.has(Tcp.ACK)) {
+                    lastAck = s.ack();
+                    long edge = (long) (s.ack() - h.g(1)) + ((long) s.window() << ourShift);
+                    assertThat(edge).as("the window offered ends within the receive buffer past what the host took (%d)", hostTook)
+                            .isLessThanOrEqualTo(hostTook + h.config.receiveBuffer() + 1); // + the guest's FIN
+                }
                 if (s.has(Tcp.SYN) || s.len() == 0) continue;
                 long position = (long) (s.seq() - h.r(1));
                 assertThat(position).as("data sent at a sequence number the host produced").isBetween(0L, hostProduced - s.len());
                 assertThat(s.payload()).as("host stream at offset %d", position).isEqualTo(hostStream(position, s.len()));
                 guestGot += s.len();
                 if (s.seq() + s.len() - sndMax > 0) sndMax = s.seq() + s.len();
+                assertThat((long) (s.seq() - h.r(0)) + s.len()).as("data sent within the guest's window (a probe's byte aside)")
+                        .isLessThanOrEqualTo(guestEdge + 1);
             }
         }
     }

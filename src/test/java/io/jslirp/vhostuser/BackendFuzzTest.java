@@ -3,7 +3,8 @@ package io.jslirp.vhostuser;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jslirp.virtio.Le;
-import java.util.Random;
+import io.jslirp.check.Choices;
+import java.util.SplittableRandom;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 
@@ -22,10 +23,14 @@ class BackendFuzzTest {
 
     @Property(tries = 300)
     void anySequenceKeepsTheBackendWhole(@ForAll long seed) {
-        Random r = new Random(seed);
+        run(Choices.of(new SplittableRandom(seed)), 60);
+    }
+
+    /** Up to steps messages made from the choices r (fewer once a fuzzer's bytes run out), then the connection's close. */
+    static void run(Choices r, int steps) {
         try (Frontend f = new Frontend(new Backend.Offer(BackendTest.FEATURES, BackendTest.PROTOCOL, 1 + r.nextInt(2)))) {
             if (r.nextBoolean()) setUp(f, r);
-            for (int step = 0; step < 60; step++) {
+            for (int step = 0; step < steps && !r.exhausted(); step++) {
                 int len = randomMessage(f, r);
                 int[] fds = new int[r.nextInt(4) == 0 ? r.nextInt(3) : expectedFds(f)];
                 for (int i = 0; i < fds.length; i++) fds[i] = f.fd();
@@ -44,7 +49,7 @@ class BackendFuzzTest {
     }
 
     /** Most of the time a valid start, so that the random messages meet started rings. */
-    private static void setUp(Frontend f, Random r) {
+    private static void setUp(Frontend f, Choices r) {
         try {
             f.negotiate();
             f.memory();
@@ -64,7 +69,7 @@ class BackendFuzzTest {
     }
 
     /** A message of a served request with a payload of its size, its fields small numbers, near-valid ones or anything. */
-    private static int randomMessage(Frontend f, Random r) {
+    private static int randomMessage(Frontend f, Choices r) {
         Request req = SERVED[r.nextInt(SERVED.length)];
         int flags = r.nextInt(8) == 0 ? Message.FLAG_NEED_REPLY : 0;
         return switch (req.payload()) {
@@ -82,7 +87,7 @@ class BackendFuzzTest {
         };
     }
 
-    private static long field(Random r) {
+    private static long field(Choices r) {
         return switch (r.nextInt(4)) {
             case 0 -> r.nextInt(3);
             case 1 -> 1L << r.nextInt(64);
@@ -91,7 +96,7 @@ class BackendFuzzTest {
         };
     }
 
-    private static long address(Random r) {
+    private static long address(Choices r) {
         return r.nextInt(4) == 0 ? r.nextLong() : Frontend.UVA + r.nextInt(1 << 22);
     }
 }

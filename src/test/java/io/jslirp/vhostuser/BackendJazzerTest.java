@@ -1,0 +1,37 @@
+package io.jslirp.vhostuser;
+
+import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.jslirp.check.Choices;
+import io.jslirp.check.Seeds;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+/**
+ * Coverage-guided: any sequence of vhost-user messages from a front-end (served requests with
+ * fields small, near-valid or anything, descriptors attached or not, after a valid start or
+ * none), the input's bytes read as {@link BackendFuzzTest}'s choices. The backend never throws
+ * but for an undecodable message, a message it refuses leaves it holding no ring, and once the
+ * connection closes every descriptor it was given has been closed or handed over exactly once.
+ */
+class BackendJazzerTest {
+    @FuzzTest(maxDuration = "10s")
+    void anyMessagesKeepTheBackendWhole(byte[] input) {
+        BackendFuzzTest.run(Choices.of(input), 200);
+    }
+
+    /** BackendFuzzTest's random sequences, 30 messages each, as the bytes that replay them. */
+    @Test
+    @EnabledIfSystemProperty(named = Seeds.WRITE, matches = "true")
+    void writeSeeds() {
+        Map<String, byte[]> seeds = new TreeMap<>();
+        for (int seed = 1; seed <= 16; seed++) {
+            Choices.Recording choices = Choices.recording(new SplittableRandom(seed));
+            BackendFuzzTest.run(choices, 30);
+            seeds.put("messages-" + seed, choices.bytes());
+        }
+        Seeds.write(getClass(), "anyMessagesKeepTheBackendWhole", seeds);
+    }
+}
