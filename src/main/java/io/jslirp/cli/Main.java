@@ -81,6 +81,9 @@ public final class Main implements Runnable {
         // run takes its command from its first operand on, as unshare, env and sudo do: the
         // command's own options (curl -s) are the command's, with or without --.
         if (cl.getSubcommands().containsKey("run")) cl.getSubcommands().get("run").setStopAtPositional(true);
+        // An argument is what it says, as slirp4netns and QEMU read theirs: "@x" names no file of
+        // arguments (picocli's @-files would read one, and fail with a stack trace on "@.").
+        cl.setExpandAtFiles(false);
         cl.setParameterExceptionHandler((e, args) -> {
             CommandLine c = e.getCommandLine();
             System.err.println("jslirp: " + UsageErrors.describe(e) + " (see '" + c.getCommandSpec().qualifiedName() + " --help')");

@@ -69,6 +69,16 @@ class CommandLineTest {
     }
 
     @Test
+    void anArgumentStartingWithAnAtSignIsNoFileOfArguments() {
+        // found by AttachCommandJazzerTest: "@." was read as an argument file and failed with a stack trace
+        CommandLine cl = Main.commandLine("attach");
+        cl.parseArgs("attach", "@.", "@tap");
+        AttachCommand attach = (AttachCommand) cl.getSubcommands().get("attach").getCommand();
+        assertThat(attach.target).isEqualTo("@.");
+        assertThat(attach.tapName).isEqualTo("@tap");
+    }
+
+    @Test
     void picocliMessagesCarryOnePrefix() {
         Outcome qemu = jslirp("qemu");
         assertThat(qemu.err()).startsWith("jslirp: missing required argument (specify one of these): (--socket=PATH").doesNotContain("Error");
