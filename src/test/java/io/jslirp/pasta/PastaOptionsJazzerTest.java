@@ -12,10 +12,11 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * Coverage-guided: any argument list (records, {@link Seeds#arguments}) as pasta's command line
  * ({@link PastaOptions#parse}: getopt's rules, pasta's messages). Nothing throws; the outcome
  * is options to serve, or an exit: 0 with its text on stdout (--help, --version), or 1 with
- * nothing on stdout and pasta's message, a line naming the program, on stderr.
+ * nothing on stdout and pasta's message (getopt's naming the program, pasta's own as passt words
+ * them: "Invalid address: ...") on stderr.
  */
 class PastaOptionsJazzerTest {
-    @FuzzTest(maxDuration = "10s")
+    @FuzzTest(maxDuration = "8s")
     void badArgumentsExitWithPastasMessage(byte[] input) {
         PastaOptions.Outcome o = PastaOptionsTest.parse(Seeds.arguments(input).toArray(String[]::new));
         if (o instanceof PastaOptions.Exit e) {
@@ -24,7 +25,7 @@ class PastaOptionsJazzerTest {
                 assertThat(e.stdout()).isNotBlank();
             } else {
                 assertThat(e.stdout()).isEmpty();
-                assertThat(e.stderr().lines().findFirst()).as("stderr: %s", e.stderr()).hasValueSatisfying(l -> assertThat(l).startsWith("pasta"));
+                assertThat(e.stderr().lines().findFirst()).as("stderr: %s", e.stderr()).hasValueSatisfying(l -> assertThat(l).isNotBlank());
             }
         } else {
             assertThat(o).isInstanceOf(PastaOptions.Serve.class);

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * bound (all of it given back once closed).
  */
 class TcpSegmentsJazzerTest {
-    @FuzzTest(maxDuration = "30s")
+    @FuzzTest(maxDuration = "25s")
     void segmentsKeepTheStreamsWindowsAndMemory(byte[] input) {
         new TcpFuzzTest.Scenario(Choices.of(input)).run();
     }
