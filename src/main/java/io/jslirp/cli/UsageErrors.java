@@ -18,7 +18,12 @@ import java.util.List;
 final class UsageErrors {
     private UsageErrors() {}
 
+    /** What is wrong with the command line, in one line: an argument quoted in it has its line breaks made spaces. */
     static String describe(ParameterException e) {
+        return wrongArgument(e).replace('\n', ' ').replace('\r', ' ');
+    }
+
+    private static String wrongArgument(ParameterException e) {
         CommandLine c = e.getCommandLine();
         List<String> unmatched = e instanceof UnmatchedArgumentException u ? u.getUnmatched() : c.getUnmatchedArguments();
         String option = unmatched.stream().filter(UsageErrors::looksLikeOption).findFirst().orElse(null);

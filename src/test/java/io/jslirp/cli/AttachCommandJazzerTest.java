@@ -44,7 +44,7 @@ class AttachCommandJazzerTest {
     }
 
     private static void oneLine(String message) {
-        assertThat(message).isNotBlank().doesNotContain("\n");
+        assertThat(message).isNotBlank().doesNotContain("\n").doesNotContain("\r");
     }
 
     /** Command lines as rootlesskit, Podman and the docs give them, and a few bad ones. */

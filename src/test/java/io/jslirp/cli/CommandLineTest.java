@@ -69,6 +69,13 @@ class CommandLineTest {
     }
 
     @Test
+    void anUnrecognizedOptionWithALineBreakIsToldInOneLine() {
+        // found by AttachCommandJazzerTest: the option was quoted as it was, line break and all
+        assertThat(jslirp("attach", "--allow\n10.0.0.0/8", "1")).isEqualTo(new Outcome(1,
+                "jslirp: unrecognized option '--allow 10.0.0.0/8' (see 'jslirp attach --help')\n"));
+    }
+
+    @Test
     void anArgumentStartingWithAnAtSignIsNoFileOfArguments() {
         // found by AttachCommandJazzerTest: "@." was read as an argument file and failed with a stack trace
         CommandLine cl = Main.commandLine("attach");
