@@ -16,10 +16,14 @@ import java.util.SplittableRandom;
  */
 public abstract class Choices {
     /** A value in [0, bound). */
-    public abstract int nextInt(int bound);
+    public final int nextInt(int bound) {
+        return (int) nextLong(0, bound);
+    }
 
     /** Any int. */
-    public abstract int nextInt();
+    public final int nextInt() {
+        return (int) nextLong(Integer.MIN_VALUE, 1L << 31);
+    }
 
     /** A long in [origin, bound). */
     public abstract long nextLong(long origin, long bound);
@@ -78,16 +82,6 @@ public abstract class Choices {
         }
 
         @Override
-        public int nextInt(int bound) {
-            return (int) nextLong(0, bound);
-        }
-
-        @Override
-        public int nextInt() {
-            return (int) nextLong(Integer.MIN_VALUE, 1L << 31);
-        }
-
-        @Override
         public long nextLong(long origin, long bound) {
             long span = bound - origin;
             long v = span <= 0 ? rnd.nextLong() : rnd.nextLong(origin, bound);
@@ -129,16 +123,6 @@ public abstract class Choices {
 
         Bytes(byte[] data) {
             this.data = data;
-        }
-
-        @Override
-        public int nextInt(int bound) {
-            return (int) nextLong(0, bound);
-        }
-
-        @Override
-        public int nextInt() {
-            return (int) nextLong(Integer.MIN_VALUE, 1L << 31);
         }
 
         @Override

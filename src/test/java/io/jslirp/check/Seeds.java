@@ -49,6 +49,20 @@ public final class Seeds {
         return out.toByteArray();
     }
 
+    /**
+     * count inputs named prefix-1, prefix-2...: the bytes that replay the choices a scenario made
+     * drawing from random generators seeded 1, 2... ({@link Choices#recording}).
+     */
+    public static Map<String, byte[]> recorded(String prefix, int count, java.util.function.Consumer<Choices> scenario) {
+        Map<String, byte[]> out = new java.util.TreeMap<>();
+        for (int seed = 1; seed <= count; seed++) {
+            Choices.Recording choices = Choices.recording(new java.util.SplittableRandom(seed));
+            scenario.accept(choices);
+            out.put(prefix + "-" + seed, choices.bytes());
+        }
+        return out;
+    }
+
     /** Command lines as inputs: each argument one record, in UTF-8. */
     public static Map<String, byte[]> commandLines(List<List<String>> lines) {
         Map<String, byte[]> out = new java.util.TreeMap<>();

@@ -3,9 +3,6 @@ package io.jslirp.tcp;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.jslirp.check.Choices;
 import io.jslirp.check.Seeds;
-import java.util.Map;
-import java.util.SplittableRandom;
-import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
@@ -29,12 +26,7 @@ class TcpSegmentsJazzerTest {
     @Test
     @EnabledIfSystemProperty(named = Seeds.WRITE, matches = "true")
     void writeSeeds() {
-        Map<String, byte[]> seeds = new TreeMap<>();
-        for (int seed = 1; seed <= 24; seed++) {
-            Choices.Recording choices = Choices.recording(new SplittableRandom(seed));
-            new TcpFuzzTest.Scenario(choices).run(60);
-            seeds.put("scenario-" + seed, choices.bytes());
-        }
-        Seeds.write(getClass(), "segmentsKeepTheStreamsWindowsAndMemory", seeds);
+        Seeds.write(getClass(), "segmentsKeepTheStreamsWindowsAndMemory",
+                Seeds.recorded("scenario", 24, choices -> new TcpFuzzTest.Scenario(choices).run(60)));
     }
 }

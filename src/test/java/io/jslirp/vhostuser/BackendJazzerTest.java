@@ -3,9 +3,6 @@ package io.jslirp.vhostuser;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.jslirp.check.Choices;
 import io.jslirp.check.Seeds;
-import java.util.Map;
-import java.util.SplittableRandom;
-import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
@@ -26,12 +23,6 @@ class BackendJazzerTest {
     @Test
     @EnabledIfSystemProperty(named = Seeds.WRITE, matches = "true")
     void writeSeeds() {
-        Map<String, byte[]> seeds = new TreeMap<>();
-        for (int seed = 1; seed <= 16; seed++) {
-            Choices.Recording choices = Choices.recording(new SplittableRandom(seed));
-            BackendFuzzTest.run(choices, 30);
-            seeds.put("messages-" + seed, choices.bytes());
-        }
-        Seeds.write(getClass(), "anyMessagesKeepTheBackendWhole", seeds);
+        Seeds.write(getClass(), "anyMessagesKeepTheBackendWhole", Seeds.recorded("messages", 16, choices -> BackendFuzzTest.run(choices, 30)));
     }
 }
