@@ -17,7 +17,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * them: "Invalid address: ...") on stderr.
  */
 class PastaOptionsJazzerTest {
-    @FuzzTest(maxDuration = "8s")
+    @FuzzTest(maxDuration = "6s")
     void badArgumentsExitWithPastasMessage(byte[] input) {
         PastaOptions.Outcome o = PastaOptionsTest.parse(Seeds.arguments(input).toArray(String[]::new));
         if (o instanceof PastaOptions.Exit e) {
