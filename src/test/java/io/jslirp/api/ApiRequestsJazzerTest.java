@@ -20,7 +20,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 class ApiRequestsJazzerTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    @FuzzTest(maxDuration = "6s")
+    @FuzzTest(maxDuration = "4s")
     void requestsGetAResultOrAnError(byte[] input) throws Exception {
         ApiRequestsTest.FakeTarget target = new ApiRequestsTest.FakeTarget();
         ApiRequests api = new ApiRequests(target);

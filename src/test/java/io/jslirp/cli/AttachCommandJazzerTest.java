@@ -20,7 +20,7 @@ import picocli.CommandLine;
  * message: Main prints it as one line), never any other exception.
  */
 class AttachCommandJazzerTest {
-    @FuzzTest(maxDuration = "6s")
+    @FuzzTest(maxDuration = "4s")
     void badArgumentsAreAUsageErrorInOneLine(byte[] input) {
         List<String> args = new ArrayList<>(List.of("attach"));
         args.addAll(Seeds.arguments(input));

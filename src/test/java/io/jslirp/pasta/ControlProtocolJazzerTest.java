@@ -25,7 +25,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 class ControlProtocolJazzerTest {
     private static final Set<Integer> TABLES = Set.of(ControlProtocol.PIF_HOST, ControlProtocol.PIF_SPLICE);
 
-    @FuzzTest(maxDuration = "6s")
+    @FuzzTest(maxDuration = "4s")
     void updatesAreReadWholeOrRefused(byte[] input) {
         ControlProtocol.Update u = ControlProtocol.parseUpdate(input, input.length, TABLES);
         switch (u) {

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * them: "Invalid address: ...") on stderr.
  */
 class PastaOptionsJazzerTest {
-    @FuzzTest(maxDuration = "6s")
+    @FuzzTest(maxDuration = "4s")
     void badArgumentsExitWithPastasMessage(byte[] input) {
         PastaOptions.Outcome o = PastaOptionsTest.parse(Seeds.arguments(input).toArray(String[]::new));
         if (o instanceof PastaOptions.Exit e) {

@@ -43,7 +43,7 @@ class LinkServicesJazzerTest {
     private static final int GUEST = Ipv4.parse("10.0.2.100");
     private static final Path TFTP_ROOT = tftpRoot();
 
-    @FuzzTest(maxDuration = "6s")
+    @FuzzTest(maxDuration = "4s")
     void servicesAnswerAnyRequestWithWellFormedFrames(byte[] input) throws IOException {
         StackFuzzTest.Harness h = new StackFuzzTest.Harness();
         long[] now = {1_000_000_000L};

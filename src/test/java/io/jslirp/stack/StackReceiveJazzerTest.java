@@ -32,7 +32,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * held past its call, and every frame the stack sends is well formed ({@link StackFuzzTest.Harness}).
  */
 class StackReceiveJazzerTest {
-    @FuzzTest(maxDuration = "20s")
+    @FuzzTest(maxDuration = "12s")
     void anyFramesAreCountedAndAnsweredWellFormed(byte[] input) {
         StackFuzzTest.Harness h = new StackFuzzTest.Harness();
         long[] now = {0};

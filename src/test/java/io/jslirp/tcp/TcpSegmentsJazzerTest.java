@@ -17,7 +17,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * bound (all of it given back once closed).
  */
 class TcpSegmentsJazzerTest {
-    @FuzzTest(maxDuration = "20s")
+    @FuzzTest(maxDuration = "12s")
     void segmentsKeepTheStreamsWindowsAndMemory(byte[] input) {
         new TcpFuzzTest.Scenario(Choices.of(input)).run();
     }

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * connection closes every descriptor it was given has been closed or handed over exactly once.
  */
 class BackendJazzerTest {
-    @FuzzTest(maxDuration = "6s")
+    @FuzzTest(maxDuration = "4s")
     void anyMessagesKeepTheBackendWhole(byte[] input) {
         BackendFuzzTest.run(Choices.of(input), 200);
     }
