@@ -51,10 +51,14 @@ final class PeekArea {
      * each in turn, one whose payloads the link may still read only after the batch's flush.
      */
     MemorySegment nextWindow() {
-        if (next == windows.length) next = 0;
-        if (!batch.writtenOutSince(marks[next])) batch.flush();
-        marks[next] = batch.mark();
-        return windows[next++];
+        int i = next;
+        // The turn moves on after the window is taken, not before: with one window, every peek
+        // then goes the same way, a NAT's first among them (the VM's first download met a trap
+        // in C2's code there, compiled on the warm-up's NAT, whose first peek was long past).
+        next = i + 1 == windows.length ? 0 : i + 1;
+        if (!batch.writtenOutSince(marks[i])) batch.flush();
+        marks[i] = batch.mark();
+        return windows[i];
     }
 
     /** An area of at least bytes (at most {@link #MAX_SKIP}), taken on first need and grown by doubling. */

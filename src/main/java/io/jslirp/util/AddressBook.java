@@ -15,10 +15,21 @@ public final class AddressBook {
 
     private long[] his = new long[16], los = new long[16];
     private int[] refs = new int[16];
-    /** Handles freed for reuse, a stack; handles never used yet start at nextFresh. */
+    /**
+     * Handles free for use, a stack, never empty while fewer addresses are in use than it was made
+     * with: it starts with the first handles (1 on top), and a handle never used yet is made only
+     * when all are taken (from nextFresh on). So taking a handle goes one way from a fresh book's
+     * first address on, as in one that has freed some: {@code jslirp qemu} compiles its data path on its
+     * warm-up's book, whose handles had been freed, and the branch for a book with none free was a
+     * trap that the VM's first connection hit in C2's code (Stack.receive, TcpNat.open).
+     */
     private int[] free = new int[16];
     private int freeCount;
-    private int nextFresh = 1;
+    private int nextFresh = 16;
+
+    public AddressBook() {
+        for (int h = nextFresh - 1; h > NONE; h--) free[freeCount++] = h;
+    }
     /** Open addressing, linear probing: slot to handle, NONE when empty. */
     private int[] index = new int[32];
     private int size;

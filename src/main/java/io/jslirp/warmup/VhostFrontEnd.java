@@ -34,6 +34,8 @@ final class VhostFrontEnd implements AutoCloseable {
     /** Per transmit descriptor, an indirect table of up to {@link #INDIRECT_ENTRIES} entries. */
     static final int INDIRECT_ENTRIES = 32;
     static final long INDIRECT = TX_AREA + TX_SIZE, SIZE = INDIRECT + 16L * INDIRECT_ENTRIES * QUEUE;
+    /** The low region's size (guest addresses from 0): memory after {@link #SIZE}, which nothing else uses. */
+    static final long LOW_SIZE = 0xa0000;
     /** What a Linux guest's virtio-net driver takes of what QEMU passes on: checksums and TCP cutting both ways, mergeable buffers, event indices, indirect tables. */
     static final long FEATURES = Features.bit(Features.VERSION_1) | Features.bit(Features.NET_MRG_RXBUF)
             | Features.bit(Features.RING_EVENT_IDX) | Features.bit(Features.RING_INDIRECT_DESC) | Features.bit(Features.PROTOCOL_FEATURES)
@@ -61,8 +63,8 @@ final class VhostFrontEnd implements AutoCloseable {
         int fd = -1;
         SharedMapping m = null;
         try {
-            fd = MemFd.create("jslirp-warm-up", SIZE);
-            m = SharedMapping.map(fd, 0, SIZE);
+            fd = MemFd.create("jslirp-warm-up", SIZE + LOW_SIZE);
+            m = SharedMapping.map(fd, 0, SIZE + LOW_SIZE);
         } catch (RuntimeException e) {
             if (fd >= 0) Libc.close(fd);
             closeDescriptors();
@@ -100,7 +102,12 @@ final class VhostFrontEnd implements AutoCloseable {
         send(Encoder.u64(out, Request.SET_PROTOCOL_FEATURES, 0, Features.bit(Features.PROTOCOL_REPLY_ACK)));
         acked(Request.SET_OWNER, Encoder.empty(out, Request.SET_OWNER, NEED_REPLY), pump);
         long uva = memory.address();
-        acked(Request.SET_MEM_TABLE, Encoder.memoryTable(out, NEED_REPLY, new long[] {GPA, SIZE, uva, 0}), pump, memoryFd);
+        // Two regions, as QEMU gives a VM's RAM: the 640 KiB below the legacy VGA hole first, then the
+        // rest. Every buffer is in the second, as nearly all of a VM's are, so the back-end's lookups
+        // pass the first region by here as they do for a VM (one region only, and C2 compiled that lookup
+        // with no way past it: the VM's first frames were a trap in the rings' compiled code).
+        acked(Request.SET_MEM_TABLE, Encoder.memoryTable(out, NEED_REPLY, new long[] {0, LOW_SIZE, uva + SIZE, SIZE},
+                new long[] {GPA, SIZE, uva, 0}), pump, memoryFd, memoryFd);
         for (int r = RX; r <= TX; r++) {
             acked(Request.SET_VRING_NUM, Encoder.state(out, Request.SET_VRING_NUM, NEED_REPLY, r, QUEUE), pump);
             acked(Request.SET_VRING_BASE, Encoder.state(out, Request.SET_VRING_BASE, NEED_REPLY, r, 0), pump);

@@ -263,7 +263,7 @@ public final class Warmup implements Runnable {
         private int framesDown, framesUp;
         private long bytesDown, bytesUp;
         private final HostPeer host;
-        private boolean done;
+        private boolean done, ended;
 
         Run(EventLoop loop, NetworkConfig network, GuestLink guest, int listener, int hostPort) {
             this.loop = loop;
@@ -318,6 +318,7 @@ public final class Warmup implements Runnable {
 
 
         private void end() {
+            ended = true;
             host.close();
             loop.stop();
         }
@@ -406,6 +407,7 @@ public final class Warmup implements Runnable {
         }
 
         private void guestReady(int events) {
+            if (vmBusy()) return;
             if ((events & Epoll.IN) != 0 && !paused) guestReadable();
             sendData();
             flushGuest();
@@ -556,11 +558,7 @@ public final class Warmup implements Runnable {
          * {@link #SETTLED_SHARE} of its time (what the data path needs is compiled), or after {@link #MAX_ROUNDS}.
          */
         private void next() {
-            if (vmFrames.getAsLong() - vmFramesAtStart >= VM_BUSY_FRAMES) {
-                Log.debug(() -> "warm-up: the VM's traffic has begun: ended after " + rounds + " rounds");
-                end();
-                return;
-            }
+            if (vmBusy()) return;
             if (++step < steps()) {
                 connect(kindOf(step));
                 return;
@@ -580,6 +578,19 @@ public final class Warmup implements Runnable {
                 done = true;
                 end();
             }
+        }
+
+        /**
+         * Whether the VM's transfers have begun, and if so ends the warm-up there, in the middle of a
+         * connection if need be: a connection at MTU 65520 moves up to {@link #MAX_BYTES}, and the
+         * VM's first 20 MiB take a fifth of a second.
+         */
+        private boolean vmBusy() {
+            if (vmFrames.getAsLong() - vmFramesAtStart < VM_BUSY_FRAMES) return false;
+            if (ended) return true;
+            Log.debug(() -> "warm-up: the VM's traffic has begun: ended in round " + (rounds + 1));
+            end();
+            return true;
         }
 
         /** Writes the guest's frames; reading unless paused, writing while some wait. */
