@@ -99,7 +99,7 @@ public final class Main implements Runnable {
     /** An error as one line: the message, or the exception's name when it has none. */
     static String oneLine(Throwable e) {
         String m = e.getMessage();
-        return (m == null || m.isBlank() ? e.getClass().getSimpleName() : m).replace('\n', ' ').strip();
+        return UsageErrors.oneLine(m == null || m.isBlank() ? e.getClass().getSimpleName() : m).strip();
     }
 
     /** {@code jslirp 0.1.0 (commit 1a2b3c4)}: the version and the commit this jar was built from. */

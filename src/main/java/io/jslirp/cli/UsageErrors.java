@@ -20,7 +20,23 @@ final class UsageErrors {
 
     /** What is wrong with the command line, in one line: an argument quoted in it has its line breaks made spaces. */
     static String describe(ParameterException e) {
-        return wrongArgument(e).replace('\n', ' ').replace('\r', ' ');
+        return oneLine(wrongArgument(e));
+    }
+
+    /**
+     * message as one line: every control character (line feed, carriage return, form feed, ...) and
+     * Unicode's line and paragraph separators made a space, so that an argument quoted in a message
+     * cannot break it into lines of its own.
+     */
+    static String oneLine(String message) {
+        StringBuilder b = null;
+        for (int i = 0; i < message.length(); i++) {
+            char c = message.charAt(i);
+            if (!Character.isISOControl(c) && c != '\u2028' && c != '\u2029') continue;
+            if (b == null) b = new StringBuilder(message);
+            b.setCharAt(i, ' ');
+        }
+        return b == null ? message : b.toString();
     }
 
     private static String wrongArgument(ParameterException e) {

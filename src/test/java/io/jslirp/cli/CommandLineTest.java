@@ -76,6 +76,17 @@ class CommandLineTest {
     }
 
     @Test
+    void aRefusedValueWithACarriageReturnIsToldInOneLine() {
+        // found by AttachCommandJazzerTest in the fuzz stage: a forward's value with a carriage return (and a form feed)
+        CommandLine cl = Main.commandLine("attach");
+        cl.parseArgs("attach", "-t", "\f--a\r/tmp:80", "1");
+        AttachCommand attach = (AttachCommand) cl.getSubcommands().get("attach").getCommand();
+        IllegalArgumentException refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, attach.network::engineConfig);
+        assertThat(refused.getMessage()).contains("\r");
+        assertThat(Main.oneLine(refused)).startsWith("forward").contains("--a /tmp:80").doesNotContain("\r").doesNotContain("\f");
+    }
+
+    @Test
     void anArgumentStartingWithAnAtSignIsNoFileOfArguments() {
         // found by AttachCommandJazzerTest: "@." was read as an argument file and failed with a stack trace
         CommandLine cl = Main.commandLine("attach");
