@@ -25,14 +25,14 @@ public final class AddressBook {
      */
     private int[] free = new int[16];
     private int freeCount;
-    private int nextFresh = 16;
+    private int nextFresh = his.length;
+    /** Open addressing, linear probing: slot to handle, NONE when empty. */
+    private int[] index = new int[32];
+    private int size;
 
     public AddressBook() {
         for (int h = nextFresh - 1; h > NONE; h--) free[freeCount++] = h;
     }
-    /** Open addressing, linear probing: slot to handle, NONE when empty. */
-    private int[] index = new int[32];
-    private int size;
 
     public int size() {
         return size;
