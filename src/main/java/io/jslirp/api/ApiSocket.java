@@ -41,13 +41,22 @@ public final class ApiSocket {
      * refused and left as it is). Throws IllegalArgumentException saying what failed.
      */
     public ApiSocket(Reactor loop, Path path, ApiRequests requests) {
+        this(loop, listen(path), requests);
+    }
+
+    /** Serves on a listener made by {@link #listen}. */
+    public ApiSocket(Reactor loop, UnixListener l, ApiRequests requests) {
         this.loop = loop;
         this.clock = loop.clock();
         this.requests = requests;
-        UnixListener l = UnixListener.listen(path.toString(), "the API socket", true, MAX_CLIENTS);
         this.file = l.file();
         this.fd = l.fd();
         loop.register(fd, Epoll.IN, events -> accept());
+    }
+
+    /** The API socket's listener at path, as the constructor takes it. */
+    public static UnixListener listen(Path path) {
+        return UnixListener.listen(path.toString(), "the API socket", true, MAX_CLIENTS);
     }
 
     private void accept() {

@@ -19,7 +19,12 @@ public final class EngineApi implements ApiTarget {
 
     /** Serves slirp4netns's API for engine at path until the engine stops, then removes the socket file. */
     public static void serve(Engine engine, Path path) {
-        ApiSocket socket = new ApiSocket(engine.loop(), path, new ApiRequests(new EngineApi(engine)));
+        serve(engine, ApiSocket.listen(path));
+    }
+
+    /** As {@link #serve(Engine, Path)}, on a listener made by {@link ApiSocket#listen}. */
+    public static void serve(Engine engine, io.jslirp.sys.UnixListener listener) {
+        ApiSocket socket = new ApiSocket(engine.loop(), listener, new ApiRequests(new EngineApi(engine)));
         engine.atShutdown(socket::close);
     }
 

@@ -1,10 +1,14 @@
 package io.jslirp.cli;
 
+import io.jslirp.api.ApiSocket;
 import io.jslirp.engine.Engine;
 import io.jslirp.engine.EngineConfig;
 import io.jslirp.link.TapLink;
+import io.jslirp.isolate.Handoff;
+import io.jslirp.isolate.Sandbox;
 import io.jslirp.sys.Namespaces;
 import io.jslirp.sys.Seccomp;
+import io.jslirp.sys.UnixListener;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -12,6 +16,10 @@ import picocli.CommandLine.Parameters;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 /** {@code jslirp attach}: slirp4netns's command line, serving an existing network namespace. */
@@ -29,6 +37,9 @@ import java.util.concurrent.Callable;
                 "  rootlesskit --net=slirp4netns --slirp4netns-binary=$PWD/bin/slirp4netns \\",
                 "      --port-driver=slirp4netns -- sh"})
 final class AttachCommand implements Callable<Integer> {
+    /** The handoff's names for the tap's queues and the API socket's listener and lock. */
+    private static final String TAP = "tap", API = "api";
+
     @Mixin
     NetworkOptions network;
 
@@ -58,7 +69,10 @@ final class AttachCommand implements Callable<Integer> {
             description = "refuse (EPERM) the system calls slirp4netns's seccomp filter blocks, once the tap is set up")
     boolean enableSeccomp;
 
-    /** Not offered in --help, so tools that look there (rootlesskit's auto mode) do not ask for it. */
+    /**
+     * Not offered in --help, so tools that look there (rootlesskit's --slirp4netns-sandbox=auto) do
+     * not turn it on for every start: it costs a second JVM start (isolate's theory of operation).
+     */
     @Option(names = "--enable-sandbox", hidden = true)
     boolean enableSandbox;
 
@@ -70,6 +84,8 @@ final class AttachCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        Handoff handoff = enableSandbox ? Handoff.inherited() : null;
+        if (handoff != null) return serveConfined(handoff);
         String netnsPath;
         EngineConfig config;
         try {
@@ -82,6 +98,7 @@ final class AttachCommand implements Callable<Integer> {
         }
         long mac = network.guestMac();
         TapLink link = Namespaces.callInNetns(netnsPath, () -> GuestInterface.open(tapName, false));
+        if (enableSandbox) return confine(netnsPath, link, config, mac);
         Engine engine = new Engine(link, config);
         network.serve(engine);
         // Configured only now, with the forwarded ports and the API socket open: whoever waits
@@ -94,6 +111,45 @@ final class AttachCommand implements Callable<Integer> {
         }
         if (exitFd != null) engine.stopWhenReadable(exitFd);
         if (enableSeccomp) Seccomp.install(); // after the last setns, before anyone is told the network is up
+        if (readyFd != null) Serving.signalReady(readyFd);
+        return Serving.untilStopped(engine);
+    }
+
+    /**
+     * --enable-sandbox, before the exec: what needs the target's namespaces or the host's files (the
+     * interface's addresses, the API socket's file) done here, then the process confined and started
+     * again ({@link Sandbox}), the tap's queues and the API socket handed over. Does not return.
+     */
+    private Integer confine(String netnsPath, TapLink link, EngineConfig config, long mac) throws Exception {
+        if (configure) {
+            Namespaces.callInNetns(netnsPath, () -> {
+                GuestInterface.configure(tapName, config.network(), mac);
+                return null;
+            });
+        }
+        Map<String, int[]> fds = new LinkedHashMap<>();
+        int[] tap = new int[link.queues()];
+        for (int i = 0; i < tap.length; i++) tap[i] = link.fd(i);
+        fds.put(TAP, tap);
+        if (network.apiSocket != null) {
+            UnixListener api = ApiSocket.listen(network.apiSocket);
+            fds.put(API, new int[] {api.fd(), api.file().lockDescriptor()});
+        }
+        List<Path> exposed = new ArrayList<>();
+        if (network.tftp != null) exposed.add(network.tftp);
+        if (!network.disableDns && Files.exists(network.resolvConf)) exposed.add(network.resolvConf);
+        Sandbox.enter(exposed, new Handoff(fds), readyFd == null ? -1 : readyFd, exitFd == null ? -1 : exitFd);
+        throw new AssertionError("Sandbox.enter returned");
+    }
+
+    /** --enable-sandbox, after the exec: the handed-over tap and API socket served, nothing set up. */
+    private Integer serveConfined(Handoff handoff) {
+        EngineConfig config = checkedConfig();
+        Engine engine = new Engine(new TapLink(true, handoff.get(TAP)), config);
+        int[] api = handoff.get(API);
+        network.serve(engine, api.length == 2 ? UnixListener.inherited(network.apiSocket.toString(), api[0], api[1]) : null);
+        if (exitFd != null) engine.stopWhenReadable(exitFd);
+        if (enableSeccomp) Seccomp.install();
         if (readyFd != null) Serving.signalReady(readyFd);
         return Serving.untilStopped(engine);
     }
@@ -112,9 +168,8 @@ final class AttachCommand implements Callable<Integer> {
     }
 
     private EngineConfig checkedConfig() {
-        if (enableSandbox) {
-            throw new IllegalArgumentException("--enable-sandbox is not supported: a JVM loads classes from the JDK and its jar"
-                    + " as it goes, so it cannot be confined to an empty root as slirp4netns confines itself");
+        if (enableSandbox && network.pcap != null) {
+            throw new IllegalArgumentException("--pcap cannot be used with --enable-sandbox: nothing is writable in the sandbox");
         }
         return network.engineConfig();
     }

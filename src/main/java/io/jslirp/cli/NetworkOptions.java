@@ -204,7 +204,13 @@ final class NetworkOptions {
 
     /** Starts what serves the engine besides its link: the API socket, if asked; the heap given back when idle. */
     void serve(Engine engine) {
-        if (apiSocket != null) EngineApi.serve(engine, apiSocket);
+        serve(engine, null);
+    }
+
+    /** As {@link #serve(Engine)}, the API socket's listener already made (by a program before an exec) when api is not null. */
+    void serve(Engine engine, io.jslirp.sys.UnixListener api) {
+        if (api != null) EngineApi.serve(engine, api);
+        else if (apiSocket != null) EngineApi.serve(engine, apiSocket);
         IdleCollector.start(engine);
     }
 }

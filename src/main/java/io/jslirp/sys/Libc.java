@@ -23,6 +23,8 @@ public final class Libc {
     public static final int O_RDONLY = 0, O_WRONLY = 1, O_RDWR = 2, O_CREAT = 0x40, O_APPEND = 0x400, O_NONBLOCK = 0x800, O_CLOEXEC = 0x80000;
     /** O_NOFOLLOW, whose value differs between the architectures. */
     public static final int O_NOFOLLOW = Native.X86_64 ? 0x20000 : 0x8000;
+    /** O_PATH: a descriptor that names a file without opening it for reading or writing. */
+    public static final int O_PATH = 0x200000;
     /** flock(2) operations. */
     public static final int LOCK_EX = 2, LOCK_NB = 4;
     private static final int F_GETFL = 3, F_SETFL = 4;

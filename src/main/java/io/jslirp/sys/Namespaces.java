@@ -19,7 +19,8 @@ import java.util.concurrent.FutureTask;
 public final class Namespaces {
     private Namespaces() {}
 
-    public static final int CLONE_NEWNET = 0x40000000, CLONE_NEWUSER = 0x10000000, CLONE_NEWPID = 0x20000000;
+    public static final int CLONE_NEWNET = 0x40000000, CLONE_NEWUSER = 0x10000000, CLONE_NEWPID = 0x20000000,
+            CLONE_NEWNS = 0x20000, CLONE_FS = 0x200;
 
     private static final long SETNS = nr(308, 268), UNSHARE = nr(272, 97), MOUNT = nr(165, 40);
     private static final long MS_BIND = 4096;
@@ -42,6 +43,16 @@ public final class Namespaces {
         if (r < 0) {
             throw new SysException("unshare 0x" + Integer.toHexString(flags), errno(err));
         }
+    }
+
+    /**
+     * Gives the calling thread a mount namespace, root and working directory of its own (the
+     * process's other threads keep theirs), every mount in it a slave: mounts and unmounts done in
+     * it reach no other namespace, while the host's still reach it. Throws {@link SysException}.
+     */
+    public static void unshareMounts() {
+        unshare(CLONE_FS | CLONE_NEWNS);
+        Mounts.mount(null, "/", null, Mounts.MS_REC | Mounts.MS_SLAVE, null);
     }
 
     /**

@@ -29,6 +29,11 @@ public record UnixListener(int fd, UnixSocketFile file) {
         return new UnixListener(fd, file);
     }
 
+    /** A listener an earlier program of this process set up at path, its descriptors kept across an exec. */
+    public static UnixListener inherited(String path, int fd, int lockFd) {
+        return new UnixListener(fd, UnixSocketFile.inherited(path, lockFd));
+    }
+
     /** Closes the socket and removes its file (if still this one's). */
     public void close() {
         Libc.close(fd);

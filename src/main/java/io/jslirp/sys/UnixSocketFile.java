@@ -102,9 +102,23 @@ public final class UnixSocketFile {
         }
     }
 
+    /**
+     * A socket file that an earlier program of this process bound and locked (before an exec that
+     * kept the lock's descriptor open): {@link #release} lets the lock go and leaves both files,
+     * which the next instance finds stale and takes over (a confined program cannot reach them).
+     */
+    public static UnixSocketFile inherited(String path, int lockFd) {
+        return new UnixSocketFile(Path.of(path), Path.of(path + ".lock"), lockFd, null);
+    }
+
     /** The path the socket is bound to. */
     public Path path() {
         return path;
+    }
+
+    /** The descriptor that holds PATH.lock, to be kept open across an exec. */
+    public int lockDescriptor() {
+        return lockFd;
     }
 
     /** Removes the socket file if it is still the one bound here, then the lock file, and releases the lock. Once. */

@@ -1,0 +1,118 @@
+package io.jslirp.isolate;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The confined root, as a list of steps (paths as they will be seen inside it), and where the JVM
+ * to exec is found in it. Pure: what the host has is passed in ({@link Host}), so that the layout
+ * can be checked without building it.
+ *
+ * <p>Everything is bound read-only, nosuid, nodev and noexec, but for what must run (the JDK and
+ * the C library under /usr: exec) and the device nodes (dev). Nothing is writable but what the
+ * handed-over descriptors reach.
+ */
+public record RootLayout(List<Step> steps, String java, String javaLibraries, String jar, String aotCache) {
+    /** Where the JDK (when not under /usr), the jar and its AOT cache are found in the new root. */
+    public static final String APP = "/jslirp";
+    /** Directories bound whole: the resolver's files and the API socket's directory (as slirp4netns has), the C library. */
+    static final List<String> BOUND = List.of("/etc", "/run", "/usr");
+    /** The top-level names a merged /usr makes symlinks (bin -> usr/bin), bound where they are directories. */
+    static final List<String> LIBRARY_LINKS = List.of("bin", "sbin", "lib", "lib32", "lib64", "libx32");
+    /** Device nodes a JVM may open (the random ones for SecureRandom). */
+    static final List<String> DEVICES = List.of("/dev/null", "/dev/zero", "/dev/random", "/dev/urandom");
+
+    /** How a bound path may be used. */
+    public enum Use {
+        /** Read only: nosuid, nodev, noexec. */
+        DATA,
+        /** Read and run: nosuid, nodev. */
+        PROGRAM,
+        /** A device node: nosuid, noexec. */
+        DEVICE
+    }
+
+    /** One step of building the root. */
+    public sealed interface Step {
+        /** A directory (mode 0755) at path. */
+        record Directory(String path) implements Step {}
+
+        /** A symbolic link at path to target. */
+        record Link(String path, String target) implements Step {}
+
+        /** The host's source (a directory when directory, else a file) bound at path, for use. */
+        record Bind(String source, String path, boolean directory, Use use) implements Step {}
+    }
+
+    /**
+     * What the host has: the JDK's home, the jar and AOT cache in use (real paths; aotCache null
+     * when none), what each of {@link #LIBRARY_LINKS} is at the host's root (a symlink's target, or
+     * "" for a directory; absent when missing), and further paths the options name (real paths,
+     * each with whether it is a directory).
+     */
+    public record Host(String javaHome, String jar, String aotCache, Map<String, String> rootEntries, Map<String, Boolean> exposed) {}
+
+    /** The layout for host. */
+    public static RootLayout of(Host host) {
+        List<Step> steps = new ArrayList<>();
+        Set<String> made = new LinkedHashSet<>();
+        made.add("/");
+        for (String dir : BOUND) {
+            directories(dir, steps, made);
+            steps.add(new Step.Bind(dir, dir, true, dir.equals("/usr") ? Use.PROGRAM : Use.DATA));
+        }
+        for (String name : LIBRARY_LINKS) {
+            String entry = host.rootEntries().get(name);
+            if (entry == null) continue;
+            if (entry.isEmpty()) {
+                directories("/" + name, steps, made);
+                steps.add(new Step.Bind("/" + name, "/" + name, true, Use.PROGRAM));
+            } else {
+                steps.add(new Step.Link("/" + name, entry));
+            }
+        }
+        directories("/dev", steps, made);
+        for (String device : DEVICES) steps.add(new Step.Bind(device, device, false, Use.DEVICE));
+
+        directories(APP, steps, made);
+        String javaHome = host.javaHome();
+        if (!covered(javaHome)) {
+            javaHome = APP + "/jdk";
+            directories(javaHome, steps, made);
+            steps.add(new Step.Bind(host.javaHome(), javaHome, true, Use.PROGRAM));
+        }
+        String jar = APP + "/jslirp.jar";
+        steps.add(new Step.Bind(host.jar(), jar, false, Use.DATA));
+        String aot = null;
+        if (host.aotCache() != null) {
+            aot = APP + "/jslirp.aot";
+            steps.add(new Step.Bind(host.aotCache(), aot, false, Use.DATA));
+        }
+        host.exposed().forEach((path, directory) -> {
+            if (covered(path)) return;
+            String parent = path.substring(0, Math.max(1, path.lastIndexOf('/')));
+            directories(directory ? path : parent, steps, made);
+            steps.add(new Step.Bind(path, path, directory, Use.DATA));
+        });
+        directories("/old", steps, made);
+        return new RootLayout(List.copyOf(steps), javaHome + "/bin/java", javaHome + "/lib", jar, aot);
+    }
+
+    /** Whether path is inside one of the directories bound whole. */
+    static boolean covered(String path) {
+        for (String dir : BOUND) if (path.equals(dir) || path.startsWith(dir + "/")) return true;
+        return false;
+    }
+
+    /** Directory steps for path and each of its parents not made yet, parents first. */
+    private static void directories(String path, List<Step> steps, Set<String> made) {
+        if (made.contains(path)) return;
+        int slash = path.lastIndexOf('/');
+        directories(slash <= 0 ? "/" : path.substring(0, slash), steps, made);
+        made.add(path);
+        steps.add(new Step.Directory(path));
+    }
+}

@@ -1,0 +1,157 @@
+package io.jslirp.isolate;
+
+import io.jslirp.sys.Capabilities;
+import io.jslirp.sys.Exec;
+import io.jslirp.sys.Libc;
+import io.jslirp.sys.Mounts;
+import io.jslirp.sys.Namespaces;
+import io.jslirp.sys.SysException;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.IntStream;
+
+/** Builds the confined root and execs the JVM again inside it (see the package's theory of operation). */
+public final class Sandbox {
+    private Sandbox() {}
+
+    /** Where the new root is built, on a tmpfs of the new mount namespace (as slirp4netns does). */
+    static final String STAGING = "/tmp";
+    private static final long DATA = Mounts.MS_NOSUID | Mounts.MS_NODEV | Mounts.MS_NOEXEC;
+
+    /**
+     * Confines this process and runs it again, handing over handoff's descriptors and keep (those
+     * the caller passed, e.g. a ready fd), with exposed (files or directories the options name)
+     * readable in the new root at their paths. Returns only by throwing IllegalStateException with
+     * one line saying which step failed; the process is then half confined and must exit.
+     */
+    public static void enter(List<Path> exposed, Handoff handoff, int... keep) {
+        List<String> cmdline = cmdline();
+        RootLayout layout = RootLayout.of(host(cmdline, exposed));
+        Relaunch relaunch = Relaunch.of(cmdline, layout, handoff, System.getenv());
+        int[] inherit = IntStream.concat(Arrays.stream(handoff.all()), Arrays.stream(keep)).filter(fd -> fd >= 0).toArray();
+        AtomicReference<RuntimeException> failure = new AtomicReference<>();
+        // One platform thread does it all: the mount namespace, the root and the capabilities it
+        // changes are its own, and the program it execs starts from them.
+        Thread t = Thread.ofPlatform().name("sandbox").start(() -> {
+            try {
+                build(layout);
+                Capabilities.keepOnly(Capabilities.CAP_NET_BIND_SERVICE);
+                Exec.inheritOnly(inherit);
+                Exec.execve(layout.java(), relaunch.argv(), relaunch.env());
+            } catch (RuntimeException e) {
+                failure.set(e);
+            }
+        });
+        try {
+            t.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        RuntimeException e = failure.get();
+        throw new IllegalStateException("cannot create the sandbox: " + (e == null ? "interrupted" : e.getMessage()), e);
+    }
+
+    /** The JVM's command line, as the kernel has it. */
+    static List<String> cmdline() {
+        try {
+            String all = new String(Files.readAllBytes(Path.of("/proc/self/cmdline")), StandardCharsets.UTF_8);
+            List<String> args = new ArrayList<>(Arrays.asList(all.split("\0", -1)));
+            if (!args.isEmpty() && args.getLast().isEmpty()) args.removeLast();
+            return args;
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read /proc/self/cmdline: " + e.getMessage(), e);
+        }
+    }
+
+    private static RootLayout.Host host(List<String> cmdline, List<Path> exposed) {
+        String jar = Relaunch.jar(cmdline);
+        String aot = Relaunch.aotCache(cmdline);
+        Map<String, String> entries = new LinkedHashMap<>();
+        for (String name : RootLayout.LIBRARY_LINKS) {
+            Path p = Path.of("/", name);
+            try {
+                if (Files.isSymbolicLink(p)) entries.put(name, Files.readSymbolicLink(p).toString());
+                else if (Files.isDirectory(p)) entries.put(name, "");
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot read " + p + ": " + e.getMessage(), e);
+            }
+        }
+        Map<String, Boolean> paths = new LinkedHashMap<>();
+        for (Path p : exposed) {
+            Path real = real(p);
+            paths.put(real.toString(), Files.isDirectory(real));
+        }
+        // A resolv.conf that is a link out of /etc and /run (to a file the resolver keeps elsewhere).
+        Path resolv = Path.of("/etc/resolv.conf");
+        if (Files.exists(resolv)) paths.put(real(resolv).toString(), false);
+        return new RootLayout.Host(real(Path.of(System.getProperty("java.home"))).toString(), real(Path.of(jar)).toString(),
+                aot != null && Files.isRegularFile(Path.of(aot)) ? real(Path.of(aot)).toString() : null, entries, paths);
+    }
+
+    private static Path real(Path p) {
+        try {
+            return p.toRealPath();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot resolve " + p + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** On the calling thread: a mount namespace of its own, the layout built on a tmpfs, pivot_root into it. */
+    private static void build(RootLayout layout) {
+        Namespaces.unshareMounts();
+        // The sources named by descriptors opened before the tmpfs covers STAGING (a jar may be there).
+        Map<RootLayout.Step.Bind, Integer> sources = new LinkedHashMap<>();
+        try {
+            for (RootLayout.Step step : layout.steps()) {
+                if (step instanceof RootLayout.Step.Bind b) sources.put(b, Libc.open(b.source(), Libc.O_PATH | Libc.O_CLOEXEC));
+            }
+            Mounts.mount("tmpfs", STAGING, "tmpfs", DATA, "mode=0755,size=64k");
+            for (RootLayout.Step step : layout.steps()) make(step, sources);
+        } finally {
+            sources.values().forEach(Libc::close);
+        }
+        Mounts.chdir(STAGING);
+        Mounts.pivotRoot(".", "old");
+        Mounts.chdir("/");
+        Mounts.unmount("/old", Mounts.MNT_DETACH);
+        try {
+            Files.delete(Path.of("/old"));
+            // The root itself read-only (best effort, as slirp4netns: some kernels refuse it).
+            Mounts.mount(null, "/", null, Mounts.MS_REMOUNT | Mounts.MS_BIND | Mounts.MS_RDONLY | DATA, null);
+        } catch (IOException | SysException e) {
+            io.jslirp.util.Log.debug(() -> "sandbox: " + e.getMessage());
+        }
+    }
+
+    private static void make(RootLayout.Step step, Map<RootLayout.Step.Bind, Integer> sources) {
+        try {
+            switch (step) {
+                case RootLayout.Step.Directory d -> {
+                    if (!d.path().equals("/")) Files.createDirectory(Path.of(STAGING + d.path()));
+                }
+                case RootLayout.Step.Link l -> Files.createSymbolicLink(Path.of(STAGING + l.path()), Path.of(l.target()));
+                case RootLayout.Step.Bind b -> {
+                    Path target = Path.of(STAGING + b.path());
+                    if (!b.directory()) Files.createFile(target);
+                    long flags = switch (b.use()) {
+                        case DATA -> DATA;
+                        case PROGRAM -> Mounts.MS_NOSUID | Mounts.MS_NODEV;
+                        case DEVICE -> Mounts.MS_NOSUID | Mounts.MS_NOEXEC;
+                    };
+                    Mounts.bindReadOnly("/proc/self/fd/" + sources.get(b), target.toString(), flags);
+                }
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot make " + step + ": " + e.getMessage(), e);
+        }
+    }
+}

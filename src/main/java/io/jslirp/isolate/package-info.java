@@ -1,0 +1,32 @@
+/**
+ * Isolation: a running instance given a root of its own and stripped of its capabilities.
+ *
+ * <h2>Theory of operation</h2>
+ *
+ * <p>A JVM cannot confine itself in place. Capabilities are per thread and no call changes another
+ * thread's (the JVM's first thread, which started it, waits in the launcher with every capability it
+ * had); a mount namespace and a root are per thread once a thread unshares them, and the JVM's own
+ * threads stay where they were. So the instance does its privileged set-up first (the tap in the
+ * target's network namespace, the addresses, the API socket's file) and then, on one dedicated
+ * thread:
+ *
+ * <ol>
+ * <li>unshares its mount namespace, every mount made a slave (nothing done inside reaches the
+ *     caller's namespace; slirp4netns's no-unmount test checks that);
+ * <li>builds a new root on a tmpfs ({@link RootLayout}): /etc and /run read-only (the resolver
+ *     files and the API socket's directory, as slirp4netns's sandbox has), /usr read-only (the C
+ *     library the JVM's launcher links), the JDK, the jar and its AOT cache at /jslirp, four
+ *     device nodes, and the files the options name (a --resolv-conf, a --tftp directory);
+ * <li>pivot_root into it and detaches the old root: nothing else of the filesystem is reachable;
+ * <li>sets no_new_privs and keeps only CAP_NET_BIND_SERVICE, in every set and the bounding set;
+ * <li>marks every descriptor close-on-exec but those handed over ({@link Handoff}), and execs the
+ *     JVM again with the same options and arguments ({@link Relaunch}), the paths rewritten to
+ *     the new root's.
+ * </ol>
+ *
+ * <p>The kernel ends every other thread at exec; the program that runs on is the same process (its
+ * PID, its parent, its inherited descriptors), whose every thread starts from the confined
+ * thread's root, namespaces and capabilities. It finds the handed-over descriptors in its
+ * environment and serves them without any set-up of its own. The price is a second JVM start.
+ */
+package io.jslirp.isolate;
