@@ -1,0 +1,79 @@
+package io.jslirp.isolate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.jslirp.isolate.RootLayout.Step;
+import io.jslirp.isolate.RootLayout.Use;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+class RootLayoutTest {
+    private static final Map<String, String> MERGED_USR = Map.of("bin", "usr/bin", "lib", "usr/lib", "lib64", "usr/lib64", "sbin", "usr/sbin");
+
+    private static RootLayout layout(String javaHome, String aot, Map<String, String> entries, Map<String, Boolean> exposed) {
+        return RootLayout.of(new RootLayout.Host(javaHome, "/home/u/jslirp/target/jslirp.jar", aot, entries, exposed));
+    }
+
+    @Test
+    void holdsEtcRunUsrTheDevicesAndTheAppNothingElse() {
+        RootLayout l = layout("/usr/lib/jvm/jdk-25", "/home/u/jslirp/target/jslirp-25.aot", MERGED_USR, Map.of());
+        assertThat(l.steps()).contains(new Step.Bind("/etc", "/etc", true, Use.DATA), new Step.Bind("/run", "/run", true, Use.DATA),
+                new Step.Bind("/usr", "/usr", true, Use.PROGRAM), new Step.Link("/lib64", "usr/lib64"),
+                new Step.Bind("/dev/urandom", "/dev/urandom", false, Use.DEVICE),
+                new Step.Bind("/home/u/jslirp/target/jslirp.jar", "/jslirp/jslirp.jar", false, Use.DATA),
+                new Step.Bind("/home/u/jslirp/target/jslirp-25.aot", "/jslirp/jslirp.aot", false, Use.DATA));
+        assertThat(paths(l)).as("nothing of the host's home, /root, /var or /tmp").noneMatch(p -> p.startsWith("/home") || p.startsWith("/root")
+                || p.startsWith("/var") || p.startsWith("/tmp") || p.startsWith("/proc"));
+        // a JDK under /usr runs from there
+        assertThat(l.java()).isEqualTo("/usr/lib/jvm/jdk-25/bin/java");
+        assertThat(l.javaLibraries()).isEqualTo("/usr/lib/jvm/jdk-25/lib");
+        assertThat(l.jar()).isEqualTo("/jslirp/jslirp.jar");
+        assertThat(l.aotCache()).isEqualTo("/jslirp/jslirp.aot");
+    }
+
+    @Test
+    void aJdkOutsideUsrIsBoundUnderTheApp() {
+        RootLayout l = layout("/home/u/.sdkman/java/25", null, MERGED_USR, Map.of());
+        assertThat(l.steps()).contains(new Step.Bind("/home/u/.sdkman/java/25", "/jslirp/jdk", true, Use.PROGRAM));
+        assertThat(l.java()).isEqualTo("/jslirp/jdk/bin/java");
+        assertThat(l.aotCache()).isNull();
+        assertThat(paths(l)).noneMatch(p -> p.startsWith("/home"));
+    }
+
+    @Test
+    void everyTargetsParentIsMadeBeforeIt() {
+        Map<String, Boolean> exposed = new LinkedHashMap<>();
+        exposed.put("/srv/tftp/boot", true);
+        exposed.put("/opt/dns/resolv.conf", false);
+        exposed.put("/etc/other-resolv.conf", false); // under /etc: bound already
+        Map<String, String> entries = Map.of("lib", "", "bin", "usr/bin");
+        RootLayout l = layout("/opt/jdk", null, entries, exposed);
+        List<String> made = new java.util.ArrayList<>(List.of("/"));
+        for (Step s : l.steps()) {
+            String path = switch (s) {
+                case Step.Directory d -> d.path();
+                case Step.Link k -> k.path();
+                case Step.Bind b -> b.path();
+            };
+            assertThat(made).as("the parent of %s", s).contains(path.substring(0, Math.max(1, path.lastIndexOf('/'))));
+            if (!(s instanceof Step.Bind b) || b.directory()) made.add(path);
+        }
+        assertThat(l.steps()).contains(new Step.Bind("/lib", "/lib", true, Use.PROGRAM), new Step.Link("/bin", "usr/bin"),
+                new Step.Bind("/srv/tftp/boot", "/srv/tftp/boot", true, Use.DATA),
+                new Step.Bind("/opt/dns/resolv.conf", "/opt/dns/resolv.conf", false, Use.DATA));
+        assertThat(l.steps()).filteredOn(s -> s instanceof Step.Bind b && b.source().startsWith("/etc/")).isEmpty();
+        assertThat(l.steps()).last().isEqualTo(new Step.Directory("/old"));
+    }
+
+    private static List<String> paths(RootLayout l) {
+        return l.steps().stream().map(s -> switch (s) {
+            case Step.Directory d -> d.path();
+            case Step.Link k -> k.path();
+            case Step.Bind b -> b.path();
+        }).toList();
+    }
+}
