@@ -12,6 +12,7 @@
 #                                  PID tap0 until it reports ready, then `true` in the namespace, then
 #                                  SIGTERM and its exit. As root only.
 #   slirp4netns (until ready)      the same with slirp4netns -c -r FD PID tap0.
+#   ... --enable-sandbox           the two above with their sandbox (jslirp's: a second JVM start).
 #   java -version                  the JVM alone (what no launcher flag can go below).
 #
 # Usage: bench/startup.sh [> table.md]    (STARTUP_RUNS=20 bench/startup.sh; JSLIRP=path/to/jslirp)
@@ -65,6 +66,8 @@ fi
 if [[ $root == yes ]]; then
   add "jslirp attach (until ready)" "tmp='$tmp' holder=\$HOLDER attach_once '$jslirp' attach"
   command -v slirp4netns >/dev/null && add "slirp4netns (until ready)" "tmp='$tmp' holder=\$HOLDER attach_once slirp4netns"
+  add "jslirp attach --enable-sandbox" "tmp='$tmp' holder=\$HOLDER attach_once '$jslirp' attach --enable-sandbox"
+  command -v slirp4netns >/dev/null && add "slirp4netns --enable-sandbox" "tmp='$tmp' holder=\$HOLDER attach_once slirp4netns --enable-sandbox"
 fi
 add "java -version" "'$JAVA_HOME/bin/java' -XX:+UseSerialGC -Xshare:auto -version"
 

@@ -111,10 +111,18 @@ public final class Stack {
         if (o.disableHostLoopback) c.add("--disable-host-loopback");
         if (o.enableIpv6) c.add("--enable-ipv6");
         c.addAll(o.extra);
+        if (kind == Kind.JSLIRP && SANDBOXED && !o.extra.contains("--pcap") && !o.extra.contains("--enable-sandbox")) c.add("--enable-sandbox");
         c.add(target);
         c.add(o.ifname);
         return c;
     }
+
+    /**
+     * -Djslirp.it.sandbox=true: every attach of the tests with --enable-sandbox (but those with
+     * --pcap, which it refuses), to show the suite passes with the sandbox on; not CI's default,
+     * which runs the sandbox in SandboxIT and AttachFlagsIT.
+     */
+    static final boolean SANDBOXED = Boolean.getBoolean("jslirp.it.sandbox");
 
     /**
      * The command that runs {@code command} in a new namespace behind the stack: {@code <home>/jslirp
@@ -193,6 +201,7 @@ public final class Stack {
         try {
             if (o.configure) r.awaitConfigured(ns, o.ifname, Duration.ofSeconds(90));
             else r.awaitLink(ns, o.ifname, Duration.ofSeconds(90));
+            if (SANDBOXED) r.awaitSandboxed(Duration.ofSeconds(90));
             return r;
         } catch (RuntimeException | Error e) {
             r.close();
@@ -295,16 +304,32 @@ public final class Stack {
             await(ns, timeout, "link " + ifname, () -> ns.exec(Duration.ofSeconds(10), "ip", "link", "show", "dev", ifname).exit() == 0);
         }
 
+        /**
+         * Waits until the sandboxed program runs (the JVM exec'd from the new root), then a second
+         * for it to start serving: it says so only on a ready fd, which these tests do not pass.
+         */
+        void awaitSandboxed(Duration timeout) {
+            Path cmdline = Path.of("/proc/" + pid() + "/cmdline");
+            await(null, timeout, "the sandbox", () -> {
+                try {
+                    return Files.readString(cmdline).contains("/jslirp/jslirp.jar");
+                } catch (IOException e) {
+                    return false;
+                }
+            });
+            Namespace.sleep(1000);
+        }
+
         private void await(Namespace ns, Duration timeout, String what, java.util.function.BooleanSupplier ready) {
             long deadline = System.nanoTime() + timeout.toNanos();
             long pause = 20;
             while (true) {
                 if (ready.getAsBoolean()) return;
                 if (!process.isAlive()) {
-                    throw new AssertionError("stack exited before " + what + ":\n" + describe() + "\n  namespace: " + ns.describe());
+                    throw new AssertionError("stack exited before " + what + ":\n" + describe() + "\n  namespace: " + (ns == null ? "" : ns.describe()));
                 }
                 if (System.nanoTime() > deadline) {
-                    throw new AssertionError("timed out waiting for " + what + ":\n" + describe() + "\n  namespace: " + ns.describe());
+                    throw new AssertionError("timed out waiting for " + what + ":\n" + describe() + "\n  namespace: " + (ns == null ? "" : ns.describe()));
                 }
                 Namespace.sleep(pause);
                 pause = Math.min(200, pause * 2);
