@@ -103,12 +103,20 @@ final class AttachCommand implements Callable<Integer> {
         network.serve(engine);
         // Configured only now, with the forwarded ports and the API socket open: whoever waits
         // for the address (or the ready fd) finds them served.
-        if (configure) {
-            Namespaces.callInNetns(netnsPath, () -> {
-                GuestInterface.configure(tapName, config.network(), mac);
-                return null;
-            });
-        }
+        if (configure) configureInterface(netnsPath, config, mac);
+        return serveUntilStopped(engine);
+    }
+
+    /** --configure: the interface's address, MTU and default route, in the target's namespace. */
+    private void configureInterface(String netnsPath, EngineConfig config, long mac) throws Exception {
+        Namespaces.callInNetns(netnsPath, () -> {
+            GuestInterface.configure(tapName, config.network(), mac);
+            return null;
+        });
+    }
+
+    /** With everything set up: the exit fd watched, the filter installed, the ready fd told, then served. */
+    private Integer serveUntilStopped(Engine engine) {
         if (exitFd != null) engine.stopWhenReadable(exitFd);
         if (enableSeccomp) Seccomp.install(); // after the last setns, before anyone is told the network is up
         if (readyFd != null) Serving.signalReady(readyFd);
@@ -121,12 +129,7 @@ final class AttachCommand implements Callable<Integer> {
      * again ({@link Sandbox}), the tap's queues and the API socket handed over. Does not return.
      */
     private Integer confine(String netnsPath, TapLink link, EngineConfig config, long mac) throws Exception {
-        if (configure) {
-            Namespaces.callInNetns(netnsPath, () -> {
-                GuestInterface.configure(tapName, config.network(), mac);
-                return null;
-            });
-        }
+        if (configure) configureInterface(netnsPath, config, mac);
         Map<String, int[]> fds = new LinkedHashMap<>();
         int[] tap = new int[link.queues()];
         for (int i = 0; i < tap.length; i++) tap[i] = link.fd(i);
@@ -148,10 +151,7 @@ final class AttachCommand implements Callable<Integer> {
         Engine engine = new Engine(new TapLink(true, handoff.get(TAP)), config);
         int[] api = handoff.get(API);
         network.serve(engine, api.length == 2 ? UnixListener.inherited(network.apiSocket.toString(), api[0], api[1]) : null);
-        if (exitFd != null) engine.stopWhenReadable(exitFd);
-        if (enableSeccomp) Seccomp.install();
-        if (readyFd != null) Serving.signalReady(readyFd);
-        return Serving.untilStopped(engine);
+        return serveUntilStopped(engine);
     }
 
     /** A device the launcher made for a target whose arguments are refused goes again. */

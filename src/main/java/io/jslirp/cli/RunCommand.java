@@ -3,6 +3,7 @@ package io.jslirp.cli;
 import io.jslirp.engine.Engine;
 import io.jslirp.engine.EngineConfig;
 import io.jslirp.link.TapLink;
+import io.jslirp.sys.Mounts;
 import io.jslirp.sys.Namespaces;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -123,7 +124,7 @@ final class RunCommand implements Callable<Integer> {
             Files.writeString(file, ResolvConf.forGuest(host, dns), java.nio.file.StandardOpenOption.CREATE_NEW,
                     java.nio.file.StandardOpenOption.WRITE);
             Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
-            Namespaces.bindMount(file.toString(), ResolvConf.DEFAULT.toString());
+            Mounts.bind(file.toString(), ResolvConf.DEFAULT.toString());
         } catch (IOException | RuntimeException e) {
             Log.warn("the command keeps the host's " + ResolvConf.DEFAULT + " (cannot give it one naming " + dns.getFirst() + ": "
                     + Main.oneLine(e) + ")");

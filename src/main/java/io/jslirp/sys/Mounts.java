@@ -41,6 +41,11 @@ public final class Mounts {
         if (r < 0) throw new SysException("mount " + (source == null ? "" : source + " ") + target, errno(err));
     }
 
+    /** Bind-mounts the file or directory source over target (mount --bind). */
+    public static void bind(String source, String target) {
+        mount(source, target, null, MS_BIND, null);
+    }
+
     /**
      * Binds source (a file or directory, and the mounts beneath it) at target, then makes that read
      * only with flags (MS_NOSUID, MS_NODEV, MS_NOEXEC) added: a remount that keeps the flags the

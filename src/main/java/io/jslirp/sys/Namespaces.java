@@ -22,8 +22,7 @@ public final class Namespaces {
     public static final int CLONE_NEWNET = 0x40000000, CLONE_NEWUSER = 0x10000000, CLONE_NEWPID = 0x20000000,
             CLONE_NEWNS = 0x20000, CLONE_FS = 0x200;
 
-    private static final long SETNS = nr(308, 268), UNSHARE = nr(272, 97), MOUNT = nr(165, 40);
-    private static final long MS_BIND = 4096;
+    private static final long SETNS = nr(308, 268), UNSHARE = nr(272, 97);
     /** ioctl on a namespace's descriptor: a descriptor of the user namespace that owns it. */
     private static final long NS_GET_USERNS = 0xb701;
 
@@ -81,16 +80,6 @@ public final class Namespaces {
         } finally {
             Libc.close(mnt);
         }
-    }
-
-    /** Bind-mounts the file or directory source over target (mount --bind); throws {@link SysException}. */
-    public static void bindMount(String source, String target) {
-        MemorySegment err = scratch().errno;
-        int r;
-        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
-            r = (int) syscall(MOUNT, err, arena.allocateFrom(source).address(), arena.allocateFrom(target).address(), 0, MS_BIND, 0);
-        }
-        if (r < 0) throw new SysException("mount --bind " + source + " " + target, errno(err));
     }
 
     /**

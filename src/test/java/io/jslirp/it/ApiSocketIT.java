@@ -81,7 +81,8 @@ class ApiSocketIT {
             }
             if (Stack.Kind.selected() == Stack.Kind.JSLIRP) {
                 stack.stop();
-                assertThat(api).as("socket file removed on exit").doesNotExist();
+                // a sandboxed instance cannot reach the file: it stays, stale, for the next one to replace
+                if (!Stack.SANDBOXED) assertThat(api).as("socket file removed on exit").doesNotExist();
             }
         }
     }
@@ -216,6 +217,7 @@ class ApiSocketIT {
             assertThat(stack.alive()).as("%s survives the sequence\n%s", kind, stack.describe()).isTrue();
         } finally {
             Files.deleteIfExists(api);
+            Files.deleteIfExists(dir.resolve("api.sock.lock")); // left by a sandboxed instance
             Files.deleteIfExists(dir);
         }
         return replies;

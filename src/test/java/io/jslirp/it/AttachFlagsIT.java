@@ -135,8 +135,7 @@ class AttachFlagsIT {
         try (HttpBlobServer http = new HttpBlobServer();
              Namespace ns = Namespace.create();
              Stack.Running stack = Stack.attach(ns, Stack.Options.configured().extra("--enable-sandbox"))) {
-            Path proc = Path.of("/proc/" + stack.pid());
-            for (int i = 0; i < 300 && !Files.readString(proc.resolve("cmdline")).contains("/jslirp/jslirp.jar"); i++) Namespace.sleep(100);
+            Path proc = Path.of("/proc/" + stack.pid()); // Stack.attach waited for the sandboxed program
             Cmd.Result r = ns.exec(T, "curl", "-sS", "--max-time", "20", http.guestUrl("/small"));
             assertThat(r.out()).as("%s\n%s", r, stack.describe()).isEqualTo(HttpBlobServer.SMALL_BODY);
             String status = Files.readString(proc.resolve("status"));

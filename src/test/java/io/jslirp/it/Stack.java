@@ -201,7 +201,7 @@ public final class Stack {
         try {
             if (o.configure) r.awaitConfigured(ns, o.ifname, Duration.ofSeconds(90));
             else r.awaitLink(ns, o.ifname, Duration.ofSeconds(90));
-            if (SANDBOXED) r.awaitSandboxed(Duration.ofSeconds(90));
+            if (r.command.contains("--enable-sandbox")) r.awaitSandboxed(Duration.ofSeconds(90));
             return r;
         } catch (RuntimeException | Error e) {
             r.close();

@@ -73,7 +73,8 @@ class TftpIT {
                 Path out = tmp.resolve("stolen");
                 Cmd.Result r = get(ns, name, out.toString());
                 assertThat(r.exit()).as("%s\n%s", r, stack.describe()).isNotZero();
-                assertThat(r.err()).as("error for %s", name).containsIgnoringCase("access violation");
+                // sandboxed, a link out of the directory leads nowhere: file not found
+                if (!Stack.SANDBOXED || !name.equals("link")) assertThat(r.err()).as("error for %s", name).containsIgnoringCase("access violation");
                 assertThat(Files.exists(out) ? Files.readString(out) : "").doesNotContain("not for the guest");
             }
             Cmd.Result missing = get(ns, "nothing.bin", tmp.resolve("missing").toString());
