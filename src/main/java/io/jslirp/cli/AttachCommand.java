@@ -104,7 +104,7 @@ final class AttachCommand implements Callable<Integer> {
         // Configured only now, with the forwarded ports and the API socket open: whoever waits
         // for the address (or the ready fd) finds them served.
         if (configure) configureInterface(netnsPath, config, mac);
-        return serveUntilStopped(engine);
+        return serveUntilStopped(engine, false);
     }
 
     /** --configure: the interface's address, MTU and default route, in the target's namespace. */
@@ -116,9 +116,10 @@ final class AttachCommand implements Callable<Integer> {
     }
 
     /** With everything set up: the exit fd watched, the filter installed, the ready fd told, then served. */
-    private Integer serveUntilStopped(Engine engine) {
+    private Integer serveUntilStopped(Engine engine, boolean sandboxed) {
         if (exitFd != null) engine.stopWhenReadable(exitFd);
         if (enableSeccomp) Seccomp.install(); // after the last setns, before anyone is told the network is up
+        if (sandboxed && System.getenv(Sandbox.PROBE_VARIABLE) != null) System.err.println("jslirp: sandbox probe: " + Sandbox.probe());
         if (readyFd != null) Serving.signalReady(readyFd);
         return Serving.untilStopped(engine);
     }
@@ -151,7 +152,7 @@ final class AttachCommand implements Callable<Integer> {
         Engine engine = new Engine(new TapLink(true, handoff.get(TAP)), config);
         int[] api = handoff.get(API);
         network.serve(engine, api.length == 2 ? UnixListener.inherited(network.apiSocket.toString(), api[0], api[1]) : null);
-        return serveUntilStopped(engine);
+        return serveUntilStopped(engine, true);
     }
 
     /** A device the launcher made for a target whose arguments are refused goes again. */

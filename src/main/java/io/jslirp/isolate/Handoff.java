@@ -16,10 +16,19 @@ public record Handoff(Map<String, int[]> descriptors) {
         descriptors = Map.copyOf(descriptors);
     }
 
-    /** The handoff in this process's environment, or null when it was not started confined. */
+    /**
+     * The handoff in this process's environment, or null when it was not started confined. The
+     * variable in a process that is not (one that still sees /proc, which the sandbox's root has
+     * not) is refused: its descriptors are not what it says.
+     */
     public static Handoff inherited() {
         String value = System.getenv(VARIABLE);
-        return value == null ? null : parse(value);
+        if (value == null) return null;
+        if (java.nio.file.Files.exists(java.nio.file.Path.of("/proc/self"))) {
+            throw new IllegalArgumentException(VARIABLE + " is set, but this process is not in jslirp's sandbox"
+                    + " (the variable is jslirp's own, for the program it starts there)");
+        }
+        return parse(value);
     }
 
     /** The descriptors of name, or an empty array. */

@@ -60,6 +60,41 @@ public final class Sandbox {
         throw new IllegalStateException("cannot create the sandbox: " + (e == null ? "interrupted" : e.getMessage()), e);
     }
 
+    /** The environment variable that makes {@link #probe} run: for tests only. */
+    public static final String PROBE_VARIABLE = "JSLIRP_SANDBOX_PROBE";
+
+    /**
+     * What a compromised program in the sandbox would meet, tried from inside it: a mount (needs
+     * CAP_SYS_ADMIN), unshare(0) (harmless, but refused by --enable-seccomp's filter), a file
+     * written under /etc, and the paths that must be gone. One line, for a test to read
+     * (SandboxIT); run only when {@link #PROBE_VARIABLE} is set.
+     */
+    public static String probe() {
+        List<String> results = new ArrayList<>();
+        results.add("mount " + outcome(() -> Mounts.mount("tmpfs", "/", "tmpfs", 0, null)));
+        results.add("unshare(0) " + outcome(() -> Namespaces.unshare(0)));
+        results.add("write /etc " + outcome(() -> {
+            try {
+                Files.delete(Files.createFile(Path.of("/etc/jslirp-sandbox-probe")));
+            } catch (IOException e) {
+                throw new IllegalStateException(e.getClass().getSimpleName());
+            }
+        }));
+        for (String p : List.of("/home", "/root", "/var", "/tmp", "/proc")) results.add(p + (Files.exists(Path.of(p)) ? " present" : " absent"));
+        return String.join("; ", results);
+    }
+
+    private static String outcome(Runnable call) {
+        try {
+            call.run();
+            return "allowed";
+        } catch (SysException e) {
+            return "refused " + io.jslirp.sys.Errno.describe(e.errno());
+        } catch (IllegalStateException e) {
+            return "refused " + e.getMessage();
+        }
+    }
+
     /** The JVM's command line, as the kernel has it. */
     static List<String> cmdline() {
         try {

@@ -152,6 +152,14 @@ class AttachFlagsIT {
             assertThat(exit.code()).isEqualTo(1);
             assertThat(exit.stderr().strip()).isEqualTo("jslirp: --pcap cannot be used with --enable-sandbox: nothing is writable in the sandbox");
         }
+        try (Namespace ns = Namespace.create()) {
+            List<String> forged = new java.util.ArrayList<>(List.of("env", "JSLIRP_SANDBOXED=tap=0"));
+            forged.addAll(Stack.attachCommand(Stack.Options.configured().extra("--enable-sandbox"), Long.toString(ns.pid())));
+            Cmd.Result r = Cmd.run(T, forged);
+            assertThat(r.exit()).as("%s", r).isEqualTo(1);
+            assertThat(r.err().strip()).as("the handoff's variable outside the sandbox").isEqualTo(
+                    "jslirp: JSLIRP_SANDBOXED is set, but this process is not in jslirp's sandbox (the variable is jslirp's own, for the program it starts there)");
+        }
         Cmd.Result help = Cmd.run(T, ItEnv.home().resolve("bin/slirp4netns").toString(), "--help");
         assertThat(help.out()).as("rootlesskit's auto mode must not see it").contains("--enable-seccomp").doesNotContain("--enable-sandbox");
     }

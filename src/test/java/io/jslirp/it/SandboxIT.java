@@ -22,8 +22,9 @@ import org.junit.jupiter.api.Timeout;
  * once the sandboxed program has said it is ready (the upstream no-unmount script looks as soon as
  * the device exists, before the sandbox is made), and beyond them: every capability set and the
  * bounding set down to CAP_NET_BIND_SERVICE, no_new_privs, the seccomp filter on every thread, no
- * /proc or /tmp in the root, and the network still served through it: 1 MiB from the host's
- * 127.0.0.1 byte-exact, the API socket answering.
+ * /proc or /tmp in the root, what the program itself meets from inside (a mount, a write and a
+ * filtered call refused: the test-only probe, {@code JSLIRP_SANDBOX_PROBE}), and the network still
+ * served through it: 1 MiB from the host's 127.0.0.1 byte-exact, the API socket answering.
  */
 class SandboxIT {
     private static final Duration T = Duration.ofSeconds(90);
@@ -63,8 +64,8 @@ class SandboxIT {
         try (HttpBlobServer http = new HttpBlobServer()) {
             String script = """
                     cd "$1"
-                    PATH="$2/bin:$PATH" slirp4netns --ready-fd=3 --enable-sandbox --enable-seccomp --configure --api-socket "$3" "$4" tap11 \\
-                        3>ready.file 2>slirp.err &
+                    JSLIRP_SANDBOX_PROBE=1 PATH="$2/bin:$PATH" slirp4netns --ready-fd=3 --enable-sandbox --enable-seccomp --configure \\
+                        --api-socket "$3" "$4" tap11 3>ready.file 2>slirp.err &
                     slirp=$!
                     %s
                     getpcaps $slirp 2>&1 | tail -n1 | sed 's/^/CAPS /'
@@ -91,6 +92,11 @@ class SandboxIT {
                     .doesNotContain("HAS home", "HAS root", "HAS var", "HAS tmp", "HAS proc");
             assertThat(line(out, "SHA ")).as("%s", r).isEqualTo(Blob.sha256(46, Blob.MIB));
             assertThat(Files.readString(user.work().resolve("status.out"))).contains("tcp_connections");
+            // from inside (the test-only probe): a mount and a write refused, unshare refused by the
+            // filter, the host's directories gone
+            assertThat(line(out, "ERR jslirp: sandbox probe: ")).isEqualTo("mount refused Operation not permitted (EPERM); unshare(0) refused"
+                    + " Operation not permitted (EPERM); write /etc refused FileSystemException; /home absent; /root absent; /var absent;"
+                    + " /tmp absent; /proc absent");
         }
     }
 
