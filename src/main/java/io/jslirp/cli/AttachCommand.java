@@ -91,7 +91,7 @@ final class AttachCommand implements Callable<Integer> {
         try {
             netnsPath = netnsPath();
             refuseOwnNamespace(netnsPath);
-            config = checkedConfig();
+            config = network.engineConfig();
         } catch (RuntimeException e) {
             removeLaunchersTap();
             throw e;
@@ -142,13 +142,26 @@ final class AttachCommand implements Callable<Integer> {
         List<Path> exposed = new ArrayList<>();
         if (network.tftp != null) exposed.add(network.tftp);
         if (!network.disableDns && Files.exists(network.resolvConf)) exposed.add(network.resolvConf);
-        Sandbox.enter(exposed, new Handoff(fds), readyFd == null ? -1 : readyFd, exitFd == null ? -1 : exitFd);
+        List<Path> writable = new ArrayList<>();
+        if (network.pcap != null) writable.add(createPcapFile(network.pcap));
+        Sandbox.enter(exposed, writable, new Handoff(fds), readyFd == null ? -1 : readyFd, exitFd == null ? -1 : exitFd);
         throw new AssertionError("Sandbox.enter returned");
+    }
+
+    /** The --pcap file, made (empty) before the sandbox, where it is the one file the program may write. */
+    private static Path createPcapFile(Path pcap) {
+        try {
+            java.nio.channels.FileChannel.open(pcap, java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE,
+                    java.nio.file.StandardOpenOption.TRUNCATE_EXISTING).close();
+            return pcap;
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("cannot write --pcap " + pcap + ": " + io.jslirp.util.FileErrors.reason(e));
+        }
     }
 
     /** --enable-sandbox, after the exec: the handed-over tap and API socket served, nothing set up. */
     private Integer serveConfined(Handoff handoff) {
-        EngineConfig config = checkedConfig();
+        EngineConfig config = network.engineConfig();
         Engine engine = new Engine(new TapLink(true, handoff.get(TAP)), config);
         int[] api = handoff.get(API);
         network.serve(engine, api.length == 2 ? UnixListener.inherited(network.apiSocket.toString(), api[0], api[1]) : null);
@@ -166,13 +179,6 @@ final class AttachCommand implements Callable<Integer> {
         } catch (Exception e) {
             io.jslirp.util.Log.debug(e::toString);
         }
-    }
-
-    private EngineConfig checkedConfig() {
-        if (enableSandbox && network.pcap != null) {
-            throw new IllegalArgumentException("--pcap cannot be used with --enable-sandbox: nothing is writable in the sandbox");
-        }
-        return network.engineConfig();
     }
 
     /**

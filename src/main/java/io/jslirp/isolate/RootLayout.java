@@ -12,8 +12,8 @@ import java.util.Set;
  * can be checked without building it.
  *
  * <p>Everything is bound read-only, nosuid, nodev and noexec, but for what must run (the JDK and
- * the C library under /usr: exec) and the device nodes (dev). Nothing is writable but what the
- * handed-over descriptors reach.
+ * the C library under /usr: exec) and the device nodes (dev). Nothing is writable but a --pcap
+ * file (bound alone, not its directory) and what the handed-over descriptors reach.
  */
 public record RootLayout(List<Step> steps, String java, String javaLibraries, String jar, String aotCache) {
     /** Where the JDK (when not under /usr), the jar and its AOT cache are found in the new root. */
@@ -32,7 +32,9 @@ public record RootLayout(List<Step> steps, String java, String javaLibraries, St
         /** Read and run: nosuid, nodev. */
         PROGRAM,
         /** A device node: nosuid, noexec. */
-        DEVICE
+        DEVICE,
+        /** A file jslirp writes (a --pcap capture): nosuid, nodev, noexec, not read-only. */
+        WRITABLE
     }
 
     /** One step of building the root. */
@@ -50,10 +52,11 @@ public record RootLayout(List<Step> steps, String java, String javaLibraries, St
     /**
      * What the host has: the JDK's home, the jar and AOT cache in use (real paths; aotCache null
      * when none), what each of {@link #LIBRARY_LINKS} is at the host's root (a symlink's target, or
-     * "" for a directory; absent when missing), and further paths the options name (real paths,
-     * each with whether it is a directory).
+     * "" for a directory; absent when missing), further paths the options name to be read (real
+     * paths, each with whether it is a directory), and files to be written (real paths).
      */
-    public record Host(String javaHome, String jar, String aotCache, Map<String, String> rootEntries, Map<String, Boolean> exposed) {}
+    public record Host(String javaHome, String jar, String aotCache, Map<String, String> rootEntries, Map<String, Boolean> exposed,
+            List<String> writable) {}
 
     /** The layout for host. */
     public static RootLayout of(Host host) {
@@ -97,6 +100,10 @@ public record RootLayout(List<Step> steps, String java, String javaLibraries, St
             directories(directory ? path : parent, steps, made);
             steps.add(new Step.Bind(path, path, directory, Use.DATA));
         });
+        for (String path : host.writable()) {
+            directories(path.substring(0, Math.max(1, path.lastIndexOf('/'))), steps, made);
+            steps.add(new Step.Bind(path, path, false, Use.WRITABLE));
+        }
         directories("/old", steps, made);
         return new RootLayout(List.copyOf(steps), javaHome + "/bin/java", javaHome + "/lib", jar, aot);
     }

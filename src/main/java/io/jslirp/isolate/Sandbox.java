@@ -30,12 +30,13 @@ public final class Sandbox {
     /**
      * Confines this process and runs it again, handing over handoff's descriptors and keep (those
      * the caller passed, e.g. a ready fd), with exposed (files or directories the options name)
-     * readable in the new root at their paths. Returns only by throwing IllegalStateException with
-     * one line saying which step failed; the process is then half confined and must exit.
+     * readable and writable (existing files) writable in the new root at their paths. Returns only
+     * by throwing IllegalStateException with one line saying which step failed; the process is
+     * then half confined and must exit.
      */
-    public static void enter(List<Path> exposed, Handoff handoff, int... keep) {
+    public static void enter(List<Path> exposed, List<Path> writable, Handoff handoff, int... keep) {
         List<String> cmdline = cmdline();
-        RootLayout layout = RootLayout.of(host(cmdline, exposed));
+        RootLayout layout = RootLayout.of(host(cmdline, exposed, writable));
         Relaunch relaunch = Relaunch.of(cmdline, layout, handoff, System.getenv());
         int[] inherit = IntStream.concat(Arrays.stream(handoff.all()), Arrays.stream(keep)).filter(fd -> fd >= 0).toArray();
         AtomicReference<RuntimeException> failure = new AtomicReference<>();
@@ -107,7 +108,7 @@ public final class Sandbox {
         }
     }
 
-    private static RootLayout.Host host(List<String> cmdline, List<Path> exposed) {
+    private static RootLayout.Host host(List<String> cmdline, List<Path> exposed, List<Path> writable) {
         String jar = Relaunch.jar(cmdline);
         String aot = Relaunch.aotCache(cmdline);
         Map<String, String> entries = new LinkedHashMap<>();
@@ -129,7 +130,8 @@ public final class Sandbox {
         Path resolv = Path.of("/etc/resolv.conf");
         if (Files.exists(resolv)) paths.put(real(resolv).toString(), false);
         return new RootLayout.Host(real(Path.of(System.getProperty("java.home"))).toString(), real(Path.of(jar)).toString(),
-                aot != null && Files.isRegularFile(Path.of(aot)) ? real(Path.of(aot)).toString() : null, entries, paths);
+                aot != null && Files.isRegularFile(Path.of(aot)) ? real(Path.of(aot)).toString() : null, entries, paths,
+                writable.stream().map(p -> real(p).toString()).toList());
     }
 
     private static Path real(Path p) {
@@ -178,11 +180,12 @@ public final class Sandbox {
                     Path target = Path.of(STAGING + b.path());
                     if (!b.directory()) Files.createFile(target);
                     long flags = switch (b.use()) {
-                        case DATA -> DATA;
-                        case PROGRAM -> Mounts.MS_NOSUID | Mounts.MS_NODEV;
-                        case DEVICE -> Mounts.MS_NOSUID | Mounts.MS_NOEXEC;
+                        case DATA -> Mounts.MS_RDONLY | DATA;
+                        case PROGRAM -> Mounts.MS_RDONLY | Mounts.MS_NOSUID | Mounts.MS_NODEV;
+                        case DEVICE -> Mounts.MS_RDONLY | Mounts.MS_NOSUID | Mounts.MS_NOEXEC;
+                        case WRITABLE -> DATA;
                     };
-                    Mounts.bindReadOnly("/proc/self/fd/" + sources.get(b), target.toString(), flags);
+                    Mounts.bindRestricted("/proc/self/fd/" + sources.get(b), target.toString(), flags);
                 }
             }
         } catch (IOException e) {

@@ -16,7 +16,8 @@
  * <li>builds a new root on a tmpfs ({@link RootLayout}): /etc and /run read-only (the resolver
  *     files and the API socket's directory, as slirp4netns's sandbox has), /usr read-only (the C
  *     library the JVM's launcher links), the JDK, the jar and its AOT cache at /jslirp, four
- *     device nodes, and the files the options name (a --resolv-conf, a --tftp directory);
+ *     device nodes, and the files the options name (a --resolv-conf, a --tftp directory read-only,
+ *     a --pcap file writable: that file alone, made beforehand);
  * <li>pivot_root into it and detaches the old root: nothing else of the filesystem is reachable;
  * <li>sets no_new_privs and keeps only CAP_NET_BIND_SERVICE, in every set and the bounding set;
  * <li>marks every descriptor close-on-exec but those handed over ({@link Handoff}), and execs the

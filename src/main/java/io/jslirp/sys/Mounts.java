@@ -47,13 +47,13 @@ public final class Mounts {
     }
 
     /**
-     * Binds source (a file or directory, and the mounts beneath it) at target, then makes that read
-     * only with flags (MS_NOSUID, MS_NODEV, MS_NOEXEC) added: a remount that keeps the flags the
-     * source's mount has (in a user namespace the kernel refuses to clear flags its owner set).
+     * Binds source (a file or directory, and the mounts beneath it) at target, then remounts that
+     * with flags (MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC) added to those the source's mount has
+     * (in a user namespace the kernel refuses to clear flags its owner set).
      */
-    public static void bindReadOnly(String source, String target, long flags) {
+    public static void bindRestricted(String source, String target, long flags) {
         mount(source, target, null, MS_BIND | MS_REC, null);
-        mount(null, target, null, MS_REMOUNT | MS_BIND | MS_RDONLY | flags | lockedFlags(target), null);
+        mount(null, target, null, MS_REMOUNT | MS_BIND | flags | lockedFlags(target), null);
     }
 
     /** The mount flags of the filesystem at path that a remount must keep (statfs's f_flags as MS_*). */

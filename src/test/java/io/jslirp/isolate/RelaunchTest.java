@@ -14,7 +14,7 @@ class RelaunchTest {
             "attach", "--enable-sandbox", "-jar", "1234", "tap0");
 
     private static RootLayout layout(String aot) {
-        return RootLayout.of(new RootLayout.Host("/usr/lib/jvm/jdk", "/home/u/j/target/jslirp.jar", aot, Map.of(), Map.of()));
+        return RootLayout.of(new RootLayout.Host("/usr/lib/jvm/jdk", "/home/u/j/target/jslirp.jar", aot, Map.of(), Map.of(), List.of()));
     }
 
     @Test

@@ -15,7 +15,7 @@ class RootLayoutTest {
     private static final Map<String, String> MERGED_USR = Map.of("bin", "usr/bin", "lib", "usr/lib", "lib64", "usr/lib64", "sbin", "usr/sbin");
 
     private static RootLayout layout(String javaHome, String aot, Map<String, String> entries, Map<String, Boolean> exposed) {
-        return RootLayout.of(new RootLayout.Host(javaHome, "/home/u/jslirp/target/jslirp.jar", aot, entries, exposed));
+        return RootLayout.of(new RootLayout.Host(javaHome, "/home/u/jslirp/target/jslirp.jar", aot, entries, exposed, List.of()));
     }
 
     @Test
@@ -67,6 +67,15 @@ class RootLayoutTest {
                 new Step.Bind("/opt/dns/resolv.conf", "/opt/dns/resolv.conf", false, Use.DATA));
         assertThat(l.steps()).filteredOn(s -> s instanceof Step.Bind b && b.source().startsWith("/etc/")).isEmpty();
         assertThat(l.steps()).last().isEqualTo(new Step.Directory("/old"));
+    }
+
+    @Test
+    void aCaptureFileIsTheOneThingWritable() {
+        RootLayout l = RootLayout.of(new RootLayout.Host("/usr/lib/jvm/jdk", "/opt/j/jslirp.jar", null, Map.of(), Map.of(),
+                List.of("/home/u/captures/x.pcap")));
+        assertThat(l.steps()).contains(new Step.Directory("/home/u/captures"),
+                new Step.Bind("/home/u/captures/x.pcap", "/home/u/captures/x.pcap", false, Use.WRITABLE));
+        assertThat(l.steps()).filteredOn(s -> s instanceof Step.Bind b && b.use() == Use.WRITABLE).hasSize(1);
     }
 
     private static List<String> paths(RootLayout l) {

@@ -111,15 +111,15 @@ public final class Stack {
         if (o.disableHostLoopback) c.add("--disable-host-loopback");
         if (o.enableIpv6) c.add("--enable-ipv6");
         c.addAll(o.extra);
-        if (kind == Kind.JSLIRP && SANDBOXED && !o.extra.contains("--pcap") && !o.extra.contains("--enable-sandbox")) c.add("--enable-sandbox");
+        if (kind == Kind.JSLIRP && SANDBOXED && !o.extra.contains("--enable-sandbox")) c.add("--enable-sandbox");
         c.add(target);
         c.add(o.ifname);
         return c;
     }
 
     /**
-     * -Djslirp.it.sandbox=true: every attach of the tests with --enable-sandbox (but those with
-     * --pcap, which it refuses), to show the suite passes with the sandbox on; not CI's default,
+     * -Djslirp.it.sandbox=true: every attach of the tests with --enable-sandbox, to show the
+     * suite passes with the sandbox on; not CI's default,
      * which runs the sandbox in SandboxIT and AttachFlagsIT.
      */
     static final boolean SANDBOXED = Boolean.getBoolean("jslirp.it.sandbox");
