@@ -40,7 +40,7 @@ STAMP_NAME=.jslirp-debian13-stamp
 # .ci/run installs enough on Debian 13.
 PACKAGES=(
   maven iproute2 nftables curl ncat iputils-ping busybox-static udhcpc dnsmasq-base uidmap
-  iperf3 slirp4netns passt procps qemu-system-x86 tshark rootlesskit python3 ndisc6 podman runc git man-db groff-base
+  iperf3 slirp4netns passt procps qemu-system-x86 tshark rootlesskit python3 ndisc6 podman runc git man-db groff-base libcap2-bin
   ca-certificates
 )
 
