@@ -154,7 +154,7 @@ class VmIT {
      * Over -netdev vhost-user (QEMU 10 or later; the guest's memory a shared memfd), at MTU 1500 and
      * 65520: DHCP, 20 MiB down and the same back up, intact, the frames going between the guest's
      * rings and jslirp without QEMU; the call and kick eventfds carry the notifications; the guest's
-     * driver took the checksum and TCP offloads both ways. Then the next VM (a new QEMU) is served by
+     * driver took the checksum and TCP offloads both ways (the upload's frame count is printed). Then the next VM (a new QEMU) is served by
      * the same jslirp; at 65520 only after a QEMU killed in the middle of a download, which stopped
      * none of its rings.
      */
@@ -178,8 +178,6 @@ class VmIT {
                 Stack.Exit exit = jslirp.stop();
                 System.out.println("[jslirp VM vhost-user] MTU " + mtu + ": frames_in " + exit.counters().get("frames_in")
                         + ", send_dropped " + exit.counters().get("send_dropped"));
-                // Cut by the guest at the MTU, the upload alone would be more frames than this (HOST_TSO4: it is not).
-                if (mtu == 1500) assertThat(exit.counters().get("frames_in")).as(exit.stderr()).isLessThan((long) SIZE / 1460);
             }
         }
     }
@@ -344,7 +342,10 @@ class VmIT {
                     t1=$(cut -d' ' -f1 /proc/uptime)
                     echo "WGET_SECONDS $(awk "BEGIN { print $t1 - $t0 }")"
                     echo "SHA256 $(sha256sum /tmp/blob | cut -d' ' -f1)"
+                    tx0=$(cat /sys/class/net/eth0/statistics/tx_packets)
                     timeout 120 nc %s %d < /tmp/blob || exit 3
+                    tx1=$(cat /sys/class/net/eth0/statistics/tx_packets)
+                    echo "UPLOAD_FRAMES $((tx1 - tx0))"
                     for d in /sys/bus/virtio/devices/*; do
                         [ "$(cat $d/device)" = 0x0001 ] && echo "FEATURES $(cat $d/features)"
                     done
@@ -360,6 +361,12 @@ class VmIT {
             // The guest's driver took the offloads (virtio's features, bit n the n-th character): both ways, TCP over IPv4 and IPv6.
             String features = r.lines("FEATURES ").getFirst().substring("FEATURES ".length());
             for (int bit : new int[] {0, 1, 7, 8, 11, 12}) assertThat(features.charAt(bit)).as("feature bit " + bit + ": " + why).isEqualTo('1');
+            // The upload's frames as the guest's driver counted them (one per buffer handed to the
+            // ring), printed only: how large the guest's TCP makes its TSO buffers follows its
+            // timing under TCG (8,824 frames for 20 MiB in one run at MTU 1500, about 14,500, one
+            // per MSS, in another), so no bound on the count holds; the offload's negotiation is
+            // checked by the feature bits above.
+            System.out.println("[jslirp VM vhost-user] MTU " + mtu + ": upload in " + r.lines("UPLOAD_FRAMES ") + " frames");
         }
     }
 
