@@ -4,6 +4,8 @@ import io.jslirp.capture.Capture;
 import io.jslirp.api.EngineApi;
 import io.jslirp.engine.Engine;
 import io.jslirp.engine.EngineConfig;
+import io.jslirp.isolate.InPlace;
+import io.jslirp.isolate.Sandbox;
 import io.jslirp.link.TapLink;
 import io.jslirp.pasta.HostNetwork;
 import io.jslirp.pasta.PastaOptions;
@@ -113,8 +115,11 @@ final class PastaCommand {
         for (PastaPorts piece : PastaPorts.pieces()) piece.open(context);
         serveApi(engine);
         watchTarget(o, engine, netns, target);
+        Serving.stopOnSignals(engine); // the PID file's reader may signal at once
         if (o.pidFile() != null) writePidFile(Path.of(o.pidFile()));
-        detach(o.logFile());
+        Detach detach = Detach.open(o.logFile());
+        isolate();
+        if (detach != null) detach.run();
         return Serving.untilStopped(engine, o.debug()); // pasta prints no counters; -d shows ours
     }
 
@@ -266,36 +271,56 @@ final class PastaCommand {
     }
 
     /**
+     * Isolates this process in place, as pasta does after its set-up ({@link InPlace}), where the
+     * launcher started it in a mount namespace of its own: everything it serves from here on is
+     * open already. The test-only probe ({@link Sandbox#PROBE_VARIABLE}) reports from inside.
+     */
+    private static void isolate() {
+        InPlace.Outcome outcome = InPlace.confine(List.of(), List.of());
+        Log.debug(outcome::toString);
+        if (System.getenv(Sandbox.PROBE_VARIABLE) != null) {
+            System.err.println("jslirp: isolation: " + outcome);
+            if (outcome.root()) System.err.println("jslirp: isolation probe: " + Sandbox.probe());
+        }
+    }
+
+    /**
      * With the launcher's status descriptor: writes "ready" on it and closes it, then leaves the
      * caller's session and points stdio at /dev/null, so the caller's pipes reach end of file and
      * its terminal's signals do not reach us; with -l, stderr (warnings, --debug's lines) goes on
-     * into that file instead. Without it (-f, or the jar run directly): nothing.
+     * into that file instead. What it writes to is opened first ({@link #open}), before isolation
+     * takes the files away.
      */
-    private static void detach(String logFile) throws IOException {
-        String fdText = System.getenv(STATUS_FD);
-        if (fdText == null || !fdText.matches("[0-9]{1,4}")) return;
-        int fd = Integer.parseInt(fdText);
-        System.out.flush();
-        System.err.flush();
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment ready = a.allocateFrom("ready\n");
-            Libc.write(fd, ready, 0, (int) ready.byteSize() - 1);
+    private record Detach(int status, int log, int devNull) {
+        /** The descriptors the detach needs; null without a status descriptor (-f, or the jar run directly): nothing to do. */
+        static Detach open(String logFile) throws IOException {
+            String fdText = System.getenv(STATUS_FD);
+            if (fdText == null || !fdText.matches("[0-9]{1,4}")) return null;
+            int log = -1;
+            if (logFile != null) {
+                Path f = Path.of(logFile);
+                if (!Files.exists(f)) Files.createFile(f, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+                log = Libc.open(logFile, Libc.O_WRONLY | Libc.O_APPEND | Libc.O_CLOEXEC);
+            }
+            return new Detach(Integer.parseInt(fdText), log, Libc.open("/dev/null", Libc.O_RDWR | Libc.O_CLOEXEC));
         }
-        Libc.close(fd);
-        try {
-            Libc.setsid();
-        } catch (SysException e) {
-            Log.debug(e::getMessage); // a process group leader already (started so by its caller)
+
+        void run() {
+            System.out.flush();
+            System.err.flush();
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment ready = a.allocateFrom("ready\n");
+                Libc.write(status, ready, 0, (int) ready.byteSize() - 1);
+            }
+            Libc.close(status);
+            try {
+                Libc.setsid();
+            } catch (SysException e) {
+                Log.debug(e::getMessage); // a process group leader already (started so by its caller)
+            }
+            for (int std = 0; std <= 2; std++) Libc.dup2(std == 2 && log >= 0 ? log : devNull, std);
+            if (devNull > 2) Libc.close(devNull);
+            if (log > 2) Libc.close(log);
         }
-        int log = -1;
-        if (logFile != null) {
-            Path f = Path.of(logFile);
-            if (!Files.exists(f)) Files.createFile(f, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            log = Libc.open(logFile, Libc.O_WRONLY | Libc.O_APPEND | Libc.O_CLOEXEC);
-        }
-        int devNull = Libc.open("/dev/null", Libc.O_RDWR);
-        for (int std = 0; std <= 2; std++) Libc.dup2(std == 2 && log >= 0 ? log : devNull, std);
-        if (devNull > 2) Libc.close(devNull);
-        if (log > 2) Libc.close(log);
     }
 }

@@ -38,8 +38,12 @@ final class Serving {
         return untilStopped(engine, true);
     }
 
-    /** As {@link #untilStopped(Engine)}; the counters line only if printCounters (pasta's --quiet shows none). */
-    static int untilStopped(Engine engine, boolean printCounters) {
+    /**
+     * From now on SIGTERM and SIGINT stop engine, also before it runs (it then stops at once); a
+     * second one exits at once. For a command whose caller may signal it before it serves (a PID
+     * file written first).
+     */
+    static void stopOnSignals(Engine engine) {
         AtomicBoolean signalled = new AtomicBoolean();
         for (String name : new String[] {"TERM", "INT"}) {
             Signal signal = new Signal(name);
@@ -48,6 +52,11 @@ final class Serving {
                 engine.stop();
             });
         }
+    }
+
+    /** As {@link #untilStopped(Engine)}; the counters line only if printCounters (pasta's --quiet shows none). */
+    static int untilStopped(Engine engine, boolean printCounters) {
+        stopOnSignals(engine);
         try {
             engine.run();
         } finally {

@@ -20,6 +20,8 @@ public record RootLayout(List<Step> steps, String java, String javaLibraries, St
     public static final String APP = "/jslirp";
     /** Directories bound whole: the resolver's files and the API socket's directory (as slirp4netns has), the C library. */
     static final List<String> BOUND = List.of("/etc", "/run", "/usr");
+    /** Directories bound whole in place ({@link #inPlace}): the C library and what else the JVM may load from /usr, nothing more. */
+    static final List<String> BOUND_IN_PLACE = List.of("/usr");
     /** The top-level names a merged /usr makes symlinks (bin -> usr/bin), bound where they are directories. */
     static final List<String> LIBRARY_LINKS = List.of("bin", "sbin", "lib", "lib32", "lib64", "libx32");
     /** Device nodes a JVM may open (the random ones for SecureRandom). */
@@ -58,12 +60,25 @@ public record RootLayout(List<Step> steps, String java, String javaLibraries, St
     public record Host(String javaHome, String jar, String aotCache, Map<String, String> rootEntries, Map<String, Boolean> exposed,
             List<String> writable) {}
 
-    /** The layout for host. */
+    /** The layout for host, for a JVM started again in it: the JDK (unless under /usr), the jar and its cache at {@link #APP}. */
     public static RootLayout of(Host host) {
+        return build(host, BOUND, true);
+    }
+
+    /**
+     * The layout for host, for the running JVM to go on in ({@link InPlace}): /usr, and the JDK, the
+     * jar and its cache each at its own path, where the JVM finds what it loads later (a native
+     * library, a class of the jar); no /etc and no /run, which no command confined in place reads.
+     */
+    public static RootLayout inPlace(Host host) {
+        return build(host, BOUND_IN_PLACE, false);
+    }
+
+    private static RootLayout build(Host host, List<String> bound, boolean relocate) {
         List<Step> steps = new ArrayList<>();
         Set<String> made = new LinkedHashSet<>();
         made.add("/");
-        for (String dir : BOUND) {
+        for (String dir : bound) {
             directories(dir, steps, made);
             steps.add(new Step.Bind(dir, dir, true, dir.equals("/usr") ? Use.PROGRAM : Use.DATA));
         }
@@ -80,28 +95,29 @@ public record RootLayout(List<Step> steps, String java, String javaLibraries, St
         directories("/dev", steps, made);
         for (String device : DEVICES) steps.add(new Step.Bind(device, device, false, Use.DEVICE));
 
-        directories(APP, steps, made);
+        if (relocate) directories(APP, steps, made);
         String javaHome = host.javaHome();
-        if (!covered(javaHome)) {
-            javaHome = APP + "/jdk";
+        if (!covered(bound, javaHome)) {
+            if (relocate) javaHome = APP + "/jdk";
             directories(javaHome, steps, made);
             steps.add(new Step.Bind(host.javaHome(), javaHome, true, Use.PROGRAM));
         }
-        String jar = APP + "/jslirp.jar";
+        String jar = relocate ? APP + "/jslirp.jar" : host.jar();
+        if (!relocate) directories(parent(jar), steps, made);
         steps.add(new Step.Bind(host.jar(), jar, false, Use.DATA));
         String aot = null;
         if (host.aotCache() != null) {
-            aot = APP + "/jslirp.aot";
+            aot = relocate ? APP + "/jslirp.aot" : host.aotCache();
+            if (!relocate) directories(parent(aot), steps, made);
             steps.add(new Step.Bind(host.aotCache(), aot, false, Use.DATA));
         }
         host.exposed().forEach((path, directory) -> {
-            if (covered(path)) return;
-            String parent = path.substring(0, Math.max(1, path.lastIndexOf('/')));
-            directories(directory ? path : parent, steps, made);
+            if (covered(bound, path)) return;
+            directories(directory ? path : parent(path), steps, made);
             steps.add(new Step.Bind(path, path, directory, Use.DATA));
         });
         for (String path : host.writable()) {
-            directories(path.substring(0, Math.max(1, path.lastIndexOf('/'))), steps, made);
+            directories(parent(path), steps, made);
             steps.add(new Step.Bind(path, path, false, Use.WRITABLE));
         }
         directories("/old", steps, made);
@@ -109,9 +125,13 @@ public record RootLayout(List<Step> steps, String java, String javaLibraries, St
     }
 
     /** Whether path is inside one of the directories bound whole. */
-    static boolean covered(String path) {
-        for (String dir : BOUND) if (path.equals(dir) || path.startsWith(dir + "/")) return true;
+    static boolean covered(List<String> bound, String path) {
+        for (String dir : bound) if (path.equals(dir) || path.startsWith(dir + "/")) return true;
         return false;
+    }
+
+    private static String parent(String path) {
+        return path.substring(0, Math.max(1, path.lastIndexOf('/')));
     }
 
     /** Directory steps for path and each of its parents not made yet, parents first. */

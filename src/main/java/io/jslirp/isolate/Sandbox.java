@@ -36,7 +36,7 @@ public final class Sandbox {
      */
     public static void enter(List<Path> exposed, List<Path> writable, Handoff handoff, int... keep) {
         List<String> cmdline = cmdline();
-        RootLayout layout = RootLayout.of(host(cmdline, exposed, writable));
+        RootLayout layout = RootLayout.of(host(cmdline, exposed, writable, true));
         Relaunch relaunch = Relaunch.of(cmdline, layout, handoff, System.getenv());
         int[] inherit = IntStream.concat(Arrays.stream(handoff.all()), Arrays.stream(keep)).filter(fd -> fd >= 0).toArray();
         AtomicReference<RuntimeException> failure = new AtomicReference<>();
@@ -44,7 +44,7 @@ public final class Sandbox {
         // changes are its own, and the program it execs starts from them.
         Thread t = Thread.ofPlatform().name("sandbox").start(() -> {
             try {
-                build(layout);
+                build(layout, true);
                 Capabilities.keepOnly(Capabilities.CAP_NET_BIND_SERVICE);
                 Exec.inheritOnly(inherit);
                 Exec.execve(layout.java(), relaunch.argv(), relaunch.env());
@@ -108,7 +108,12 @@ public final class Sandbox {
         }
     }
 
-    private static RootLayout.Host host(List<String> cmdline, List<Path> exposed, List<Path> writable) {
+    /**
+     * What the host has for the layout: the JDK, jar and AOT cache of cmdline, the merged-usr
+     * links, exposed and writable; with resolvConf, /etc/resolv.conf's target too where it leads
+     * out of /etc and /run (the resolver re-reads it).
+     */
+    static RootLayout.Host host(List<String> cmdline, List<Path> exposed, List<Path> writable, boolean resolvConf) {
         String jar = Relaunch.jar(cmdline);
         String aot = Relaunch.aotCache(cmdline);
         Map<String, String> entries = new LinkedHashMap<>();
@@ -128,7 +133,7 @@ public final class Sandbox {
         }
         // A resolv.conf that is a link out of /etc and /run (to a file the resolver keeps elsewhere).
         Path resolv = Path.of("/etc/resolv.conf");
-        if (Files.exists(resolv)) paths.put(real(resolv).toString(), false);
+        if (resolvConf && Files.exists(resolv)) paths.put(real(resolv).toString(), false);
         return new RootLayout.Host(real(Path.of(System.getProperty("java.home"))).toString(), real(Path.of(jar)).toString(),
                 aot != null && Files.isRegularFile(Path.of(aot)) ? real(Path.of(aot)).toString() : null, entries, paths,
                 writable.stream().map(p -> real(p).toString()).toList());
@@ -142,9 +147,14 @@ public final class Sandbox {
         }
     }
 
-    /** On the calling thread: a mount namespace of its own, the layout built on a tmpfs, pivot_root into it. */
-    private static void build(RootLayout layout) {
-        Namespaces.unshareMounts();
+    /**
+     * The layout built on a tmpfs and pivot_root into it, the working directory its root; first,
+     * with unshare, a mount namespace of the calling thread's own. Without, the process's mount
+     * namespace must be its own already ({@link InPlace}): every thread then moves with it, since
+     * a JVM's threads share one root and working directory.
+     */
+    static void build(RootLayout layout, boolean unshare) {
+        if (unshare) Namespaces.unshareMounts();
         // The sources named by descriptors opened before the tmpfs covers STAGING (a jar may be there).
         Map<RootLayout.Step.Bind, Integer> sources = new LinkedHashMap<>();
         try {

@@ -45,7 +45,7 @@ final class PastaParser {
      * Everything else on pasta's list jslirp does (or its launcher does).
      */
     static final Map<String, String> IGNORED = Map.ofEntries(
-            Map.entry("runas", "jslirp does not change its user or group"),
+            Map.entry("runas", "jslirp takes no user from it: isolated, it becomes nobody by itself where that user exists"),
             Map.entry("log-size", "jslirp's log file does not rotate"),
             Map.entry("F", "a passt (QEMU socket) option pasta's parser also takes"),
             Map.entry("s", "a passt (QEMU socket) option pasta's parser also takes"),

@@ -10,9 +10,10 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * The calling thread's capabilities, given up for good. Capability sets are per thread and the
- * kernel has no call that changes another thread's, so in a JVM this confines a process only on the
- * thread that then execs: the new program starts from that thread's sets.
+ * Capabilities, given up for good. Capability sets are per thread and the kernel has no call that
+ * changes another thread's: {@link #keepOnly} confines a process only on the thread that then execs
+ * (the new program starts from that thread's sets); {@link #becomeUser} reaches every thread, by
+ * the C library's way of changing the user of all of them.
  */
 public final class Capabilities {
     private Capabilities() {}
@@ -52,6 +53,31 @@ public final class Capabilities {
             data.set(ValueLayout.JAVA_INT, 8, bit);
             if ((int) syscall(CAPSET, err, header.address(), data.address()) < 0) throw new SysException("capset", errno(err));
         }
+    }
+
+    /**
+     * Every thread of the process becomes user uid (real, effective and saved), through the C
+     * library's setresuid: the system call acts on the calling thread alone, and the library has
+     * every thread it knows make it (all of a JVM's, the launcher's first thread among them). Going
+     * from user 0 to another empties every thread's permitted, effective and ambient sets, so this
+     * is how a running JVM gives up its capabilities everywhere at once, and for good (the saved
+     * user changes too). Throws {@link SysException} when the user is not mapped in this user
+     * namespace or the change is refused.
+     */
+    public static void becomeUser(int uid) {
+        MemorySegment err = scratch().errno;
+        int r;
+        try {
+            r = (int) Setresuid.HANDLE.invokeExact(err, uid, uid, uid);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+        if (r < 0) throw new SysException("setresuid " + uid, errno(err));
+    }
+
+    private static final class Setresuid {
+        static final java.lang.invoke.MethodHandle HANDLE = Native.libc("setresuid",
+                java.lang.foreign.FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
     }
 
     private static void prctl(String what, int option, long a, long b) {

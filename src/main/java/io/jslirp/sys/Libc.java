@@ -32,7 +32,7 @@ public final class Libc {
     // System call numbers (x86-64, aarch64). Buffers are passed as raw addresses: slicing a segment
     // per call would allocate.
     private static final long READ = nr(0, 63), WRITE = nr(1, 64), READV = nr(19, 65), WRITEV = nr(20, 66),
-            CLOSE = nr(3, 57), OPENAT = nr(257, 56), FCNTL = nr(72, 25), GETTID = nr(186, 178), GETPID = nr(39, 172),
+            CLOSE = nr(3, 57), OPENAT = nr(257, 56), FCNTL = nr(72, 25), GETTID = nr(186, 178), GETPID = nr(39, 172), GETEUID = nr(107, 175),
             DUP3 = nr(292, 24), SETSID = nr(112, 157), MMAP = nr(9, 222), FLOCK = nr(73, 32), KILL = nr(62, 129);
     private static final int PROT_READ_WRITE = 0x3, MAP_PRIVATE_ANONYMOUS = 0x22;
     private static final int AT_FDCWD = -100;
@@ -188,5 +188,10 @@ public final class Libc {
 
     public static int getpid() {
         return (int) syscall(GETPID, scratch().errno);
+    }
+
+    /** The calling thread's effective user id, in its user namespace. */
+    public static int geteuid() {
+        return (int) syscall(GETEUID, scratch().errno);
     }
 }

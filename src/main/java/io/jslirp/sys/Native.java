@@ -172,6 +172,11 @@ final class Native {
         sa.set(ValueLayout.JAVA_INT_UNALIGNED, offset + 24, 0);          // scope id
     }
 
+    /** A downcall to the C library's function name (not the system call: for what the library does around it), errno captured. */
+    static MethodHandle libc(String name, FunctionDescriptor descriptor) {
+        return LINKER.downcallHandle(find(name), descriptor, CAPTURE_ERRNO);
+    }
+
     static MemorySegment find(String name) {
         return LINKER.defaultLookup().find(name)
                 .orElseThrow(() -> new UnsatisfiedLinkError("libc symbol not found: " + name));

@@ -37,15 +37,32 @@ public final class Seccomp {
     /** The blocked calls: execve, execveat, ptrace, process_vm_readv, process_vm_writev, prctl, mount, umount2, setns, unshare, name_to_handle_at, open_by_handle_at. */
     private static final int[] BLOCKED_X86_64 = {59, 322, 101, 310, 311, 157, 165, 166, 308, 272, 303, 304};
     private static final int[] BLOCKED_AARCH64 = {221, 281, 117, 270, 271, 167, 40, 39, 268, 97, 264, 265};
+    /**
+     * Also refused once a running instance has isolated itself ({@link #installForIsolation}): what
+     * would change or leave its root (pivot_root, chroot, the new mount API: open_tree, move_mount,
+     * fsopen, fsconfig, fsmount, fspick, mount_setattr) and what reaches the kernel's rarer, riskier
+     * parts (bpf, perf_event_open, userfaultfd, kexec_load, kexec_file_load, init_module,
+     * finit_module, delete_module, add_key, request_key, keyctl). A JVM makes none of them.
+     */
+    private static final int[] ISOLATION_X86_64 = {155, 161, 428, 429, 430, 431, 432, 433, 442, 321, 298, 323, 246, 320, 175, 313, 176, 248, 249, 250};
+    private static final int[] ISOLATION_AARCH64 = {41, 51, 428, 429, 430, 431, 432, 433, 442, 280, 241, 282, 104, 294, 105, 273, 106, 217, 218, 219};
     private static final long SYS_SECCOMP = Native.nr(317, 277), SYS_PRCTL = Native.nr(157, 167);
 
-    /** Installs the filter on every thread; throws {@link SysException} when the kernel refuses it. */
+    /** Installs slirp4netns's filter on every thread; throws {@link SysException} when the kernel refuses it. */
     public static void install() {
+        install(program(Native.X86_64));
+    }
+
+    /** Installs slirp4netns's filter with the isolation's further calls on every thread; throws {@link SysException} when refused. */
+    public static void installForIsolation() {
+        install(program(Native.X86_64, true));
+    }
+
+    private static void install(int[] program) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment err = arena.allocate(Linker.Option.captureStateLayout());
             int r = (int) syscall(SYS_PRCTL, err, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
             if (r < 0) throw new SysException("prctl PR_SET_NO_NEW_PRIVS", errno(err));
-            int[] program = program(Native.X86_64);
             MemorySegment filter = arena.allocate(program.length * 2L * Integer.BYTES, 8);
             for (int i = 0; i < program.length; i += 2) {
                 long at = i * (long) Integer.BYTES;
@@ -68,7 +85,16 @@ public final class Seccomp {
      * then compare the system call number with each blocked one.
      */
     static int[] program(boolean x86) {
+        return program(x86, false);
+    }
+
+    /** As {@link #program(boolean)}, with the isolation's further calls when isolation. */
+    static int[] program(boolean x86, boolean isolation) {
         int[] blocked = x86 ? BLOCKED_X86_64 : BLOCKED_AARCH64;
+        if (isolation) {
+            int[] more = x86 ? ISOLATION_X86_64 : ISOLATION_AARCH64;
+            blocked = java.util.stream.IntStream.concat(java.util.Arrays.stream(blocked), java.util.Arrays.stream(more)).toArray();
+        }
         int n = blocked.length;
         java.util.List<int[]> p = new java.util.ArrayList<>();
         p.add(new int[] {LD_W_ABS, 0, 0, DATA_ARCH});

@@ -78,6 +78,31 @@ class RootLayoutTest {
         assertThat(l.steps()).filteredOn(s -> s instanceof Step.Bind b && b.use() == Use.WRITABLE).hasSize(1);
     }
 
+    @Test
+    void inPlaceEverythingStaysAtItsPathAndOnlyUsrIsBoundWhole() {
+        RootLayout l = RootLayout.inPlace(new RootLayout.Host("/opt/jdk-25", "/home/u/jslirp/target/jslirp.jar",
+                "/home/u/.cache/jslirp/j-25.aot", MERGED_USR, Map.of(), List.of()));
+        assertThat(l.steps()).contains(new Step.Bind("/usr", "/usr", true, Use.PROGRAM), new Step.Link("/lib64", "usr/lib64"),
+                new Step.Bind("/dev/null", "/dev/null", false, Use.DEVICE),
+                new Step.Bind("/opt/jdk-25", "/opt/jdk-25", true, Use.PROGRAM),
+                new Step.Bind("/home/u/jslirp/target/jslirp.jar", "/home/u/jslirp/target/jslirp.jar", false, Use.DATA),
+                new Step.Bind("/home/u/.cache/jslirp/j-25.aot", "/home/u/.cache/jslirp/j-25.aot", false, Use.DATA),
+                new Step.Directory("/home/u/jslirp/target"), new Step.Directory("/home/u/.cache/jslirp"));
+        assertThat(l.steps()).as("no /etc, no /run, nothing at /jslirp")
+                .noneMatch(s -> s instanceof Step.Bind b && (b.path().startsWith("/etc") || b.path().startsWith("/run") || b.path().startsWith("/jslirp")));
+        assertThat(paths(l)).noneMatch(p -> p.startsWith("/jslirp"));
+        List<String> bound = l.steps().stream().filter(s -> s instanceof Step.Bind).map(s -> ((Step.Bind) s).source()).toList();
+        assertThat(bound).as("what of the host is reachable").containsExactlyInAnyOrder("/usr", "/dev/null", "/dev/zero", "/dev/random",
+                "/dev/urandom", "/opt/jdk-25", "/home/u/jslirp/target/jslirp.jar", "/home/u/.cache/jslirp/j-25.aot");
+        assertThat(l.java()).isEqualTo("/opt/jdk-25/bin/java");
+        assertThat(l.jar()).isEqualTo("/home/u/jslirp/target/jslirp.jar");
+        assertThat(l.aotCache()).isEqualTo("/home/u/.cache/jslirp/j-25.aot");
+        // a JDK under /usr is bound with it
+        RootLayout usr = RootLayout.inPlace(new RootLayout.Host("/usr/lib/jvm/jdk-25", "/opt/j/jslirp.jar", null, MERGED_USR, Map.of(), List.of()));
+        assertThat(usr.steps()).noneMatch(s -> s instanceof Step.Bind b && b.source().startsWith("/usr/lib/jvm"));
+        assertThat(usr.aotCache()).isNull();
+    }
+
     private static List<String> paths(RootLayout l) {
         return l.steps().stream().map(s -> switch (s) {
             case Step.Directory d -> d.path();

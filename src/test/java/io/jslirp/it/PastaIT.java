@@ -566,6 +566,110 @@ class PastaIT {
     }
 
     /**
+     * Isolation by default (issue 46), where Podman runs pasta: in a user namespace that maps the
+     * user to 0 and its subordinate ids from 1 (so that "nobody" exists), started with Podman's
+     * command line. Once the caller has its answer, from outside: every thread of the server is
+     * user 65534 with no capability in any set, no_new_privs and the seccomp filter; its root
+     * holds /usr, four device nodes and the jar (with its AOT cache, the JDK where outside /usr)
+     * and nothing else of the host (not the test's file beside them); no descriptor is a
+     * directory. From inside (the test-only probe): a mount and unshare refused, /home, /root,
+     * /var, /tmp and /proc absent. And it still serves: a published port byte-exact both ways,
+     * and it exits when the namespace file goes.
+     */
+    @Test
+    @Timeout(240)
+    void isolatedByDefaultAsPastaIs() throws Exception {
+        user();
+        long[] sub = firstSubordinate(Path.of("/etc/subuid")), subg = firstSubordinate(Path.of("/etc/subgid"));
+        Path dir = user.runtimeDir().resolve("netns");
+        String file = dir.resolve("netns-iso-" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 1)).toString();
+        Process holder = user.start(user.work().resolve("holder-iso.log"), List.of("unshare", "--user", "--map-root-user",
+                "--map-users=" + sub[0] + ",1," + Math.min(sub[1], 65536), "--map-groups=" + subg[0] + ",1," + Math.min(subg[1], 65536),
+                "--mount", "--", "sh", "-c", "mkdir -p \"$1\" && touch \"$2\" && unshare --net=\"$2\" true && exec sleep infinity",
+                "sh", dir.toString(), file));
+        String rootView = "/proc/" + holder.pid() + "/root" + file;
+        awaitNsfs(holder, rootView);
+        guard(rootView);
+        assertThat(Files.readString(Path.of("/proc/" + holder.pid() + "/uid_map"))).as("nobody is mapped").contains(" 1 ");
+        Path secret = user.work().resolve("not-for-the-server.txt");
+        Files.writeString(secret, "host file\n");
+        Path blob = user.work().resolve("blob-iso.bin");
+        Blob.writeFile(blob, 31, MIB10);
+        Files.setPosixFilePermissions(blob, PosixFilePermissions.fromString("rw-r--r--"));
+        int port = ThreadLocalRandom.current().nextInt(10_000, 32_000);
+        startServer(List.of("nsenter", "--net=" + rootView, "--"), blob, List.of(80), List.of(80));
+
+        List<String> cmd = new ArrayList<>(List.of("nsenter", "--preserve-credentials", "-U", "-m", "-t", Long.toString(holder.pid()), "--",
+                "env", "JSLIRP_SANDBOX_PROBE=1", user.install().resolve("bin/pasta").toString()));
+        cmd.addAll(List.of("--config-net", "-t", port + "-" + port + ":80-80", "--dns-forward", DNS, "-u", "none", "-T", "none", "-U", "none",
+                "--no-map-gw", "--quiet", "--netns", file, "--map-guest-addr", HOST));
+        Cmd.Result pasta = user.run(T, cmd);
+        assertThat(pasta.exit()).as("%s", pasta).isZero();
+        String jar = user.install().resolve("target/jslirp.jar").toRealPath().toString(); // /tmp's path is in the root when the jar is under it
+        String said = pasta.out() + pasta.err();
+        assertThat(said).contains("jslirp: isolation: isolated: an empty root; every thread user 65534, without capabilities; "
+                + "seccomp filter on every thread");
+        assertThat(said).contains("mount refused Operation not permitted (EPERM); unshare(0) refused Operation not permitted (EPERM)")
+                .contains("/home absent; /root absent; /var absent; /tmp " + (jar.startsWith("/tmp/") ? "present" : "absent") + "; /proc absent");
+        long server = serverOf(file);
+
+        // every thread: nobody, no capabilities, no_new_privs, filtered
+        List<Path> tasks;
+        try (var s = Files.list(Path.of("/proc/" + server + "/task"))) {
+            tasks = s.toList();
+        }
+        assertThat(tasks).hasSizeGreaterThan(3);
+        String nobody = Long.toString(sub[0] + 65533);
+        for (Path t : tasks) {
+            String status = Files.readString(t.resolve("status"));
+            assertThat(status).as("%s", t).containsPattern("(?m)^Uid:\\s+" + nobody + "\\s+" + nobody + "\\s+" + nobody + "\\s+" + nobody + "$")
+                    .contains("CapInh:\t0000000000000000", "CapPrm:\t0000000000000000", "CapEff:\t0000000000000000",
+                            "CapAmb:\t0000000000000000", "NoNewPrivs:\t1", "Seccomp:\t2");
+        }
+        // the root: /usr, the devices, the JVM's own files, nothing else
+        Path root = Path.of("/proc/" + server + "/root/.");
+        List<String> files = new ArrayList<>();
+        Files.walkFileTree(root, new java.nio.file.SimpleFileVisitor<>() {
+            @Override
+            public java.nio.file.FileVisitResult preVisitDirectory(Path d, java.nio.file.attribute.BasicFileAttributes a) {
+                return d.equals(root.resolve("usr")) ? java.nio.file.FileVisitResult.SKIP_SUBTREE : java.nio.file.FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public java.nio.file.FileVisitResult visitFile(Path f, java.nio.file.attribute.BasicFileAttributes a) {
+                files.add("/" + root.relativize(f));
+                return java.nio.file.FileVisitResult.CONTINUE;
+            }
+        });
+        assertThat(files).as("what of the host the server can reach").contains(jar, "/dev/null", "/dev/urandom")
+                .allMatch(f -> f.equals(jar) || f.startsWith("/dev/") || f.endsWith(".aot") || f.matches("/(bin|sbin|lib|lib32|lib64|libx32)")
+                        || f.startsWith(System.getProperty("java.home")), "is the jar, its cache, the JDK, a device or a /usr link");
+        assertThat(Files.exists(root.resolve(secret.toString().substring(1)))).isFalse();
+        assertThat(Files.exists(root.resolve("etc"))).isFalse();
+        try (var fds = Files.list(Path.of("/proc/" + server + "/fd"))) {
+            assertThat(fds.toList()).as("no descriptor is a directory (a way out of the root)").noneMatch(Files::isDirectory);
+        }
+
+        assertThat(download("127.0.0.1", port)).isEqualTo(Blob.sha256(31, MIB10));
+        assertThat(upload("127.0.0.1", port, 32)).isEqualTo(Blob.sha256(32, MIB10));
+
+        List<String> rm = new ArrayList<>(List.of("nsenter", "--preserve-credentials", "-U", "-m", "-t", Long.toString(holder.pid()), "--"));
+        rm.addAll(List.of("sh", "-c", "umount \"$1\" && rm \"$1\"", "sh", file));
+        Cmd.Result r = user.run(T, rm);
+        assertThat(r.exit()).as("%s", r).isZero();
+        assertThat(awaitGone(server, Duration.ofSeconds(5))).as("gone within 5 s of the namespace file's removal").isTrue();
+    }
+
+    /** The test user's first subordinate range in file (/etc/subuid or /etc/subgid): start and count. */
+    private static long[] firstSubordinate(Path file) throws IOException {
+        for (String line : Files.readAllLines(file)) {
+            String[] f = line.split(":");
+            if (f.length == 3 && f[0].equals(user.name())) return new long[] {Long.parseLong(f[1]), Long.parseLong(f[2])};
+        }
+        throw new AssertionError("no subordinate ids for " + user.name() + " in " + file);
+    }
+
+    /**
      * RootlessKit 3's list with a child PID in the user's own user and network namespace: pasta
      * joins the child's user namespace, configures tap0 as asked, and exits when the child is gone.
      */

@@ -12,13 +12,25 @@ import java.util.stream.Stream;
 public final class SeccompProbe {
     private SeccompProbe() {}
 
+    /** keyctl with an operation no kernel has: EOPNOTSUPP when the call is let through, EPERM from the isolation's filter. */
+    static String keyctl() {
+        java.lang.foreign.MemorySegment err = Native.scratch().errno;
+        long r = Native.syscall(Native.nr(250, 219), err, 0x7fffffff, 0, 0);
+        return r >= 0 ? "allowed" : Errno.describe(Native.errno(err));
+    }
+
     public static void main(String[] args) throws Exception {
-        Seccomp.install();
+        boolean isolation = args.length > 0 && args[0].equals("isolation");
+        if (isolation) Seccomp.installForIsolation();
+        else Seccomp.install();
         try {
             Namespaces.unshare(0);
             System.out.println("unshare allowed");
         } catch (SysException e) {
             System.out.println("unshare " + Errno.describe(e.errno()));
+        }
+        if (isolation) {
+            System.out.println("keyctl " + keyctl());
         }
         int fd = Sockets.udp4();
         System.out.println("socket " + (fd >= 0 ? "allowed" : Errno.describe(-fd)));

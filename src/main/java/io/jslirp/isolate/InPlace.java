@@ -1,0 +1,109 @@
+package io.jslirp.isolate;
+
+import io.jslirp.sys.Capabilities;
+import io.jslirp.sys.Libc;
+import io.jslirp.sys.Seccomp;
+import io.jslirp.util.Log;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Isolation without a second start, for an instance that the launcher started in a mount namespace
+ * of its own (see the package's theory of operation): once set-up is done, the running JVM moves
+ * into an almost empty root, gives up its capabilities on every thread and takes a seccomp filter
+ * on every thread. What it still needs is open already (the tap, the sockets, the namespaces'
+ * descriptors, a log or capture file) or bound into the new root at its own path (the JDK, the
+ * jar and its AOT cache, /usr).
+ */
+public final class InPlace {
+    private InPlace() {}
+
+    /**
+     * Set to 1 by the launcher for a JVM it started in a new mount namespace, which no other
+     * process shares: pivot_root moves every process whose root is the old one, so it is safe only
+     * there.
+     */
+    public static final String PRIVATE_MOUNTS = "JSLIRP_PRIVATE_MOUNTS";
+    /** The user every thread becomes where user 0 gives up its capabilities: nobody, as pasta does. */
+    static final int NOBODY = 65534;
+
+    /** What was done, for a debug line and the tests: each stage, or why it was left out. */
+    public record Outcome(boolean root, String user, boolean seccomp, String reason) {
+        @Override
+        public String toString() {
+            if (!root) return "not isolated: " + reason;
+            return "isolated: an empty root; " + user + (seccomp ? "; seccomp filter on every thread" : "");
+        }
+    }
+
+    /**
+     * Confines this process where the launcher made that possible ({@link #PRIVATE_MOUNTS}), with
+     * exposed (files or directories to be read) and writable (existing files) bound at their paths.
+     * Returns what was done; throws IllegalStateException with one line naming the step that
+     * failed once it has started changing the root (the process must then exit).
+     */
+    public static Outcome confine(List<Path> exposed, List<Path> writable) {
+        String why = unsafe();
+        if (why != null) return new Outcome(false, null, false, why);
+        List<String> cmdline = Sandbox.cmdline();
+        RootLayout layout = RootLayout.inPlace(Sandbox.host(cmdline, exposed, writable, false));
+        int uid = Libc.geteuid();
+        boolean nobody = uid == 0 && mapped(NOBODY);
+        try {
+            Sandbox.build(layout, false);
+            String user;
+            if (nobody) {
+                Capabilities.becomeUser(NOBODY);
+                user = "every thread user " + NOBODY + ", without capabilities";
+            } else {
+                user = uid == 0 ? "capabilities kept (no other user is mapped in this user namespace)" : "user " + uid;
+            }
+            Seccomp.installForIsolation();
+            return new Outcome(true, user, true, null);
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("cannot isolate: " + e.getMessage(), e);
+        }
+    }
+
+    /** Why pivot_root here would reach beyond this process, or null when the launcher made the mount namespace ours alone. */
+    private static String unsafe() {
+        if (!"1".equals(System.getenv(PRIVATE_MOUNTS))) return "not started in a mount namespace of its own (" + PRIVATE_MOUNTS + ")";
+        try {
+            Path own = Files.readSymbolicLink(Path.of("/proc/self/ns/mnt"));
+            Path parent = Files.readSymbolicLink(Path.of("/proc/" + ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(1L) + "/ns/mnt"));
+            if (own.equals(parent)) return "the mount namespace is the parent's";
+            return null;
+        } catch (IOException | SecurityException e) {
+            return "cannot compare the mount namespace with the parent's: " + e.getMessage();
+        }
+    }
+
+    /** Whether id is a user of this user namespace (its uid_map has it). */
+    static boolean mapped(int id) {
+        try {
+            return mapped(Files.readAllLines(Path.of("/proc/self/uid_map")), id);
+        } catch (IOException e) {
+            Log.debug(() -> "uid_map: " + e.getMessage());
+            return false;
+        }
+    }
+
+    /** Whether id falls in one of uid_map's lines ("inside outside count"). */
+    static boolean mapped(List<String> uidMap, long id) {
+        for (String line : uidMap) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length != 3) continue;
+            try {
+                long first = Long.parseLong(f[0]), count = Long.parseLong(f[2]);
+                Long.parseLong(f[1]); // the outside id: a line without one is not a mapping
+                if (id >= first && id < first + count) return true;
+            } catch (NumberFormatException e) {
+                // not a mapping line
+            }
+        }
+        return false;
+    }
+}
