@@ -35,7 +35,9 @@ import java.util.List;
  * with pasta's own getopt rules before picocli sees anything, so an option pasta does not know gets
  * pasta's "unrecognized option" line and exit 1. Then: the namespace (--netns PATH|NAME, or a PID's)
  * gets its tap, --config-net's addresses, routes and MTU, and the port pieces ({@link PastaPorts});
- * the PID file is written; and only then the caller learns the outcome: with a status descriptor
+ * the PID file is written; the process isolates itself as pasta does ({@link InPlace}: an empty
+ * root, nobody without capabilities, a seccomp filter) where the launcher started it in a mount
+ * namespace of its own; and only then the caller learns the outcome: with a status descriptor
  * from the launcher (not -f), "ready" on it, after which this process leaves the caller's session
  * and stdio (so the caller's pipes reach end of file) and serves in the background. It exits 0 when
  * the --netns file is deleted or moved away (inotify on its directory), when the target PID is gone

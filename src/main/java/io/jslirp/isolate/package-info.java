@@ -1,5 +1,6 @@
 /**
- * Isolation: a running instance given a root of its own and stripped of its capabilities.
+ * Isolation: a running instance given a root of its own and stripped of its capabilities, by a
+ * second start ({@link Sandbox}, for {@code --enable-sandbox}) or in place ({@link InPlace}).
  *
  * <h2>Theory of operation</h2>
  *
@@ -29,5 +30,30 @@
  * PID, its parent, its inherited descriptors), whose every thread starts from the confined
  * thread's root, namespaces and capabilities. It finds the handed-over descriptors in its
  * environment and serves them without any set-up of its own. The price is a second JVM start.
+ *
+ * <h2>In place, without a second start ({@link InPlace}: pasta mode by default)</h2>
+ *
+ * <p>Two facts let a running JVM confine all its threads where the launcher prepares for it:
+ *
+ * <ul>
+ * <li>A JVM's threads share one root and working directory (pthreads are made with CLONE_FS), and
+ *     pivot_root moves every task whose root is the old root. If the launcher has started the JVM
+ *     in a mount namespace of its own ({@code unshare --mount}, which then holds no other process;
+ *     {@link InPlace#PRIVATE_MOUNTS} says so, and the namespace must differ from the parent's), one
+ *     thread builds the root ({@link RootLayout#inPlace}: /usr, four device nodes, and the JDK, the
+ *     jar and its cache at their own paths, where the JVM will look for what it loads later) and
+ *     pivot_roots: every thread is inside, the launcher's first one too. In a shared mount
+ *     namespace the same call would move every other process of it: that is why it is refused
+ *     there.
+ * <li>The C library changes the user of every thread it knows when one calls setresuid (the
+ *     kernel's call acts on its caller alone). Going from user 0 to another empties every
+ *     capability set of the thread, so one call takes every capability from every thread, for
+ *     good. It needs a second user in the user namespace: nobody (65534), which Podman's and
+ *     RootlessKit's namespaces have.
+ * </ul>
+ *
+ * <p>Then the seccomp filter goes on every thread (TSYNC, which sets no_new_privs on each). What
+ * the instance serves from then on must be open already: the tap, the sockets, the namespaces'
+ * descriptors, a log or capture file.
  */
 package io.jslirp.isolate;
