@@ -203,6 +203,11 @@ final class NetworkOptions {
     }
 
     /** Starts what serves the engine besides its link: the API socket, if asked; the heap given back when idle. */
+    /** What the engine reads by path while it serves (a --tftp directory): what an isolated instance must keep. */
+    List<Path> readAtRunTime() {
+        return tftp == null ? List.of() : List.of(tftp);
+    }
+
     void serve(Engine engine) {
         serve(engine, null);
     }

@@ -4,8 +4,6 @@ import io.jslirp.capture.Capture;
 import io.jslirp.api.EngineApi;
 import io.jslirp.engine.Engine;
 import io.jslirp.engine.EngineConfig;
-import io.jslirp.isolate.InPlace;
-import io.jslirp.isolate.Sandbox;
 import io.jslirp.link.TapLink;
 import io.jslirp.pasta.HostNetwork;
 import io.jslirp.pasta.PastaOptions;
@@ -35,7 +33,7 @@ import java.util.List;
  * with pasta's own getopt rules before picocli sees anything, so an option pasta does not know gets
  * pasta's "unrecognized option" line and exit 1. Then: the namespace (--netns PATH|NAME, or a PID's)
  * gets its tap, --config-net's addresses, routes and MTU, and the port pieces ({@link PastaPorts});
- * the PID file is written; the process isolates itself as pasta does ({@link InPlace}: an empty
+ * the PID file is written; the process isolates itself as pasta does (an empty
  * root, nobody without capabilities, a seccomp filter) where the launcher started it in a mount
  * namespace of its own; and only then the caller learns the outcome: with a status descriptor
  * from the launcher (not -f), "ready" on it, after which this process leaves the caller's session
@@ -120,7 +118,7 @@ final class PastaCommand {
         Serving.stopOnSignals(engine); // the PID file's reader may signal at once
         if (o.pidFile() != null) writePidFile(Path.of(o.pidFile()));
         Detach detach = Detach.open(o.logFile());
-        isolate();
+        Isolation.inPlace(List.of()); // as pasta after its set-up: what it serves from here on is open already
         if (detach != null) detach.run();
         return Serving.untilStopped(engine, o.debug()); // pasta prints no counters; -d shows ours
     }
@@ -269,20 +267,6 @@ final class PastaCommand {
         } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(tmp);
             throw new IOException("Couldn't open PID file " + file + ": " + e.getMessage(), e);
-        }
-    }
-
-    /**
-     * Isolates this process in place, as pasta does after its set-up ({@link InPlace}), where the
-     * launcher started it in a mount namespace of its own: everything it serves from here on is
-     * open already. The test-only probe ({@link Sandbox#PROBE_VARIABLE}) reports from inside.
-     */
-    private static void isolate() {
-        InPlace.Outcome outcome = InPlace.confine(List.of(), List.of());
-        Log.debug(outcome::toString);
-        if (System.getenv(Sandbox.PROBE_VARIABLE) != null) {
-            System.err.println("jslirp: isolation: " + outcome);
-            if (outcome.root()) System.err.println("jslirp: isolation probe: " + Sandbox.probe());
         }
     }
 

@@ -6,6 +6,8 @@ import io.jslirp.link.DgramLink;
 import io.jslirp.link.Link;
 import io.jslirp.link.StreamLink;
 import io.jslirp.link.VhostUserLink;
+import io.jslirp.util.Log;
+import io.jslirp.warmup.CompilerThreads;
 import io.jslirp.warmup.Warmup;
 import io.jslirp.wire.Ipv4;
 import picocli.CommandLine.ArgGroup;
@@ -87,6 +89,7 @@ final class QemuCommand implements Callable<Integer> {
         Engine engine = new Engine(link, config);
         network.serve(engine);
         if (exitFd != null) engine.stopWhenReadable(exitFd);
+        isolate();
         if (readyFd != null) Serving.signalReady(readyFd);
         if (!noWarmUp) {
             io.jslirp.stack.Counters counters = engine.counters();
@@ -94,6 +97,22 @@ final class QemuCommand implements Callable<Integer> {
                     transport.vhostUser != null);
         }
         return Serving.untilStopped(engine);
+    }
+
+    /**
+     * Isolates this process in place ({@link Isolation}), as passt does once set up, where the
+     * launcher started it in a mount namespace of its own: the guest's first frame meets an
+     * instance without the host's files, and without capabilities where user nobody exists. Not
+     * with --dgram: QEMU's datagrams are answered at their sender's path, which only the
+     * filesystem reaches. A --tftp directory is bound in, read-only.
+     */
+    private void isolate() {
+        if (transport.dgram != null) {
+            Log.debug(() -> "not isolated: --dgram answers QEMU at a path");
+            return;
+        }
+        CompilerThreads.remember(); // the warm-up's measure, once /proc is gone
+        Isolation.inPlace(network.readAtRunTime());
     }
 
     private Link open() {

@@ -32,7 +32,7 @@ public final class Libc {
     // System call numbers (x86-64, aarch64). Buffers are passed as raw addresses: slicing a segment
     // per call would allocate.
     private static final long READ = nr(0, 63), WRITE = nr(1, 64), READV = nr(19, 65), WRITEV = nr(20, 66),
-            CLOSE = nr(3, 57), OPENAT = nr(257, 56), FCNTL = nr(72, 25), GETTID = nr(186, 178), GETPID = nr(39, 172), GETEUID = nr(107, 175),
+            CLOSE = nr(3, 57), OPENAT = nr(257, 56), FCNTL = nr(72, 25), GETTID = nr(186, 178), GETPID = nr(39, 172), GETEUID = nr(107, 175), CLOCK_GETTIME = nr(228, 113),
             DUP3 = nr(292, 24), SETSID = nr(112, 157), MMAP = nr(9, 222), FLOCK = nr(73, 32), KILL = nr(62, 129);
     private static final int PROT_READ_WRITE = 0x3, MAP_PRIVATE_ANONYMOUS = 0x22;
     private static final int AT_FDCWD = -100;
@@ -188,6 +188,20 @@ public final class Libc {
 
     public static int getpid() {
         return (int) syscall(GETPID, scratch().errno);
+    }
+
+    /**
+     * The CPU time so far of thread tid of this process, in nanoseconds (its per-thread CPU clock,
+     * which the kernel lets the process read without /proc); -1 when there is no such thread.
+     */
+    public static long threadCpuNanos(int tid) {
+        MemorySegment err = scratch().errno;
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment ts = a.allocate(16, 8);
+            long clock = ((long) ~tid << 3) | 6; // the kernel's MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED)
+            if ((int) syscall(CLOCK_GETTIME, err, clock, ts.address()) < 0) return -1;
+            return ts.get(JAVA_LONG, 0) * 1_000_000_000L + ts.get(JAVA_LONG, 8);
+        }
     }
 
     /** The calling thread's effective user id, in its user namespace. */

@@ -131,7 +131,40 @@ class RootlessIT {
                 assertThat(r.lines("ADDR ")).containsExactly("ADDR 10.0.2.15/24");
                 assertThat(r.lines("SHA256 ")).containsExactly("SHA256 " + Blob.sha256(17, 4 * Blob.MIB));
             }
+            assertIsolatedInItsOwnUserNamespace(jslirp.pid());
         }
+    }
+
+    /**
+     * jslirp qemu as an ordinary user is isolated by default (issue 46): the launcher gave it a user
+     * namespace of its own (mapping the user to 0, nothing else) with a mount namespace, and the
+     * running JVM moved into an empty root: the user's home and the rest of the host's files are
+     * not there, and every thread has no_new_privs and the seccomp filter. Its capabilities are
+     * those of that user namespace (no other user is mapped there to become): the filter refuses
+     * the calls that would use them (SandboxIT's probe shows that for the same filter).
+     */
+    private static void assertIsolatedInItsOwnUserNamespace(long pid) throws Exception {
+        Path proc = Path.of("/proc/" + pid);
+        assertThat(Files.readSymbolicLink(proc.resolve("ns/user"))).as("a user namespace of its own")
+                .isNotEqualTo(Files.readSymbolicLink(Path.of("/proc/self/ns/user")));
+        assertThat(Files.readString(proc.resolve("uid_map")).trim().split("\\s+")).containsExactly("0", Long.toString(user.uid()), "1");
+        try (var tasks = Files.list(proc.resolve("task"))) {
+            for (Path t : tasks.toList()) {
+                assertThat(Files.readString(t.resolve("status"))).as("%s", t).contains("NoNewPrivs:\t1", "Seccomp:\t2");
+            }
+        }
+        Path root = proc.resolve("root/.");
+        try (var top = Files.list(root)) {
+            assertThat(top.map(p -> p.getFileName().toString()).toList()).as("the top of its root")
+                    .doesNotContain("etc", "run", "var", "root", "proc").contains("usr", "dev");
+        }
+        Path home = root.resolve(user.home().toString().substring(1));
+        if (Files.exists(home)) { // the path to its AOT cache, in the user's cache directory, and nothing else
+            try (var inHome = Files.list(home)) {
+                assertThat(inHome.map(p -> p.getFileName().toString()).toList()).as("the user's home").containsOnly(".cache");
+            }
+        }
+        assertThat(Files.exists(root.resolve(user.work().toString().substring(1)))).as("the user's files").isFalse();
     }
 
     /**

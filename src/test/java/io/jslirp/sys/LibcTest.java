@@ -17,6 +17,33 @@ import org.junit.jupiter.api.Test;
 
 class LibcTest {
     @Test
+    void anotherThreadsCpuTimeIsReadByItsIdWithoutProc() throws Exception {
+        int[] tid = new int[1];
+        java.util.concurrent.CountDownLatch busy = new java.util.concurrent.CountDownLatch(1), done = new java.util.concurrent.CountDownLatch(1);
+        Thread t = Thread.ofPlatform().start(() -> {
+            tid[0] = Libc.gettid();
+            long x = 0;
+            long until = System.nanoTime() + 50_000_000L;
+            while (System.nanoTime() < until) x += x * 31 + 7;
+            if (x == 42) System.out.print("");
+            busy.countDown();
+            try {
+                done.await();
+            } catch (InterruptedException ignored) {
+                // ends
+            }
+        });
+        busy.await();
+        long spent = Libc.threadCpuNanos(tid[0]);
+        long stat = Long.parseLong(Files.readString(Path.of("/proc/self/task/" + tid[0] + "/schedstat")).split(" ")[0]);
+        done.countDown();
+        t.join();
+        assertThat(spent).as("50 ms of spinning").isGreaterThan(20_000_000L);
+        assertThat((double) spent).as("as /proc says").isCloseTo(stat, org.assertj.core.data.Offset.offset(20_000_000.0));
+        assertThat(Libc.threadCpuNanos(Integer.MAX_VALUE - 1)).as("no such thread").isEqualTo(-1);
+    }
+
+    @Test
     void readWriteNativeSegments() {
         try (TcpPair p = new TcpPair(); Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocateFrom("xxhello", StandardCharsets.US_ASCII);

@@ -1,0 +1,28 @@
+package io.jslirp.cli;
+
+import io.jslirp.isolate.InPlace;
+import io.jslirp.isolate.Sandbox;
+import io.jslirp.util.Log;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/** Isolation in place for the commands that have it by default (pasta mode, qemu): the outcome in a debug line, and the test-only probe. */
+final class Isolation {
+    private Isolation() {}
+
+    /**
+     * Isolates this process ({@link InPlace}) where the launcher started it in a mount namespace of
+     * its own, with readable (files or directories read at run time) bound in read-only. With
+     * {@link Sandbox#PROBE_VARIABLE} set (tests only), says on stderr what was done and what a
+     * compromised program would meet inside.
+     */
+    static void inPlace(List<Path> readable) {
+        InPlace.Outcome outcome = InPlace.confine(readable, List.of());
+        Log.debug(outcome::toString);
+        if (System.getenv(Sandbox.PROBE_VARIABLE) != null) {
+            System.err.println("jslirp: isolation: " + outcome);
+            if (outcome.root()) System.err.println("jslirp: isolation probe: " + Sandbox.probe());
+        }
+    }
+}
