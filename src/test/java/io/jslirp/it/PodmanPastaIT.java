@@ -92,6 +92,28 @@ class PodmanPastaIT {
      * resolver, through jslirp's --dns-forward), host.containers.internal reached (a 100 MiB download
      * whose sha256 is checked), served by a jslirp pasta process of the user's.
      */
+    /**
+     * Isolated as pasta is (issue 46), where Podman itself started it: every thread user nobody of
+     * Podman's user namespace without capabilities, no_new_privs and the seccomp filter; no /etc,
+     * /home or /proc in its root.
+     */
+    private static void assertIsolated(ProcessHandle pasta) throws Exception {
+        Path proc = Path.of("/proc/" + pasta.pid());
+        try (var tasks = java.nio.file.Files.list(proc.resolve("task"))) {
+            for (Path t : tasks.toList()) {
+                String status = java.nio.file.Files.readString(t.resolve("status"));
+                assertThat(status).as("%s of %s", t, TestUser.commandLine(pasta)).contains("CapEff:\t0000000000000000",
+                        "CapPrm:\t0000000000000000", "NoNewPrivs:\t1", "Seccomp:\t2");
+            }
+        }
+        assertThat(java.nio.file.Files.readString(proc.resolve("status"))).containsPattern("(?m)^Uid:\\s+(\\d+)\\s+\\1\\s+\\1\\s+\\1$")
+                .doesNotContainPattern("(?m)^Uid:\\s+" + user.uid() + "\\s");
+        try (var top = java.nio.file.Files.list(proc.resolve("root/."))) {
+            assertThat(top.map(p -> p.getFileName().toString()).toList()).doesNotContain("etc", "home", "proc", "var", "root", "run")
+                    .contains("usr", "dev");
+        }
+    }
+
     @Test
     @Timeout(300)
     void aContainerReachesTheHostAndDnsThroughJslirp() throws Exception {
@@ -102,6 +124,7 @@ class PodmanPastaIT {
                     PodmanFixture.IMAGE, "sleep", "600"));
             assertThat(started.exit()).as("%s", started).isZero();
             assertThat(jslirpPastas()).as("the container's pasta is jslirp's").hasSize(1);
+            assertIsolated(jslirpPastas().getFirst());
             Cmd.Result r = user.run(T, podman("exec", "c1", "sh", "-c", """
                     ip -4 -o addr show scope global | awk '{print "ADDR " $4}'
                     ip -6 -o addr show scope global | awk '{print "ADDR6 " $4}'
