@@ -2,6 +2,7 @@ package io.jslirp.isolate;
 
 import io.jslirp.sys.Capabilities;
 import io.jslirp.sys.Libc;
+import io.jslirp.sys.Namespaces;
 import io.jslirp.sys.Seccomp;
 import io.jslirp.util.Log;
 
@@ -68,17 +69,28 @@ public final class InPlace {
         }
     }
 
-    /** Why pivot_root here would reach beyond this process, or null when the launcher made the mount namespace ours alone. */
+    /**
+     * Why pivot_root here would reach beyond this process, or null when the launcher made the mount
+     * namespace ours alone: it says so, and the parent's mount namespace is another. Where the
+     * parent cannot be looked at (it is in the user namespace above ours, which the launcher made
+     * with the mount namespace: {@code jslirp qemu} as an ordinary user), that mount namespace must
+     * belong to our own user namespace.
+     */
     private static String unsafe() {
         if (!"1".equals(System.getenv(PRIVATE_MOUNTS))) return "not started in a mount namespace of its own (" + PRIVATE_MOUNTS + ")";
+        Path own, parent;
         try {
-            Path own = Files.readSymbolicLink(Path.of("/proc/self/ns/mnt"));
-            Path parent = Files.readSymbolicLink(Path.of("/proc/" + ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(1L) + "/ns/mnt"));
-            if (own.equals(parent)) return "the mount namespace is the parent's";
-            return null;
-        } catch (IOException | SecurityException e) {
-            return "cannot compare the mount namespace with the parent's: " + e.getMessage();
+            own = Files.readSymbolicLink(Path.of("/proc/self/ns/mnt"));
+        } catch (IOException e) {
+            return "cannot read its mount namespace: " + e.getMessage();
         }
+        try {
+            parent = Files.readSymbolicLink(Path.of("/proc/" + ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(1L) + "/ns/mnt"));
+        } catch (IOException | SecurityException e) {
+            return Namespaces.ownsItsMountNamespace() ? null
+                    : "cannot compare the mount namespace with the parent's (" + e.getMessage() + ") and it is not its user namespace's own";
+        }
+        return own.equals(parent) ? "the mount namespace is the parent's" : null;
     }
 
     /** Whether id is a user of this user namespace (its uid_map has it). */

@@ -690,6 +690,11 @@ class PastaIT {
         assertThat(Cmd.run(T, "nsenter", "--net=" + netns, "ip", "-j", "-4", "route", "show", "default").out())
                 .contains("\"gateway\":\"10.0.2.2\"");
         long server = serverOf(" " + child.pid() + " ");
+        // isolated, though its launcher's parent is in the user namespace above (where it cannot look)
+        assertThat(Files.readString(Path.of("/proc/" + server + "/status"))).contains("NoNewPrivs:\t1", "Seccomp:\t2");
+        try (var top = Files.list(Path.of("/proc/" + server + "/root/."))) {
+            assertThat(top.map(p -> p.getFileName().toString()).toList()).doesNotContain("etc", "proc", "home").contains("usr");
+        }
         Cmd.killTree(child.toHandle());
         assertThat(awaitGone(server, Duration.ofSeconds(5))).as("gone with the child").isTrue();
         for (String probe : List.of("--version", "--host-lo-to-ns-lo --version")) {
