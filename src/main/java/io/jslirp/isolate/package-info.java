@@ -52,7 +52,8 @@
  *     RootlessKit's namespaces have.
  * </ul>
  *
- * <p>Then the seccomp filter goes on every thread (TSYNC, which sets no_new_privs on each). What
+ * <p>Then the seccomp filter goes on every thread (TSYNC, which sets no_new_privs on each): on
+ * x86-64 an allow-list of what the loop, the JVM and the C library call in a running process. What
  * the instance serves from then on must be open already: the tap, the sockets, the namespaces'
  * descriptors, a log or capture file.
  */
