@@ -116,26 +116,16 @@ public final class Seccomp {
      * namespace flag too, clone3 with ENOSYS.
      */
     static int[] allowList() {
-        Bpf b = new Bpf();
-        b.load(DATA_ARCH);
-        b.jump(JEQ_K, AUDIT_ARCH_X86_64, null, "kill");
-        b.load(DATA_NR);
-        b.jump(JGE_K, X32_SYSCALL_BIT, "refuse", null);
+        Bpf b = Bpf.forArchitecture(true);
         b.jump(JEQ_K, CLONE_X86_64, "clone", null);
         b.jump(JEQ_K, CLONE3_X86_64, "enosys", null);
         for (int nr : ALLOWED_X86_64) b.jump(JEQ_K, nr, "allow", null);
         b.ret(RET_ERRNO | Errno.EPERM); // none of them
-        b.label("clone"); // (classic BPF jumps forward only: the verdicts come last)
+        b.label("clone");
         b.load(DATA_ARG0);
         b.jump(JSET_K, CLONE_NAMESPACES, "refuse", "allow");
-        b.label("enosys");
-        b.ret(RET_ERRNO | Errno.ENOSYS);
-        b.label("kill");
-        b.ret(RET_KILL_PROCESS);
-        b.label("refuse");
-        b.ret(RET_ERRNO | Errno.EPERM);
-        b.label("allow");
-        b.ret(RET_ALLOW);
+        b.verdict("enosys", RET_ERRNO | Errno.ENOSYS);
+        b.verdict("allow", RET_ALLOW);
         return b.assemble();
     }
 
@@ -154,17 +144,9 @@ public final class Seccomp {
             int[] more = x86 ? ISOLATION_X86_64 : ISOLATION_AARCH64;
             blocked = java.util.stream.IntStream.concat(java.util.Arrays.stream(blocked), java.util.Arrays.stream(more)).toArray();
         }
-        Bpf b = new Bpf();
-        b.load(DATA_ARCH);
-        b.jump(JEQ_K, x86 ? AUDIT_ARCH_X86_64 : AUDIT_ARCH_AARCH64, null, "kill"); // another ABI: never used by this process
-        b.load(DATA_NR);
-        if (x86) b.jump(JGE_K, X32_SYSCALL_BIT, "refuse", null);
+        Bpf b = Bpf.forArchitecture(x86);
         for (int nr : blocked) b.jump(JEQ_K, nr, "refuse", null);
         b.ret(RET_ALLOW);
-        b.label("refuse");
-        b.ret(RET_ERRNO | Errno.EPERM);
-        b.label("kill");
-        b.ret(RET_KILL_PROCESS);
         return b.assemble();
     }
 
@@ -172,6 +154,26 @@ public final class Seccomp {
     private static final class Bpf {
         private final java.util.List<Object[]> insns = new java.util.ArrayList<>(); // code, k, jt label, jf label
         private final java.util.Map<String, Integer> labels = new java.util.HashMap<>();
+
+        /**
+         * A program that first kills a call made through another ABI than this process's (which it
+         * never uses) and refuses x32's on x86-64, then has the call's number loaded; assembled
+         * with the verdicts "kill" and "refuse" (EPERM) at its end.
+         */
+        static Bpf forArchitecture(boolean x86) {
+            Bpf b = new Bpf();
+            b.load(DATA_ARCH);
+            b.jump(JEQ_K, x86 ? AUDIT_ARCH_X86_64 : AUDIT_ARCH_AARCH64, null, "kill");
+            b.load(DATA_NR);
+            if (x86) b.jump(JGE_K, X32_SYSCALL_BIT, "refuse", null);
+            return b;
+        }
+
+        /** A labelled return, after the checks (classic BPF jumps forward only). */
+        void verdict(String label, int ret) {
+            label(label);
+            ret(ret);
+        }
 
         void load(int offset) {
             insns.add(new Object[] {LD_W_ABS, offset, null, null});
@@ -190,6 +192,8 @@ public final class Seccomp {
         }
 
         int[] assemble() {
+            verdict("kill", RET_KILL_PROCESS);
+            verdict("refuse", RET_ERRNO | Errno.EPERM);
             int[] out = new int[insns.size() * 2];
             for (int i = 0; i < insns.size(); i++) {
                 Object[] insn = insns.get(i);
