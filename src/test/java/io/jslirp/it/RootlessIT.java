@@ -141,7 +141,7 @@ class RootlessIT {
      * running JVM moved into an empty root: the user's home and the rest of the host's files are
      * not there, and every thread has no_new_privs and the seccomp filter. Its capabilities are
      * those of that user namespace (no other user is mapped there to become): the filter refuses
-     * the calls that would use them (SandboxIT's probe shows that for the same filter).
+     * the calls that would use them (PastaIT's probe shows that for the same filter).
      */
     private static void assertIsolatedInItsOwnUserNamespace(long pid) throws Exception {
         Path proc = Path.of("/proc/" + pid);
