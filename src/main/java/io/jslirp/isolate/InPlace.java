@@ -31,12 +31,12 @@ public final class InPlace {
     /** The user every thread becomes where user 0 gives up its capabilities: nobody, as pasta does. */
     static final int NOBODY = 65534;
 
-    /** What was done, for a debug line and the tests: each stage, or why it was left out. */
-    public record Outcome(boolean root, String user, boolean seccomp, String reason) {
+    /** What was done, for a debug line and the tests: the user stage (the root and the filter go together), or why nothing was. */
+    public record Outcome(boolean root, String user, String reason) {
         @Override
         public String toString() {
             if (!root) return "not isolated: " + reason;
-            return "isolated: an empty root; " + user + (seccomp ? "; seccomp filter on every thread" : "");
+            return "isolated: an empty root; " + user + "; seccomp filter on every thread";
         }
     }
 
@@ -48,7 +48,7 @@ public final class InPlace {
      */
     public static Outcome confine(List<Path> exposed, List<Path> writable) {
         String why = unsafe();
-        if (why != null) return new Outcome(false, null, false, why);
+        if (why != null) return new Outcome(false, null, why);
         List<String> cmdline = Sandbox.cmdline();
         RootLayout layout = RootLayout.inPlace(Sandbox.host(cmdline, exposed, writable, false));
         int uid = Libc.geteuid();
@@ -63,7 +63,7 @@ public final class InPlace {
                 user = uid == 0 ? "capabilities kept (no other user is mapped in this user namespace)" : "user " + uid;
             }
             Seccomp.installForIsolation();
-            return new Outcome(true, user, true, null);
+            return new Outcome(true, user, null);
         } catch (RuntimeException e) {
             throw new IllegalStateException("cannot isolate: " + e.getMessage(), e);
         }

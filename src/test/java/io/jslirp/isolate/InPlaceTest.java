@@ -22,9 +22,9 @@ class InPlaceTest {
 
     @Test
     void outcomeSaysWhatWasDoneOrWhyNot() {
-        assertThat(new InPlace.Outcome(false, null, false, "no mount namespace of its own")).hasToString(
+        assertThat(new InPlace.Outcome(false, null, "no mount namespace of its own")).hasToString(
                 "not isolated: no mount namespace of its own");
-        assertThat(new InPlace.Outcome(true, "every thread user 65534, without capabilities", true, null).toString())
+        assertThat(new InPlace.Outcome(true, "every thread user 65534, without capabilities", null).toString())
                 .isEqualTo("isolated: an empty root; every thread user 65534, without capabilities; seccomp filter on every thread");
     }
 
