@@ -6,7 +6,8 @@
 #
 # Rows:
 #   jslirp run -- true             ./jslirp run -- true: launcher, JVM, user+network namespace, tap,
-#                                  configuration, the command, shutdown.
+#                                  configuration, the command, isolation, shutdown.
+#   ... JSLIRP_ISOLATE=0           the same without the isolation (what it costs a start).
 #   pasta --config-net -- true     the same with pasta (as root: --runas 0, else pasta drops to nobody).
 #   jslirp attach (until ready)    on a namespace made beforehand (not timed): jslirp attach -c -r FD
 #                                  PID tap0 until it reports ready, then `true` in the namespace, then
@@ -56,6 +57,7 @@ export -f attach_once
 declare -a names cmds
 add() { names+=("$1"); cmds+=("$2"); }
 add "jslirp run -- true" "'$jslirp' run -- true"
+add "jslirp run -- true, JSLIRP_ISOLATE=0" "JSLIRP_ISOLATE=0 '$jslirp' run -- true"
 if [[ -n "${JSLIRP_BASELINE:-}" ]]; then
   "$JSLIRP_BASELINE" --version >/dev/null
   add "jslirp run -- true (baseline)" "'$JSLIRP_BASELINE' run -- true"

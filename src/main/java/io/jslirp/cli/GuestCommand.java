@@ -12,8 +12,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
@@ -23,8 +27,12 @@ import sun.misc.Signal;
  * The command that {@code jslirp run} (and {@code bin/pasta} without a target) starts in a network
  * namespace of its own, and everything that command starts, none of which may outlive jslirp:
  * <ul>
- * <li>one platform thread makes the namespace ({@link #start}), then starts the command from there
- *     once jslirp has set up everything else ({@link #go}), so a failed set-up leaves nothing;
+ * <li>one platform thread makes the namespace, and a mount namespace of its own ({@link #start}),
+ *     then starts the command from there once jslirp has set up everything else ({@link #go}), so
+ *     a failed set-up leaves nothing. Its mount namespace (a copy of the JVM's, with the command's
+ *     resolv.conf) is what lets the rest of the JVM isolate itself after: pivot_root moves the
+ *     JVM's threads and leaves the command where it was. That thread then lives as long as the
+ *     JVM, running what it is given ({@link #execute}): the isolation's move of its own root;
  * <li>the command runs in a PID namespace of its own, as pasta runs its command, under a small
  *     init ({@link #INIT}: /bin/sh) that mounts the namespace's own /proc, runs the command, reaps
  *     what is orphaned there and exits with the command's status. When that init ends, the kernel
@@ -33,19 +41,21 @@ import sun.misc.Signal;
  *     end as they choose; a second such signal, or {@link #GRACE_MILLIS} without their end, kills
  *     them (SIGKILL). jslirp exits with the command's status. SIGINT stays ignored: the terminal
  *     gives Ctrl-C to the command itself (an init ignores it, as PID 1 ignores every signal it has
- *     no handler for);
+ *     no handler for). An isolated JVM has no /proc to find the processes under the command, so a
+ *     small shell started beside the command ({@link #RELAY}) finds and signals them when the JVM
+ *     writes the signal's name to it;
  * <li>any other end of the JVM (an error, System.exit) kills them in a shutdown hook;
  * <li>a JVM killed outright (SIGKILL, a crash) runs no code: for that what it forks is started
  *     under util-linux's {@code setpriv --pdeathsig KILL}, so that the kernel kills it when its
  *     parent goes: util-linux's {@code unshare}, which made the PID namespace, and which takes the
  *     init, and so the namespace, with it ({@code --kill-child}). The parent that counts is the
- *     thread that forked it, which is why that thread waits until the command has ended.
+ *     thread that forked it, which is why that thread never ends before the JVM.
  * </ul>
  * Where the kernel refuses a PID namespace, or util-linux's unshare is missing, the command runs
  * without one (with --debug, a line says so): then what it leaves behind outlives a SIGKILL of
  * jslirp, and without setpriv (util-linux before 2.33), so does the command itself.
  */
-final class GuestCommand {
+final class GuestCommand implements Executor {
     /** How long the command has to end after a SIGTERM or SIGHUP to jslirp before it is killed. */
     static final long GRACE_MILLIS = 3_000;
     private static final int SIGKILL = 9;
@@ -63,24 +73,39 @@ final class GuestCommand {
             + "\"$@\"\n"
             + "exit $?\n";
 
+    /**
+     * The relay's script: for each signal name it reads (TERM, HUP or KILL), the signal to the
+     * process $1 and every process under it (all found first, while they are still under it), then
+     * "done". It reads /proc, which an isolated JVM no longer has; it ignores the terminal's
+     * signals and exits at the end of its input, when the JVM has gone.
+     */
+    static final String RELAY = "trap '' INT QUIT HUP TERM\n"
+            + "below() { for c in $(cat /proc/$1/task/*/children 2>/dev/null); do echo \"$c\"; below \"$c\"; done; }\n"
+            + "while read -r s; do\n"
+            + "  case $s in TERM|HUP|KILL) kill -s \"$s\" \"$1\" $(below \"$1\") 2>/dev/null ;; esac\n"
+            + "  echo done\n"
+            + "done\n";
+
     private final Thread thread;
     private final CompletableFuture<Object> ready = new CompletableFuture<>();
     private final CompletableFuture<Boolean> go = new CompletableFuture<>();
-    private final CompletableFuture<Process> started = new CompletableFuture<>();
+    private final CompletableFuture<Launched> started = new CompletableFuture<>();
+    /** What {@link #execute} gives the thread once the command has started. */
+    private final BlockingQueue<Runnable> tasks = new LinkedBlockingQueue<>();
 
     private GuestCommand(List<String> argv, Callable<?> setUp, Function<IOException, RuntimeException> cannotRun) {
-        thread = Thread.ofPlatform().name("netns-setup").unstarted(() -> {
+        // A daemon: it ends with the JVM, never before (it is the command's parent for PR_SET_PDEATHSIG).
+        thread = Thread.ofPlatform().name("netns-setup").daemon().unstarted(() -> {
             try {
-                Namespaces.unshare(Namespaces.CLONE_NEWNET);
+                Namespaces.unshare(Namespaces.CLONE_NEWNET | Namespaces.CLONE_NEWNS | Namespaces.CLONE_FS);
                 ready.complete(setUp.call());
             } catch (Throwable t) {
                 ready.completeExceptionally(t);
                 return;
             }
             if (!go.join()) return;
-            Process p;
             try {
-                p = launch(argv);
+                started.complete(launch(argv));
             } catch (IOException e) {
                 started.completeExceptionally(cannotRun.apply(e));
                 return;
@@ -88,9 +113,31 @@ final class GuestCommand {
                 started.completeExceptionally(t);
                 return;
             }
-            started.complete(p);
-            awaitEnd(p);
+            runTasks();
         });
+    }
+
+    /**
+     * Runs task on the thread that started the command (in the command's mount namespace, with the
+     * root and working directory that it and the threads it started share), once the command has
+     * started; refuses it where the command could not be started (the thread has ended).
+     */
+    @Override
+    public void execute(Runnable task) {
+        if (!thread.isAlive() || started.isCompletedExceptionally()) throw new RejectedExecutionException("the command's thread has ended");
+        tasks.add(task);
+    }
+
+    private void runTasks() {
+        while (true) {
+            try {
+                tasks.take().run();
+            } catch (InterruptedException e) {
+                // only the JVM's end stops this thread
+            } catch (RuntimeException | Error e) {
+                Log.debug(() -> "the command's thread: " + Main.oneLine(e)); // the task says so to its caller
+            }
+        }
     }
 
     /**
@@ -122,10 +169,13 @@ final class GuestCommand {
      */
     Process go() throws Exception {
         go.complete(true);
-        Process p = Serving.joined(started);
-        endWithJslirp(p);
-        return p;
+        Launched l = Serving.joined(started);
+        endWithJslirp(l);
+        return l.command();
     }
+
+    /** The command's process (its chain's first) and the relay that signals what is under it, or null where none started. */
+    private record Launched(Process command, Relay relay) {}
 
     /**
      * Forks argv (stdio inherited) from the calling thread, in a PID namespace of its own under
@@ -134,7 +184,7 @@ final class GuestCommand {
      * (--kill-child): this thread cannot, as a thread that has unshared its children's PID namespace
      * can start no thread, and the JDK starts one for each process it forks.
      */
-    private static Process launch(List<String> argv) throws IOException {
+    private static Launched launch(List<String> argv) throws IOException {
         String path = System.getenv("PATH");
         List<String> line = new ArrayList<>();
         String setpriv = setpriv(path);
@@ -151,7 +201,8 @@ final class GuestCommand {
                     "/bin/sh", "-c", INIT, "jslirp-init"));
         }
         line.addAll(argv);
-        return new ProcessBuilder(line).inheritIO().start();
+        Process p = new ProcessBuilder(line).inheritIO().start();
+        return new Launched(p, Relay.start(p));
     }
 
     /** Whether the kernel gives this user namespace a new PID namespace: tried on a thread of its own that then ends. */
@@ -170,35 +221,22 @@ final class GuestCommand {
         return e == null;
     }
 
-    /** Waits on the thread that started p until p has ended (that thread is p's parent for PR_SET_PDEATHSIG). */
-    private static void awaitEnd(Process p) {
-        boolean interrupted = false;
-        while (true) {
-            try {
-                p.waitFor();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) Thread.currentThread().interrupt();
-    }
-
-    private static void endWithJslirp(Process p) {
+    private static void endWithJslirp(Launched l) {
+        Process p = l.command();
         // Ctrl-C belongs to the command (a shell ignores it); the network lives as long as the command.
         Signal.handle(new Signal("INT"), sun.misc.SignalHandler.SIG_IGN);
         AtomicBoolean signalled = new AtomicBoolean();
         for (String name : new String[] {"TERM", "HUP"}) {
             Signal.handle(new Signal(name), s -> {
                 if (signalled.getAndSet(true)) {
-                    kill(p, SIGKILL);
+                    kill(l, "KILL");
                     return;
                 }
                 Log.debug(() -> "SIG" + name + ": passed on to the command");
-                kill(p, s.getNumber());
+                kill(l, name);
                 Thread.ofPlatform().daemon().name("command-grace").start(() -> {
                     try {
-                        if (!p.waitFor(GRACE_MILLIS, TimeUnit.MILLISECONDS)) kill(p, SIGKILL);
+                        if (!p.waitFor(GRACE_MILLIS, TimeUnit.MILLISECONDS)) kill(l, "KILL");
                     } catch (InterruptedException ignored) {
                         // the JVM is ending: the shutdown hook kills it
                     }
@@ -206,19 +244,53 @@ final class GuestCommand {
             });
         }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            if (p.isAlive()) kill(p, SIGKILL);
+            if (p.isAlive()) kill(l, "KILL");
         }, "command-end"));
     }
 
     /**
-     * Sends signal to p and to the processes under it (found before p goes, while they are still its
-     * descendants). An init ignores it unless it is SIGKILL, which ends its whole namespace.
+     * Sends the signal (TERM, HUP or KILL) to the command and to the processes under it, through
+     * the relay; without one, to the command alone. An init ignores it unless it is SIGKILL, which
+     * ends its whole namespace.
      */
-    private static void kill(Process p, int signal) {
+    private static void kill(Launched l, String signal) {
+        Process p = l.command();
         if (!p.isAlive()) return; // reaped: its number may be another's by now
-        List<ProcessHandle> under = p.descendants().toList();
-        Libc.kill(p.pid(), signal);
-        for (ProcessHandle h : under) Libc.kill(h.pid(), signal);
+        if (l.relay() == null || !l.relay().signal(signal)) Libc.kill(p.pid(), signal.equals("KILL") ? SIGKILL : new Signal(signal).getNumber());
+    }
+
+    /** The shell that finds and signals the processes under the command ({@link #RELAY}): its input, and its answers. */
+    private static final class Relay {
+        private final Process process;
+        private final java.io.BufferedReader answers;
+
+        private Relay(Process process) {
+            this.process = process;
+            this.answers = process.inputReader(StandardCharsets.US_ASCII);
+        }
+
+        /** The relay for command, started from the calling thread (the command's mount namespace, where /proc is); null if it cannot start. */
+        static Relay start(Process command) {
+            try {
+                return new Relay(new ProcessBuilder("/bin/sh", "-c", RELAY, "jslirp-signals", Long.toString(command.pid()))
+                        .redirectError(ProcessBuilder.Redirect.INHERIT).start());
+            } catch (IOException e) {
+                Log.debug(() -> "no relay for signals (" + e.getMessage() + "): only the command itself gets them");
+                return null;
+            }
+        }
+
+        /** Has the relay send signal, and waits for its answer; false where it is gone. */
+        synchronized boolean signal(String signal) {
+            try {
+                var in = process.getOutputStream();
+                in.write((signal + "\n").getBytes(StandardCharsets.US_ASCII));
+                in.flush();
+                return "done".equals(answers.readLine());
+            } catch (IOException e) {
+                return false;
+            }
+        }
     }
 
     /** setpriv from util-linux 2.33 or later (the first with --pdeathsig) on PATH, or null. */

@@ -7,7 +7,7 @@ import io.jslirp.util.Log;
 import java.nio.file.Path;
 import java.util.List;
 
-/** Isolation in place for the commands that have it by default (pasta mode, qemu): the outcome in a debug line, and the test-only probe. */
+/** Isolation in place for the commands that have it by default (pasta mode, qemu, run): the outcome in a debug line, and the test-only probe. */
 final class Isolation {
     private Isolation() {}
 
@@ -18,7 +18,12 @@ final class Isolation {
      * compromised program would meet inside.
      */
     static void inPlace(List<Path> readable) {
-        InPlace.Outcome outcome = InPlace.confine(readable, List.of());
+        inPlace(readable, List.of());
+    }
+
+    /** As {@link #inPlace(List)}, with the threads that elsewhere runs tasks on (a command's, in a mount namespace of its own) moved into the new root too. */
+    static void inPlace(List<Path> readable, List<java.util.concurrent.Executor> elsewhere) {
+        InPlace.Outcome outcome = InPlace.confine(readable, List.of(), elsewhere);
         Log.debug(outcome::toString);
         if (System.getenv(Sandbox.PROBE_VARIABLE) != null) {
             System.err.println("jslirp: isolation: " + outcome);

@@ -156,6 +156,7 @@ final class PastaCommand {
         }
         Process p = command.go();
         p.onExit().thenRun(engine::stop);
+        Isolation.inPlace(List.of(), List.of(command)); // the command stays in its own mount namespace; its thread follows
         Serving.untilStopped(engine, o.debug()); // pasta prints no counters; -d shows ours
         return p.waitFor();
     }

@@ -74,6 +74,9 @@ final class RunCommand implements Callable<Integer> {
         }
         Process process = command.go();
         process.onExit().thenRun(engine::stop);
+        // Isolated once the command runs, as pasta's command mode is (the command stays where it is:
+        // its thread has a mount namespace of its own, and follows into the new root).
+        Isolation.inPlace(network.readAtRunTime(), List.of(command));
         engine.run();
         if (network.debug) io.jslirp.util.Log.warn("counters: " + engine.figuresLine());
         return process.waitFor();

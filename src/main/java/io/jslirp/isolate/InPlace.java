@@ -2,6 +2,7 @@ package io.jslirp.isolate;
 
 import io.jslirp.sys.Capabilities;
 import io.jslirp.sys.Libc;
+import io.jslirp.sys.Mounts;
 import io.jslirp.sys.Namespaces;
 import io.jslirp.sys.Seccomp;
 import io.jslirp.util.Log;
@@ -10,6 +11,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 
 /**
  * Isolation without a second start, for an instance that the launcher started in a mount namespace
@@ -47,6 +51,17 @@ public final class InPlace {
      * failed once it has started changing the root (the process must then exit).
      */
     public static Outcome confine(List<Path> exposed, List<Path> writable) {
+        return confine(exposed, writable, List.of());
+    }
+
+    /**
+     * As {@link #confine(List, List)}, for a process some of whose threads have a mount namespace
+     * of their own (a thread that unshared one to start a command there, and the threads it
+     * started): pivot_root does not move them, so each executor runs {@link Mounts#enterRoot} on
+     * its thread, into the new root, before the user and the filter change. An executor whose
+     * thread has ended refuses the task (RejectedExecutionException); nothing is left to move then.
+     */
+    public static Outcome confine(List<Path> exposed, List<Path> writable, List<Executor> elsewhere) {
         String why = unsafe();
         if (why != null) return new Outcome(false, null, why);
         List<String> cmdline = Sandbox.cmdline();
@@ -55,6 +70,7 @@ public final class InPlace {
         boolean nobody = uid == 0 && mapped(NOBODY);
         try {
             Sandbox.build(layout, false);
+            if (!elsewhere.isEmpty()) follow(elsewhere);
             String user;
             if (nobody) {
                 Capabilities.becomeUser(NOBODY);
@@ -66,6 +82,35 @@ public final class InPlace {
             return new Outcome(true, user, null);
         } catch (RuntimeException e) {
             throw new IllegalStateException("cannot isolate: " + e.getMessage(), e);
+        }
+    }
+
+    /** Each executor's thread (and those sharing its root) into the root the calling thread now has. */
+    private static void follow(List<Executor> elsewhere) {
+        int root = Libc.open("/", Libc.O_PATH | Libc.O_CLOEXEC);
+        try {
+            for (Executor thread : elsewhere) {
+                CompletableFuture<Void> moved = new CompletableFuture<>();
+                try {
+                    thread.execute(() -> {
+                        try {
+                            Mounts.enterRoot(root);
+                            moved.complete(null);
+                        } catch (Throwable t) {
+                            moved.completeExceptionally(t);
+                        }
+                    });
+                } catch (java.util.concurrent.RejectedExecutionException gone) {
+                    continue;
+                }
+                try {
+                    moved.join();
+                } catch (CompletionException e) {
+                    throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+                }
+            }
+        } finally {
+            Libc.close(root);
         }
     }
 

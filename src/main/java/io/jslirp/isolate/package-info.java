@@ -52,6 +52,12 @@
  *     RootlessKit's namespaces have.
  * </ul>
  *
+ * <p>A thread may have a mount namespace of its own: {@code jslirp run}'s, which starts the command
+ * from a copy of the JVM's mount namespace so that the command keeps the host's files. pivot_root
+ * leaves it (and the threads it started, which share its root) where it was, so it is given a
+ * descriptor of the new root and enters it itself ({@link io.jslirp.sys.Mounts#enterRoot}: fchdir,
+ * then chroot), before the user and the filter change.
+ *
  * <p>Then the seccomp filter goes on every thread (TSYNC, which sets no_new_privs on each): on
  * x86-64 an allow-list of what the loop, the JVM and the C library call in a running process. What
  * the instance serves from then on must be open already: the tap, the sockets, the namespaces'

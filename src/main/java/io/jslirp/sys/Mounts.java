@@ -24,7 +24,7 @@ public final class Mounts {
     public static final int MNT_DETACH = 2;
 
     private static final long MOUNT = nr(165, 40), UMOUNT2 = nr(166, 39), PIVOT_ROOT = nr(155, 41), CHDIR = nr(80, 49),
-            STATFS = nr(137, 43);
+            FCHDIR = nr(81, 50), CHROOT = nr(161, 51), STATFS = nr(137, 43);
     /** statfs(2)'s f_flags (ST_*), at the same offset in struct statfs on both 64-bit ABIs. */
     private static final long F_FLAGS_OFFSET = 80, STATFS_SIZE = 120;
     private static final long ST_RDONLY = 1, ST_NOSUID = 2, ST_NODEV = 4, ST_NOEXEC = 8, ST_NOATIME = 1024,
@@ -103,6 +103,22 @@ public final class Mounts {
             r = (int) syscall(CHDIR, err, string(arena, path));
         }
         if (r < 0) throw new SysException("chdir " + path, errno(err));
+    }
+
+    /**
+     * Makes the directory that dirFd names (an O_PATH descriptor will do) the calling thread's
+     * working directory and root: fchdir, then chroot("."). The threads that share its root and
+     * working directory (those it started: pthreads are made with CLONE_FS) move with it. The
+     * directory may be in another mount namespace: a root is a place, not a namespace.
+     */
+    public static void enterRoot(int dirFd) {
+        MemorySegment err = scratch().errno;
+        if ((int) syscall(FCHDIR, err, dirFd) < 0) throw new SysException("fchdir", errno(err));
+        int r;
+        try (Arena arena = Arena.ofConfined()) {
+            r = (int) syscall(CHROOT, err, string(arena, "."));
+        }
+        if (r < 0) throw new SysException("chroot .", errno(err));
     }
 
     private static long string(Arena arena, String s) {

@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -493,15 +494,19 @@ class PastaIT {
     /**
      * No --netns nor PID: the command runs in a new network namespace set up as pasta's model has
      * it, and pasta exits with the command's status, printing no counters as jslirp's own commands do,
-     * leaving nothing the command started. (The command sends nothing.)
+     * leaving nothing the command started. (The command sends nothing.) It isolates itself once the
+     * command runs (issue 46), which keeps the host's files: the probe says so from inside.
      */
     @Test
     @Timeout(120)
     void runsACommandInNewNamespacesAndExitsWithItsStatus() throws Exception {
         String marker = Integer.toString(ThreadLocalRandom.current().nextInt(100_000, 1_000_000_000));
         Started run = startPasta(List.of("--config-net", "-t", "none", "-u", "none", "--", "sh", "-c",
-                "ip -j addr show; ip -j route show default; setsid sleep " + marker + " & exit 3"));
+                "ip -j addr show; ip -j route show default; test -e /etc/hostname && test -e /proc/self; setsid sleep " + marker
+                        + " & exit $(( $? + 3 ))"), Map.of("JSLIRP_SANDBOX_PROBE", "1"));
         assertThat(run.exit).as("%s", run).isEqualTo(3);
+        assertThat(run.err).as("%s", run).contains("jslirp: isolation: isolated: an empty root; capabilities kept (no other user is mapped"
+                + " in this user namespace); seccomp filter on every thread").contains("/home absent; /root absent; /var absent;");
         // as pasta runs its command, in a PID namespace of its own: a daemon it leaves goes with it
         RunLifecycleIT.assertNoneLeft(marker, "pasta's command's end");
         assertThat(run.err).as("pasta prints no counters at exit (without -d): %s", run).doesNotContain("counters");
@@ -754,7 +759,13 @@ class PastaIT {
 
     /** Runs bin/pasta with pipes, as Podman does: returns when it exits and both pipes reach end of file. */
     private Started startPasta(List<String> args) throws Exception {
-        Process p = new ProcessBuilder(pastaCommand(args)).start();
+        return startPasta(args, Map.of());
+    }
+
+    private Started startPasta(List<String> args, Map<String, String> env) throws Exception {
+        ProcessBuilder b = new ProcessBuilder(pastaCommand(args));
+        b.environment().putAll(env);
+        Process p = b.start();
         p.getOutputStream().close();
         CompletableFuture<String> out = read(p.getInputStream()), err = read(p.getErrorStream());
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("bin/pasta returns").isTrue();

@@ -107,6 +107,68 @@ class RootlessIT {
     }
 
     /**
+     * {@code jslirp run} as the user is isolated once its command runs (issue 46), as pasta's command
+     * mode is: every thread of the JVM has the empty root, no_new_privs and the filter, the thread
+     * that started the command in its own mount namespace (and the JDK's process reapers it
+     * started) too; the command keeps the host's files and its network (4 MiB byte-exact through
+     * the isolated stack, fetched after the isolation); the probe from inside finds the calls
+     * refused and the host's directories gone; and a SIGTERM to jslirp still reaches the command
+     * under its init, through the relay (the JVM has no /proc to find it by), whose status jslirp
+     * then exits with.
+     */
+    @Test
+    @Timeout(120)
+    void runIsIsolatedOnceItsCommandRuns() throws Exception {
+        Path marks = user.work().resolve("run-iso");
+        user.bash(T, "mkdir -p " + marks);
+        try (HttpBlobServer http = new HttpBlobServer();
+             Stack.Running jslirp = user.startStack(List.of("JSLIRP_SANDBOX_PROBE=1", user.jslirp(), "run", "--", "sh", "-c", """
+                     trap 'echo term > "$1/term"; exit 3' TERM
+                     until [ -e "$1/go" ]; do sleep 0.1; done
+                     ls / > "$1/root.tmp" && mv "$1/root.tmp" "$1/root"
+                     curl -sS --max-time 30 '%s' | sha256sum | cut -d' ' -f1 > "$1/sha.tmp" && mv "$1/sha.tmp" "$1/sha"
+                     sleep 60 &
+                     wait
+                     """.formatted(http.guestUrl("/blob?seed=23&size=" + 4 * Blob.MIB)), "sh", marks.toString()))) {
+            await(jslirp, "the isolation probe", () -> jslirp.stderr().contains("isolation probe:"));
+            boolean tmp = user.install().toRealPath().startsWith("/tmp/"); // the jar's path is in the root
+            assertThat(jslirp.stderr()).as("%s", jslirp.describe())
+                    .contains("jslirp: isolation: isolated: an empty root; capabilities kept (no other user is mapped in this user namespace);"
+                            + " seccomp filter on every thread")
+                    .contains("mount refused Operation not permitted (EPERM); unshare(0) refused Operation not permitted (EPERM)")
+                    .contains("/home absent; /root absent; /var absent; /tmp " + (tmp ? "present" : "absent") + "; /proc absent");
+            Path proc = Path.of("/proc/" + jslirp.pid());
+            List<String> names = new java.util.ArrayList<>();
+            try (var tasks = Files.list(proc.resolve("task"))) {
+                for (Path t : tasks.toList()) {
+                    String name = Files.readString(t.resolve("comm")).strip();
+                    names.add(name);
+                    assertThat(Files.readString(t.resolve("status"))).as("%s %s", t, name).contains("NoNewPrivs:\t1", "Seccomp:\t2");
+                    try (var top = Files.list(t.resolve("root/."))) {
+                        assertThat(top.map(f -> f.getFileName().toString()).toList()).as("the top of %s's root (%s)", name, t)
+                                .doesNotContain("etc", "run", "var", "root", "proc", "home").contains("usr", "dev");
+                        if (tmp) {
+                            try (var inTmp = Files.list(t.resolve("root/tmp"))) {
+                                assertThat(inTmp.map(f -> f.getFileName().toString()).toList()).as("/tmp in %s's root", name)
+                                        .containsExactly(user.install().toRealPath().getName(1).toString());
+                            }
+                        }
+                    }
+                }
+            }
+            assertThat(names).as("the command's thread is among them").contains("netns-setup");
+            Files.writeString(marks.resolve("go"), "");
+            await(jslirp, "the command's download", () -> Files.exists(marks.resolve("sha")));
+            assertThat(Files.readString(marks.resolve("root")).lines().toList()).as("the command's root: the host's")
+                    .contains("etc", "home", "proc", "tmp");
+            assertThat(Files.readString(marks.resolve("sha")).strip()).as("%s", jslirp.describe()).isEqualTo(Blob.sha256(23, 4 * Blob.MIB));
+            Stack.Exit exit = jslirp.stop(); // SIGTERM to jslirp
+            assertThat(exit.code()).as("the command's status after its trap: %s", exit).isEqualTo(3);
+            assertThat(Files.readString(marks.resolve("term")).strip()).isEqualTo("term");
+        }
+    }
+
+    /**
      * {@code jslirp qemu --socket} as the user, and QEMU (TCG) as the user too: the VM gets
      * 10.0.2.15 by DHCP and 4 MiB from the host's 127.0.0.1 intact.
      */
