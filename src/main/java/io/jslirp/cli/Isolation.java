@@ -23,7 +23,12 @@ final class Isolation {
 
     /** As {@link #inPlace(List)}, with the threads that elsewhere runs tasks on (a command's, in a mount namespace of its own) moved into the new root too. */
     static void inPlace(List<Path> readable, List<java.util.concurrent.Executor> elsewhere) {
-        InPlace.Outcome outcome = InPlace.confine(readable, List.of(), elsewhere);
+        inPlace(readable, elsewhere, false);
+    }
+
+    /** As {@link #inPlace(List, List)}; with bypass, the filter lets the socket bypass's calls through. */
+    static void inPlace(List<Path> readable, List<java.util.concurrent.Executor> elsewhere, boolean bypass) {
+        InPlace.Outcome outcome = InPlace.confine(readable, List.of(), elsewhere, bypass);
         Log.debug(outcome::toString);
         if (System.getenv(Sandbox.PROBE_VARIABLE) != null) {
             System.err.println("jslirp: isolation: " + outcome);

@@ -44,6 +44,10 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--ifname", paramLabel = "NAME", defaultValue = "tap0", description = "name of the interface inside (default: ${DEFAULT-VALUE})")
     String ifname;
 
+    @Option(names = "--bypass", description = "the command's TCP connections to host addresses become host sockets in its place"
+            + " (seccomp user notification), at the host's own speed; the rest goes through the stack as ever")
+    boolean bypass;
+
     @Parameters(paramLabel = "COMMAND", arity = "0..*", description = "the command and its arguments: everything from the first operand on (or after --)")
     List<String> command = new ArrayList<>();
 
@@ -61,13 +65,15 @@ final class RunCommand implements Callable<Integer> {
         GuestCommand command = GuestCommand.start(argv, () -> {
             TapLink link = GuestInterface.open(ifname, true);
             GuestInterface.configure(ifname, config.network(), mac);
-            return link;
+            return new Namespace(link, bypass ? Bypass.defaults() : null);
         }, e -> new ExitStatus("cannot run " + argv.getFirst() + ": " + Main.oneLine(e), Executable.NOT_EXECUTABLE));
-        TapLink link = readyOrExplained(command);
+        Namespace ns = readyOrExplained(command);
         Engine engine;
+        boolean bypassing;
         try {
-            engine = new Engine(link, config);
+            engine = new Engine(ns.link(), config);
             network.serve(engine);
+            bypassing = bypass && Bypass.start(engine, ns.defaults()); // before the command starts: it inherits the filter
         } catch (Exception | Error e) {
             command.abandon();
             throw e;
@@ -76,14 +82,17 @@ final class RunCommand implements Callable<Integer> {
         process.onExit().thenRun(engine::stop);
         // Isolated once the command runs, as pasta's command mode is (the command stays where it is:
         // its thread has a mount namespace of its own, and follows into the new root).
-        Isolation.inPlace(network.readAtRunTime(), List.of(command));
+        Isolation.inPlace(network.readAtRunTime(), List.of(command), bypassing);
         engine.run();
         if (network.debug) io.jslirp.util.Log.warn("counters: " + engine.figuresLine());
         return process.waitFor();
     }
 
+    /** What the command's thread made in its namespace: the tap, and (with --bypass) a new socket's buffer sizes there. */
+    private record Namespace(TapLink link, io.jslirp.bypass.ConnectBypass.Defaults defaults) {}
+
     /** The command's tap, once its namespace is set up; an EPERM for the namespace says what restricts user namespaces, where it can tell. */
-    private static TapLink readyOrExplained(GuestCommand command) throws Exception {
+    private static Namespace readyOrExplained(GuestCommand command) throws Exception {
         try {
             return command.ready();
         } catch (io.jslirp.sys.SysException e) {

@@ -160,6 +160,15 @@ public final class HostTransport {
         if (forwards.remove(forward)) forward.close();
     }
 
+    /**
+     * From now on, the connects that notify holds (the socket bypass of {@code jslirp run --bypass})
+     * become host sockets where the one decision of where a flow goes ({@link Destinations}) sends
+     * a guest's connection to a host address; the rest go through the namespace.
+     */
+    public void bypassConnects(io.jslirp.sys.SeccompNotify notify, io.jslirp.bypass.ConnectBypass.Defaults defaults) {
+        new io.jslirp.bypass.ConnectBypass(loop, notify, destinations, ipv4, ipv6, ipv4.counters(), defaults);
+    }
+
     /** The family of IPv6 (null without it) or IPv4, for tests of what takes one. */
     Family family(boolean v6) {
         return v6 ? ipv6 : ipv4;

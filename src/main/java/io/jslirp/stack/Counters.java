@@ -37,6 +37,14 @@ public final class Counters {
      * 10.0.2.3, Neighbor Advertisements for fd00::2, fd00::3 and fe80::2.
      */
     public long arpClaims;
+    /**
+     * The socket bypass (jslirp run --bypass): connections put in the command's place as host sockets;
+     * connects it let go through the namespace (and so through the stack); connects it answered with
+     * the host's error.
+     */
+    public long bypassed;
+    public long bypassPassed;
+    public long bypassFailed;
 
     /** Counts a drop under the counter its reason belongs to ({@link Drop#counter()}). */
     public void dropped(Drop reason) {
@@ -67,6 +75,9 @@ public final class Counters {
         sink.accept("dns_unanswered", dnsUnanswered);
         sink.accept("policy_refused", policyRefused);
         sink.accept("arp_claims", arpClaims);
+        sink.accept("bypassed", bypassed);
+        sink.accept("bypass_passed", bypassPassed);
+        sink.accept("bypass_failed", bypassFailed);
     }
 
     @Override

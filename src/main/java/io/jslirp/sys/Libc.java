@@ -160,6 +160,17 @@ public final class Libc {
         }
     }
 
+    /** The file status flags (F_GETFL: O_NONBLOCK, O_APPEND...); throws {@link SysException}. */
+    public static int flags(int fd) {
+        return fcntl(fd, F_GETFL, 0);
+    }
+
+    /** Clears O_NONBLOCK; throws {@link SysException} on failure. */
+    public static void setBlocking(int fd) {
+        int flags = fcntl(fd, F_GETFL, 0);
+        if ((flags & O_NONBLOCK) != 0) fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    }
+
     private static int fcntl(int fd, int cmd, int arg) {
         MemorySegment err = scratch().errno;
         int r = (int) syscall(FCNTL, err, fd, cmd, arg);

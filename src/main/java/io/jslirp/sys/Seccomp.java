@@ -47,6 +47,16 @@ public final class Seccomp {
     private static final int[] ISOLATION_X86_64 = {155, 161, 428, 429, 430, 431, 432, 433, 442, 321, 298, 323, 246, 320, 175, 313, 176, 248, 249, 250};
     private static final int[] ISOLATION_AARCH64 = {41, 51, 428, 429, 430, 431, 432, 433, 442, 280, 241, 282, 104, 294, 105, 273, 106, 217, 218, 219};
     private static final long SYS_SECCOMP = Native.nr(317, 277), SYS_PRCTL = Native.nr(157, 167);
+    /** What the socket bypass needs once isolated: process_vm_readv, pidfd_open, pidfd_getfd. */
+    private static final int[] BYPASS_X86_64 = {310, 434, 438};
+    private static final int SECCOMP_FILTER_FLAG_NEW_LISTENER = 8, SECCOMP_FILTER_FLAG_TSYNC_ESRCH = 16,
+            SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV = 32;
+    private static final int RET_USER_NOTIF = 0x7fc00000;
+    private static final int CONNECT_X86_64 = 42, CONNECT_AARCH64 = 203;
+    /** Offsets in struct seccomp_data: the low and high halves of the instruction pointer, the low half of the third argument. */
+    private static final int DATA_IP_LO = 8, DATA_IP_HI = 12, DATA_ARG2 = 32;
+    /** sizeof(struct sockaddr_in), sizeof(struct sockaddr_in6). */
+    private static final int SOCKADDR_IN = 16, SOCKADDR_IN6 = 28;
 
     /** Installs slirp4netns's filter on every thread; throws {@link SysException} when the kernel refuses it. */
     public static void install() {
@@ -59,7 +69,64 @@ public final class Seccomp {
      * when refused.
      */
     public static void installForIsolation() {
-        install(Native.X86_64 ? allowList() : program(false, true));
+        installForIsolation(false);
+    }
+
+    /** As {@link #installForIsolation()}, with the calls the socket bypass makes allowed when bypass. */
+    public static void installForIsolation(boolean bypass) {
+        install(Native.X86_64 ? allowList(bypass) : program(false, true, bypass));
+    }
+
+    /**
+     * The socket bypass's filter, on every thread of this process (TSYNC) and so on every process
+     * they start: connect() with the address length of a sockaddr_in or sockaddr_in6, made by code
+     * outside [codeStart, codeEnd), is held for the listener returned (close-on-exec); every other
+     * call goes on at once, and so does a connect of this JVM's, all of which come from its C
+     * library's code, which the range names ({@link #connectProgram}). Without no_new_privs: the
+     * caller needs CAP_SYS_ADMIN in its user namespace (jslirp run's JVM has it there). Throws
+     * {@link SysException} where the kernel lacks what it takes (Linux 5.7 for a listener with
+     * TSYNC; a killable wait, 5.19, is asked for where there is one).
+     */
+    public static int installConnectListener(long codeStart, long codeEnd) {
+        int[] program = connectProgram(Native.X86_64, codeStart, codeEnd);
+        int flags = SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_TSYNC | SECCOMP_FILTER_FLAG_TSYNC_ESRCH;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment err = arena.allocate(Linker.Option.captureStateLayout());
+            MemorySegment fprog = fprog(arena, program);
+            long s = syscall(SYS_SECCOMP, err, SECCOMP_SET_MODE_FILTER, flags | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, fprog.address());
+            if (s < 0 && errno(err) == Errno.EINVAL) s = syscall(SYS_SECCOMP, err, SECCOMP_SET_MODE_FILTER, flags, fprog.address());
+            if (s < 0) throw new SysException("seccomp SECCOMP_FILTER_FLAG_NEW_LISTENER", errno(err));
+            return (int) s;
+        }
+    }
+
+    /**
+     * The bypass's program (pairs as {@link #program(boolean)}): another architecture's calls, and
+     * x32's, go on (they are not this ABI's connect); connect with an address length of 16 or 28
+     * from an instruction outside [codeStart, codeEnd) is held for the listener. The range must lie
+     * within one 4 GiB block (BPF compares 32 bits at a time).
+     */
+    static int[] connectProgram(boolean x86, long codeStart, long codeEnd) {
+        if (codeStart >= codeEnd || codeStart >>> 32 != (codeEnd - 1) >>> 32 || (int) codeEnd == 0) {
+            throw new IllegalArgumentException("the C library's code crosses a 4 GiB boundary or is empty");
+        }
+        Bpf b = new Bpf();
+        b.load(DATA_ARCH);
+        b.jump(JEQ_K, x86 ? AUDIT_ARCH_X86_64 : AUDIT_ARCH_AARCH64, null, "allow");
+        b.load(DATA_NR);
+        b.jump(JEQ_K, x86 ? CONNECT_X86_64 : CONNECT_AARCH64, null, "allow");
+        b.load(DATA_ARG2);
+        b.jump(JEQ_K, SOCKADDR_IN, "where", null);
+        b.jump(JEQ_K, SOCKADDR_IN6, "where", "allow");
+        b.label("where");
+        b.load(DATA_IP_HI);
+        b.jump(JEQ_K, (int) (codeStart >>> 32), null, "notify");
+        b.load(DATA_IP_LO);
+        b.jump(JGE_K, (int) codeStart, null, "notify"); // unsigned comparisons
+        b.jump(JGE_K, (int) codeEnd, "notify", "allow");
+        b.verdict("notify", RET_USER_NOTIF);
+        b.verdict("allow", RET_ALLOW);
+        return b.assemble();
     }
 
     private static void install(int[] program) {
@@ -67,21 +134,27 @@ public final class Seccomp {
             MemorySegment err = arena.allocate(Linker.Option.captureStateLayout());
             int r = (int) syscall(SYS_PRCTL, err, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
             if (r < 0) throw new SysException("prctl PR_SET_NO_NEW_PRIVS", errno(err));
-            MemorySegment filter = arena.allocate(program.length * 2L * Integer.BYTES, 8);
-            for (int i = 0; i < program.length; i += 2) {
-                long at = i * (long) Integer.BYTES;
-                filter.set(JAVA_SHORT, at, (short) (program[i] >>> 16));
-                filter.set(JAVA_BYTE, at + 2, (byte) (program[i] >>> 8));
-                filter.set(JAVA_BYTE, at + 3, (byte) program[i]);
-                filter.set(JAVA_INT, at + 4, program[i + 1]);
-            }
-            MemorySegment fprog = arena.allocate(16, 8); // struct sock_fprog: unsigned short len, then a pointer
-            fprog.set(JAVA_SHORT, 0, (short) (program.length / 2));
-            fprog.set(JAVA_LONG, 8, filter.address());
+            MemorySegment fprog = fprog(arena, program);
             long s = syscall(SYS_SECCOMP, err, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, fprog.address());
             if (s < 0) throw new SysException("seccomp SECCOMP_SET_MODE_FILTER", errno(err));
             if (s > 0) throw new SysException("seccomp TSYNC: thread " + s + " could not take the filter", Errno.EPERM);
         }
+    }
+
+    /** The program as a struct sock_fprog (unsigned short len, then a pointer to the instructions) in arena. */
+    private static MemorySegment fprog(Arena arena, int[] program) {
+        MemorySegment filter = arena.allocate(program.length * 2L * Integer.BYTES, 8);
+        for (int i = 0; i < program.length; i += 2) {
+            long at = i * (long) Integer.BYTES;
+            filter.set(JAVA_SHORT, at, (short) (program[i] >>> 16));
+            filter.set(JAVA_BYTE, at + 2, (byte) (program[i] >>> 8));
+            filter.set(JAVA_BYTE, at + 3, (byte) program[i]);
+            filter.set(JAVA_INT, at + 4, program[i + 1]);
+        }
+        MemorySegment fprog = arena.allocate(16, 8);
+        fprog.set(JAVA_SHORT, 0, (short) (program.length / 2));
+        fprog.set(JAVA_LONG, 8, filter.address());
+        return fprog;
     }
 
     /**
@@ -116,10 +189,16 @@ public final class Seccomp {
      * namespace flag too, clone3 with ENOSYS.
      */
     static int[] allowList() {
+        return allowList(false);
+    }
+
+    /** As {@link #allowList()}, with the bypass's calls ({@link #BYPASS_X86_64}) allowed too when bypass. */
+    static int[] allowList(boolean bypass) {
         Bpf b = Bpf.forArchitecture(true);
         b.jump(JEQ_K, CLONE_X86_64, "clone", null);
         b.jump(JEQ_K, CLONE3_X86_64, "enosys", null);
         for (int nr : ALLOWED_X86_64) b.jump(JEQ_K, nr, "allow", null);
+        if (bypass) for (int nr : BYPASS_X86_64) b.jump(JEQ_K, nr, "allow", null);
         b.ret(RET_ERRNO | Errno.EPERM); // none of them
         b.label("clone");
         b.load(DATA_ARG0);
@@ -139,7 +218,16 @@ public final class Seccomp {
 
     /** As {@link #program(boolean)}, with the isolation's further calls when isolation. */
     static int[] program(boolean x86, boolean isolation) {
+        return program(x86, isolation, false);
+    }
+
+    /** As {@link #program(boolean, boolean)}, with process_vm_readv allowed when bypass (the socket bypass reads addresses with it). */
+    static int[] program(boolean x86, boolean isolation, boolean bypass) {
         int[] blocked = x86 ? BLOCKED_X86_64 : BLOCKED_AARCH64;
+        if (bypass) {
+            int readv = x86 ? 310 : 270;
+            blocked = java.util.Arrays.stream(blocked).filter(nr -> nr != readv).toArray();
+        }
         if (isolation) {
             int[] more = x86 ? ISOLATION_X86_64 : ISOLATION_AARCH64;
             blocked = java.util.stream.IntStream.concat(java.util.Arrays.stream(blocked), java.util.Arrays.stream(more)).toArray();

@@ -1,0 +1,249 @@
+package io.jslirp.bypass;
+
+import io.jslirp.loop.Reactor;
+import io.jslirp.nat.Destinations;
+import io.jslirp.nat.Family;
+import io.jslirp.stack.Counters;
+import io.jslirp.sys.Epoll;
+import io.jslirp.sys.Errno;
+import io.jslirp.sys.Libc;
+import io.jslirp.sys.SeccompNotify;
+import io.jslirp.sys.Sockets;
+import io.jslirp.util.AddressBook;
+import io.jslirp.util.Log;
+import io.jslirp.wire.Ipv4;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The socket bypass's supervisor, on the loop's thread: each connect() of the command's that the
+ * filter holds ({@link io.jslirp.sys.Seccomp#installConnectListener}) either becomes a host socket
+ * put in the command's place, or goes on through the namespace, and so through the stack, as if
+ * nothing had held it.
+ *
+ * <h2>Theory of operation</h2>
+ *
+ * <p>For a held connect(fd, addr, len): read the address from the caller's memory (once: what is
+ * decided is what is connected, so no later change of that memory can take the connection
+ * elsewhere), check the notification is still waiting (the thread number is then still the
+ * caller's), and decide as for the guest's SYN ({@link Destinations}): only a connection the stack
+ * would make to a host address is taken over. The namespace's own addresses (loopback, the
+ * unspecified, multicast and link-local ones, those of the virtual network), the DNS address,
+ * refusals and everything else go on (the stack answers them as ever). Then take a copy of the
+ * caller's socket (pidfd_getfd): only an unbound TCP socket of the address's family is taken over,
+ * its TCP_NODELAY, SO_KEEPALIVE and buffer sizes (where they differ from a new socket's in the
+ * namespace) carried to a new host socket, which connects to the address decided (from the
+ * outbound address, if one is set). A non-blocking caller gets the host socket in place of its
+ * own at once and EINPROGRESS; a blocking one waits, without the loop waiting, until the connect
+ * completes: then the socket in place and 0, or the host's error with its own socket untouched.
+ *
+ * <p>What a bypassed connection shows differently: its local address is the host's; it is not a
+ * flow of the table, so the guest's capture and the flow limits do not see it. The socket put in
+ * place is not close-on-exec (the caller's flag cannot be read without /proc): a program that
+ * execs after connecting passes it on.
+ */
+public final class ConnectBypass {
+    /** Connects of blocking callers waiting at once, at most; beyond, they go through the stack. */
+    static final int MAX_WAITING = 1024;
+    private static final ValueLayout.OfShort NET_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong NET_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfInt NET_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final int SO_TYPE = 3, SO_KEEPALIVE = 9, SO_PROTOCOL = 38, SO_DOMAIN = 39, SOCK_STREAM = 1;
+
+    /** A new socket's buffer sizes in the command's namespace, as getsockopt reports them: those the caller's keep are not carried. */
+    public record Defaults(int sendBuffer, int receiveBuffer) {}
+
+    private final Reactor loop;
+    private final SeccompNotify notify;
+    private final Destinations destinations;
+    private final Family ipv4, ipv6;
+    private final AddressBook addresses;
+    private final Counters counters;
+    private final Defaults defaults;
+    private final MemorySegment address = Arena.ofAuto().allocate(32, 8);
+    /** Blocking callers' connects in progress, by host descriptor. */
+    private final Map<Integer, Waiting> waiting = new HashMap<>();
+
+    private record Waiting(long notification, int host, int target) {}
+
+    /** Serves notify's notifications on loop from now on; ipv6 is null without IPv6. */
+    public ConnectBypass(Reactor loop, SeccompNotify notify, Destinations destinations, Family ipv4, Family ipv6, Counters counters,
+                         Defaults defaults) {
+        this.loop = loop;
+        this.notify = notify;
+        this.destinations = destinations;
+        this.ipv4 = ipv4;
+        this.ipv6 = ipv6;
+        this.addresses = ipv4.addresses();
+        this.counters = counters;
+        this.defaults = defaults;
+        loop.register(notify.fd(), Epoll.IN, events -> receive());
+    }
+
+    private void receive() {
+        int r = notify.receive();
+        if (r == -Errno.ENOENT || r == -Errno.EINTR || r == -Errno.EAGAIN) return; // its caller is gone: nothing to answer
+        if (r < 0) {
+            Log.warn("socket bypass: cannot read a notification: " + Errno.describe(-r) + "; the bypass stops");
+            loop.unregister(notify.fd());
+            return;
+        }
+        long id = notify.id();
+        try {
+            handle(id, notify.tid(), (int) notify.arg(0), notify.arg(1), (int) notify.arg(2));
+        } catch (RuntimeException e) {
+            Log.warn("socket bypass: " + e.getMessage());
+            pass(id);
+        }
+    }
+
+    private void handle(long id, int tid, int fd, long addressPointer, int length) {
+        if (length != 16 && length != 28 || waiting.size() >= MAX_WAITING) {
+            pass(id);
+            return;
+        }
+        // Read once; the caller's memory may change after, but what is decided is what is connected.
+        if (notify.read(tid, addressPointer, address, length) != length || !notify.valid(id)) {
+            pass(id); // unreadable: the kernel reads it again and answers as it would have (EFAULT)
+            return;
+        }
+        int af = Short.toUnsignedInt(address.get(ValueLayout.JAVA_SHORT, 0));
+        boolean v6 = af == Sockets.AF_INET6 && length == 28;
+        if (!v6 && !(af == Sockets.AF_INET && length == 16) || v6 && ipv6 == null) {
+            pass(id);
+            return;
+        }
+        int port = Short.toUnsignedInt(address.get(NET_SHORT, 2));
+        long hi = v6 ? address.get(NET_LONG, 8) : 0, lo = v6 ? address.get(NET_LONG, 16) : 0xffff00000000L | (address.get(NET_INT, 4) & 0xffffffffL);
+        if (port == 0 || inNamespace(v6, hi, lo)) {
+            pass(id);
+            return;
+        }
+        Family family = v6 ? ipv6 : ipv4;
+        int destination = addresses.acquire(hi, lo);
+        try {
+            long decision = destinations.decide(family, Ipv4.PROTO_TCP, destination, port);
+            if (Destinations.what(decision) != Destinations.HOST) {
+                pass(id);
+                return;
+            }
+            takeOver(id, tid, fd, v6, family, Destinations.value(decision), port);
+        } finally {
+            addresses.release(destination);
+        }
+    }
+
+    /** Loopback, unspecified, multicast, IPv4 broadcast and IPv6 link-local: the namespace's own business. */
+    private static boolean inNamespace(boolean v6, long hi, long lo) {
+        if (!v6) {
+            int a = (int) lo;
+            int first = a >>> 24;
+            return first == 127 || first == 0 || first >= 224;
+        }
+        if (hi == 0 && (lo == 0 || lo == 1)) return true;
+        if (hi == 0 && (lo >>> 32) == 0xffff) return true; // IPv4-mapped: the namespace's kernel decides
+        int top = (int) (hi >>> 48);
+        return (top & 0xffc0) == 0xfe80 || (top & 0xff00) == 0xff00;
+    }
+
+    private void takeOver(long id, int tid, int fd, boolean v6, Family family, int target, int port) {
+        int theirs = SeccompNotify.take(tid, fd);
+        if (theirs < 0) {
+            pass(id);
+            return;
+        }
+        int host = -1;
+        try {
+            if (!unboundTcp(theirs, v6)) {
+                pass(id);
+                return;
+            }
+            host = family.tcpSocket();
+            if (host < 0) {
+                pass(id);
+                return;
+            }
+            carryOptions(theirs, host);
+            boolean nonBlocking = (Libc.flags(theirs) & Libc.O_NONBLOCK) != 0;
+            int c = family.connect(host, target, port);
+            if (c != 0 && c != -Errno.EINPROGRESS) {
+                fail(id, -c);
+                return;
+            }
+            if (nonBlocking) {
+                place(id, host, fd, c == 0 ? 0 : Errno.EINPROGRESS);
+            } else if (c == 0) {
+                Libc.setBlocking(host);
+                place(id, host, fd, 0);
+            } else {
+                waiting.put(host, new Waiting(id, host, fd));
+                int h = host;
+                loop.register(host, Epoll.OUT, events -> connected(h));
+                host = -1; // kept until the connect completes
+            }
+        } finally {
+            Libc.close(theirs);
+            if (host >= 0) Libc.close(host);
+        }
+    }
+
+    private void connected(int host) {
+        Waiting w = waiting.remove(host);
+        loop.unregister(host);
+        if (w == null) {
+            Libc.close(host);
+            return;
+        }
+        int error = Sockets.soError(host);
+        if (error != 0) {
+            fail(w.notification(), error);
+        } else {
+            Libc.setBlocking(host);
+            place(w.notification(), host, w.target(), 0);
+        }
+        Libc.close(host);
+    }
+
+    /** The host socket in place of the caller's descriptor, and the call answered with errno (0: success). */
+    private void place(long id, int host, int target, int errno) {
+        int r = notify.replace(id, host, target, false);
+        if (r < 0) {
+            if (r != -Errno.ENOENT) Log.debug(() -> "socket bypass: cannot put the socket in place: " + Errno.describe(-r));
+            pass(id); // no longer waiting (ENOENT): nothing happens; else the stack takes it
+            return;
+        }
+        counters.bypassed++;
+        notify.answer(id, 0, errno);
+    }
+
+    private void fail(long id, int errno) {
+        counters.bypassFailed++;
+        notify.answer(id, 0, errno);
+    }
+
+    private void pass(long id) {
+        counters.bypassPassed++;
+        notify.pass(id);
+    }
+
+    private static boolean unboundTcp(int fd, boolean v6) {
+        return Sockets.getInt(fd, Sockets.SOL_SOCKET, SO_DOMAIN) == (v6 ? Sockets.AF_INET6 : Sockets.AF_INET)
+                && Sockets.getInt(fd, Sockets.SOL_SOCKET, SO_TYPE) == SOCK_STREAM
+                && Sockets.getInt(fd, Sockets.SOL_SOCKET, SO_PROTOCOL) == Sockets.IPPROTO_TCP
+                && Sockets.localPort(fd) == 0;
+    }
+
+    /** TCP_NODELAY and SO_KEEPALIVE as the caller set them (the stack's own sockets have TCP_NODELAY on); buffer sizes it changed. */
+    private void carryOptions(int from, int to) {
+        Sockets.setInt(to, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, Sockets.getInt(from, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY) > 0 ? 1 : 0);
+        if (Sockets.getInt(from, Sockets.SOL_SOCKET, SO_KEEPALIVE) > 0) Sockets.setInt(to, Sockets.SOL_SOCKET, SO_KEEPALIVE, 1);
+        int snd = Sockets.getInt(from, Sockets.SOL_SOCKET, Sockets.SO_SNDBUF), rcv = Sockets.getInt(from, Sockets.SOL_SOCKET, Sockets.SO_RCVBUF);
+        if (snd > 0 && snd != defaults.sendBuffer()) Sockets.setInt(to, Sockets.SOL_SOCKET, Sockets.SO_SNDBUF, snd / 2); // getsockopt reports twice what was set
+        if (rcv > 0 && rcv != defaults.receiveBuffer()) Sockets.setInt(to, Sockets.SOL_SOCKET, Sockets.SO_RCVBUF, rcv / 2);
+    }
+}
