@@ -107,6 +107,23 @@ class RootlessIT {
     }
 
     /**
+     * {@code jslirp run --bypass} as the user (issue 47): curl's connection to the gateway becomes a
+     * host socket of the user's in its place, 4 MiB byte-exact, counted as bypassed; the stack
+     * carried none of it.
+     */
+    @Test
+    @Timeout(120)
+    void runBypassAsTheUser() throws Exception {
+        try (HttpBlobServer http = new HttpBlobServer()) {
+            Cmd.Result r = user.run(T, user.jslirp(), "run", "--bypass", "--debug", "--", "sh", "-c",
+                    "curl -sS --max-time 30 '" + http.guestUrl("/blob?seed=29&size=" + 4 * Blob.MIB) + "' | sha256sum");
+            assertThat(r.exit()).as("%s", r).isZero();
+            assertThat(r.out().strip()).as("%s", r).isEqualTo(Blob.sha256(29, 4 * Blob.MIB) + "  -");
+            assertThat(r.err()).as("%s", r).contains(" bypassed=1 ", " tcp_connections=0 ");
+        }
+    }
+
+    /**
      * {@code jslirp run} as the user is isolated once its command runs (issue 46), as pasta's command
      * mode is: every thread of the JVM has the empty root, no_new_privs and the filter, the thread
      * that started the command in its own mount namespace (and the JDK's process reapers it

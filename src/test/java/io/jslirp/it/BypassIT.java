@@ -1,0 +1,134 @@
+package io.jslirp.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@code jslirp run --bypass} (issue 47): the command's TCP connects to host addresses become host
+ * sockets in its place. One Python client makes every kind of connect and says what each got; it
+ * runs with the bypass and without, and the two must agree on everything but where a connection's
+ * local end is (the host's 127.0.0.1 when bypassed, the namespace's 10.0.2.100 through the stack)
+ * and the counters. Addresses: the gateway (the host's loopback) and the namespace's own loopback.
+ */
+class BypassIT {
+    private static final Duration T = Duration.ofSeconds(90);
+    private static final int MIB10 = 10 << 20;
+
+    /**
+     * Each line a word and what it found. argv: the HTTP port, a port where nothing listens, the
+     * UDP echo's port. Connects: blocking (TCP_NODELAY, SO_KEEPALIVE, SO_RCVBUF set before, read
+     * back after; 10 MiB whose sha256 is printed), non-blocking (EINPROGRESS, then SO_ERROR), from a
+     * second thread, from a forked child, to the closed port (refused), with an address the kernel
+     * cannot read (EFAULT), to the namespace's own loopback, 200 in a row; and a UDP echo.
+     */
+    static final String CLIENT = """
+            import ctypes, hashlib, os, select, socket, sys, threading
+            http, closed, udp = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+            GW = "10.0.2.2"
+            def get(s, path):
+                s.sendall(("GET %s HTTP/1.0\\r\\nHost: x\\r\\n\\r\\n" % path).encode())
+                data = b""
+                while True:
+                    b = s.recv(1 << 16)
+                    if not b: break
+                    data += b
+                return data.split(b"\\r\\n\\r\\n", 1)[1]
+            s = socket.socket()
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 32768)
+            s.connect((GW, http))
+            print("blocking", s.getsockname()[0], s.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0,
+                  s.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) != 0, s.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF),
+                  hashlib.sha256(get(s, "/blob?seed=41&size=%d" % (10 << 20))).hexdigest(), flush=True)
+            t = socket.socket(); t.setblocking(False)
+            e = t.connect_ex((GW, http))
+            select.select([], [t], [], 10)
+            t.setblocking(True)
+            print("nonblocking", e, t.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR), t.getsockname()[0], len(get(t, "/small")), flush=True)
+            def in_thread():
+                u = socket.create_connection((GW, http)); print("thread", u.getsockname()[0], len(get(u, "/small")), flush=True)
+            th = threading.Thread(target=in_thread); th.start(); th.join()
+            pid = os.fork()
+            if pid == 0:
+                u = socket.create_connection((GW, http)); print("child", u.getsockname()[0], len(get(u, "/small")), flush=True); os._exit(0)
+            os.waitpid(pid, 0)
+            r = socket.socket(); print("closed", r.connect_ex((GW, closed)), flush=True)
+            libc = ctypes.CDLL(None, use_errno=True); f = socket.socket()
+            print("unreadable", libc.connect(f.fileno(), ctypes.c_void_p(1), 16), ctypes.get_errno(), flush=True)
+            l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen(1)
+            c = socket.create_connection(("127.0.0.1", l.getsockname()[1])); a, _ = l.accept(); c.sendall(b"x")
+            print("loopback", c.getsockname()[0], a.recv(1), flush=True)
+            ok = 0
+            for i in range(200):
+                u = socket.create_connection((GW, http)); ok += u.getsockname()[0] != ""; u.close()
+            print("many", ok, flush=True)
+            d = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); d.settimeout(10); d.sendto(b"ping", (GW, udp))
+            print("udp", d.recvfrom(100)[0], flush=True)
+            """;
+
+    @BeforeAll
+    static void tools() {
+        ItEnv.assumeStack();
+        ItEnv.assumeJslirp("--bypass is jslirp's");
+    }
+
+    /** Every kind of connect, with the bypass and without: the same answers, byte-exact, and only the bypassed ones' local end differs. */
+    @Test
+    @Timeout(240)
+    void theCommandsConnectsGetTheSameAnswersAtTheHostsOwnSpeed() throws Exception {
+        try (HttpBlobServer http = new HttpBlobServer(); UdpEchoServer udp = new UdpEchoServer(InetAddress.getLoopbackAddress());
+             ServerSocket closed = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            int closedPort = closed.getLocalPort();
+            closed.close(); // nothing listens there now
+            List<String> args = List.of(ItEnv.python(), "-c", CLIENT, Integer.toString(http.port()), Integer.toString(closedPort),
+                    Integer.toString(udp.port()));
+            Map<String, String> bypassed = lines(Cmd.run(T, Stack.runCommand(List.of("--bypass", "--debug"), args)), true);
+            Map<String, String> stack = lines(Cmd.run(T, Stack.runCommand(List.of("--debug"), args)), false);
+            String sha = Blob.sha256(41, MIB10);
+            assertThat(bypassed.get("blocking")).isEqualTo("127.0.0.1 True True 65536 " + sha);
+            assertThat(stack.get("blocking")).isEqualTo("10.0.2.100 True True 65536 " + sha);
+            assertThat(bypassed.get("nonblocking")).isEqualTo("115 0 127.0.0.1 " + HttpBlobServer.SMALL_BODY.length());
+            assertThat(stack.get("nonblocking")).isEqualTo("115 0 10.0.2.100 " + HttpBlobServer.SMALL_BODY.length());
+            for (String k : List.of("thread", "child")) {
+                assertThat(bypassed.get(k)).as(k).isEqualTo("127.0.0.1 " + HttpBlobServer.SMALL_BODY.length());
+                assertThat(stack.get(k)).as(k).isEqualTo("10.0.2.100 " + HttpBlobServer.SMALL_BODY.length());
+            }
+            for (String k : List.of("closed", "unreadable", "loopback", "many", "udp")) {
+                assertThat(bypassed.get(k)).as("%s alike with and without the bypass", k).isEqualTo(stack.get(k)).isNotNull();
+            }
+            assertThat(bypassed.get("closed")).isEqualTo("111"); // ECONNREFUSED
+            assertThat(bypassed.get("unreadable")).isEqualTo("-1 14"); // EFAULT
+            assertThat(bypassed.get("loopback")).isEqualTo("127.0.0.1 b'x'");
+            assertThat(bypassed.get("many")).isEqualTo("200");
+            assertThat(bypassed.get("udp")).isEqualTo("b'ping'");
+            // blocking, nonblocking, thread, child, 200: bypassed; the refused one answered with the host's error;
+            // the unreadable address and the namespace's loopback passed to the namespace
+            assertThat(bypassed.get("counters")).contains(" bypassed=204 ", " bypass_failed=1 ", " bypass_passed=2 ", " udp_flows=1 ");
+            assertThat(stack.get("counters")).contains(" bypassed=0 ", " udp_flows=1 ");
+        }
+    }
+
+    /** The client's lines as word → the rest, and the counters line as "counters". */
+    private static Map<String, String> lines(Cmd.Result r, boolean bypass) {
+        assertThat(r.exit()).as("%s", r).isZero();
+        java.util.LinkedHashMap<String, String> m = new java.util.LinkedHashMap<>();
+        for (String line : r.out().lines().toList()) {
+            int sp = line.indexOf(' ');
+            if (sp > 0) m.put(line.substring(0, sp), line.substring(sp + 1));
+        }
+        r.err().lines().filter(l -> l.startsWith("jslirp: counters: ")).findFirst().ifPresent(l -> m.put("counters", " " + l.substring(18) + " "));
+        assertThat(m).as("bypass=%s: %s", bypass, r).containsKeys("blocking", "nonblocking", "thread", "child", "closed", "unreadable",
+                "loopback", "many", "udp", "counters");
+        return m;
+    }
+}
