@@ -81,6 +81,17 @@ public final class ItEnv {
         assumeTrue(Stack.Kind.selected() == Stack.Kind.JSLIRP, () -> "jslirp only: " + why);
     }
 
+    /** Whether the running kernel's version (uname -r, /proc/sys/kernel/osrelease) is major.minor or later. */
+    public static boolean kernelAtLeast(int major, int minor) {
+        try {
+            String[] v = Files.readString(Path.of("/proc/sys/kernel/osrelease")).trim().split("[.-]");
+            int a = Integer.parseInt(v[0]), b = Integer.parseInt(v[1]);
+            return a > major || a == major && b >= minor;
+        } catch (java.io.IOException | RuntimeException e) {
+            throw new IllegalStateException("cannot read the kernel's version: " + e, e);
+        }
+    }
+
     /** The Debian python3 (a python3 earlier on PATH may be a separate installation). */
     public static String python() {
         return Files.isExecutable(Path.of("/usr/bin/python3")) ? "/usr/bin/python3" : "python3";
