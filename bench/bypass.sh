@@ -34,6 +34,12 @@ cleanup() {
 }
 trap cleanup EXIT
 "$JSLIRP" --version >/dev/null # builds the jar before anything is timed
+# ... and trains its AOT cache in the background: wait for that, as bench/startup.sh does (a
+# training on one of two cores would slow the first rows).
+sleep 1
+for lock in "$(dirname "$(readlink -f "$JSLIRP")")"/target/jslirp-*.aot.lock; do
+  [[ -e $lock ]] && flock -w 180 "$lock" true
+done
 
 free_port() { "$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
@@ -63,18 +69,20 @@ client() {
     bypass) prefix=("$JSLIRP" run --bypass --mtu "$MTU" --) addr=10.0.2.2 srv=127.0.0.1 ;;
   esac
 }
-field() { "$PY" -c 'import json, sys; d = json.load(sys.stdin); print(" / ".join(("%.2f" % d[k]) if isinstance(d[k], float) else str(d[k]) for k in sys.argv[1:]))' "$@"; }
+field() {  # field FORMAT KEY...: the keys of the JSON object on stdin, each with FORMAT, joined by " / "
+  "$PY" -c 'import json, sys; d = json.load(sys.stdin); print(" / ".join(sys.argv[1] % d[k] for k in sys.argv[2:]))' "$@"
+}
 cell_iperf() {  # cell_iperf ROW [-R]
   client "$1"; shift
-  "${prefix[@]}" iperf3 -c "$addr" -p "${port[iperf$srv]}" -t "$SECS" -J "$@" 2>/dev/null | "$PY" "$here/iperf_json.py" 2>/dev/null | field gbps || echo "–"
+  "${prefix[@]}" iperf3 -c "$addr" -p "${port[iperf$srv]}" -t "$SECS" -J "$@" 2>/dev/null | "$PY" "$here/iperf_json.py" 2>/dev/null | field %.2f gbps || echo "–"
 }
 cell_rr() {
   client "$1"
-  "${prefix[@]}" "$PY" "$here/tcp_client.py" rr "$addr" "${port[echo$srv]}" "$SECS" 2>/dev/null | field tps p50_us p99_us || echo "–"
+  "${prefix[@]}" "$PY" "$here/tcp_client.py" rr "$addr" "${port[echo$srv]}" "$SECS" 2>/dev/null | field %.0f tps p50_us p99_us || echo "–"
 }
 cell_crr() {
   client "$1"
-  "${prefix[@]}" "$PY" "$here/tcp_client.py" crr "$addr" "${port[once$srv]}" "$SECS" 2 2>/dev/null | field cps || echo "–"
+  "${prefix[@]}" "$PY" "$here/tcp_client.py" crr "$addr" "${port[once$srv]}" "$SECS" 2 2>/dev/null | field %.0f cps || echo "–"
 }
 
 echo "| $(date +%F) · $(nproc) cores · load $(cut -d' ' -f1 /proc/loadavg) · MTU $MTU · ${SECS} s | ns→host Gbit/s | host→ns Gbit/s | round trips/s (p50 / p99 µs) | connections/s |"

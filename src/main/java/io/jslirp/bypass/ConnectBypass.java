@@ -54,6 +54,8 @@ public final class ConnectBypass {
     private static final ValueLayout.OfLong NET_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfInt NET_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final int SO_TYPE = 3, SO_KEEPALIVE = 9, SO_PROTOCOL = 38, SO_DOMAIN = 39, SOCK_STREAM = 1;
+    /** TCP_INFO, whose first byte is the connection's state; the state of a connect still waiting for its SYN-ACK. */
+    private static final int TCP_INFO = 11, TCP_SYN_SENT = 2;
 
     /** A new socket's buffer sizes in the command's namespace, as getsockopt reports them: those the caller's keep are not carried. */
     public record Defaults(int sendBuffer, int receiveBuffer) {}
@@ -177,7 +179,13 @@ public final class ConnectBypass {
             }
             if (nonBlocking) {
                 place(id, host, fd, c == 0 ? 0 : Errno.EINPROGRESS);
-            } else if (c == 0) {
+            } else if (c == 0 || state(host) != TCP_SYN_SENT) {
+                // done already (the host's loopback answers within the call): no wait for the loop
+                int error = c == 0 ? 0 : Sockets.soError(host);
+                if (error != 0) {
+                    fail(id, error);
+                    return;
+                }
                 Libc.setBlocking(host);
                 place(id, host, fd, 0);
             } else {
@@ -212,9 +220,10 @@ public final class ConnectBypass {
     /** The host socket in place of the caller's descriptor, and the call answered with errno (0: success). */
     private void place(long id, int host, int target, int errno) {
         int r = notify.replace(id, host, target, false);
+        if (r == -Errno.ENOENT) return; // the caller is gone (killed while it waited): nothing to answer
         if (r < 0) {
-            if (r != -Errno.ENOENT) Log.debug(() -> "socket bypass: cannot put the socket in place: " + Errno.describe(-r));
-            pass(id); // no longer waiting (ENOENT): nothing happens; else the stack takes it
+            Log.debug(() -> "socket bypass: cannot put the socket in place: " + Errno.describe(-r));
+            pass(id); // the namespace's kernel makes the connection then, through the stack
             return;
         }
         counters.bypassed++;
@@ -229,6 +238,12 @@ public final class ConnectBypass {
     private void pass(long id) {
         counters.bypassPassed++;
         notify.pass(id);
+    }
+
+    /** The TCP state of fd (tcpi_state, the first byte of struct tcp_info), or -errno. */
+    private static int state(int fd) {
+        int v = Sockets.getInt(fd, Sockets.IPPROTO_TCP, TCP_INFO);
+        return v < 0 && v > -4096 ? v : v & 0xff;
     }
 
     private static boolean unboundTcp(int fd, boolean v6) {
