@@ -17,8 +17,16 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
+
+import io.jslirp.flow.FlowStatus;
+import io.jslirp.sys.SockDiag;
+import io.jslirp.wire.Ipv6;
 
 /**
  * The socket bypass's supervisor, on the loop's thread: each connect() of the command's that the
@@ -55,7 +63,10 @@ public final class ConnectBypass {
     private static final ValueLayout.OfInt NET_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final int SO_TYPE = 3, SO_KEEPALIVE = 9, SO_PROTOCOL = 38, SO_DOMAIN = 39, SOCK_STREAM = 1;
     /** TCP_INFO, whose first byte is the connection's state; the state of a connect still waiting for its SYN-ACK. */
-    private static final int TCP_INFO = 11, TCP_SYN_SENT = 2;
+    private static final int TCP_INFO = 11, TCP_SYN_SENT = 2, TCP_TIME_WAIT = 6, TCP_CLOSE = 7;
+    /** include/net/tcp_states.h's names, by number. */
+    private static final String[] STATES = {"?", "ESTABLISHED", "SYN_SENT", "SYN_RECV", "FIN_WAIT1", "FIN_WAIT2", "TIME_WAIT", "CLOSE",
+            "CLOSE_WAIT", "LAST_ACK", "LISTEN", "CLOSING", "?"};
 
     /** A new socket's buffer sizes in the command's namespace, as getsockopt reports them: those the caller's keep are not carried. */
     public record Defaults(int sendBuffer, int receiveBuffer) {}
@@ -71,7 +82,19 @@ public final class ConnectBypass {
     /** Blocking callers' connects in progress, by host descriptor. */
     private final Map<Integer, Waiting> waiting = new HashMap<>();
 
-    private record Waiting(long notification, int host, int target) {}
+    private record Waiting(long notification, int host, int target, Placed placed) {}
+
+    /**
+     * A connection put in place, for the status report: its host socket's ends (hi, lo, port) and
+     * cookie, by which sock_diag finds it while it lives; what the command dialled; since when.
+     */
+    private record Placed(long[] local, long[] remote, long cookie, String dialled, int port, long since) {}
+
+    /** The connections put in place that may still be open; swept of those gone when it doubles. */
+    private final List<Placed> placed = new ArrayList<>();
+    private int sweepAt = 64;
+    /** Opened when first needed, on the loop's thread (so in the host's network namespace). */
+    private SockDiag diag;
 
     /** Serves notify's notifications on loop from now on; ipv6 is null without IPv6. */
     public ConnectBypass(Reactor loop, SeccompNotify notify, Destinations destinations, Family ipv4, Family ipv6, Counters counters,
@@ -134,7 +157,7 @@ public final class ConnectBypass {
                 pass(id);
                 return;
             }
-            takeOver(id, tid, fd, v6, family, Destinations.value(decision), port);
+            takeOver(id, tid, fd, v6, family, Destinations.value(decision), port, format(hi, lo));
         } finally {
             addresses.release(destination);
         }
@@ -153,7 +176,8 @@ public final class ConnectBypass {
         return (top & 0xffc0) == 0xfe80 || (top & 0xff00) == 0xff00;
     }
 
-    private void takeOver(long id, int tid, int fd, boolean v6, Family family, int target, int port) {
+    /** Takes the caller's connect to dialled:port over: a host socket to target:port in place of fd. */
+    private void takeOver(long id, int tid, int fd, boolean v6, Family family, int target, int port, String dialled) {
         int theirs = SeccompNotify.take(tid, fd);
         if (theirs < 0) {
             pass(id);
@@ -173,12 +197,14 @@ public final class ConnectBypass {
             carryOptions(theirs, host);
             boolean nonBlocking = (Libc.flags(theirs) & Libc.O_NONBLOCK) != 0;
             int c = family.connect(host, target, port);
+            Placed p = new Placed(new long[3], new long[] {addresses.hi(target), addresses.lo(target), port}, Sockets.cookie(host),
+                    dialled, port, loop.clock().now());
             if (c != 0 && c != -Errno.EINPROGRESS) {
                 fail(id, -c);
                 return;
             }
             if (nonBlocking) {
-                place(id, host, fd, c == 0 ? 0 : Errno.EINPROGRESS);
+                place(id, host, fd, c == 0 ? 0 : Errno.EINPROGRESS, p);
             } else if (c == 0 || state(host) != TCP_SYN_SENT) {
                 // done already (the host's loopback answers within the call): no wait for the loop
                 int error = c == 0 ? 0 : Sockets.soError(host);
@@ -187,9 +213,9 @@ public final class ConnectBypass {
                     return;
                 }
                 Libc.setBlocking(host);
-                place(id, host, fd, 0);
+                place(id, host, fd, 0, p);
             } else {
-                waiting.put(host, new Waiting(id, host, fd));
+                waiting.put(host, new Waiting(id, host, fd, p));
                 int h = host;
                 loop.register(host, Epoll.OUT, events -> connected(h));
                 host = -1; // kept until the connect completes
@@ -212,13 +238,14 @@ public final class ConnectBypass {
             fail(w.notification(), error);
         } else {
             Libc.setBlocking(host);
-            place(w.notification(), host, w.target(), 0);
+            place(w.notification(), host, w.target(), 0, w.placed());
         }
         Libc.close(host);
     }
 
     /** The host socket in place of the caller's descriptor, and the call answered with errno (0: success). */
-    private void place(long id, int host, int target, int errno) {
+    private void place(long id, int host, int target, int errno, Placed p) {
+        Sockets.endpoint(host, false, p.local());
         int r = notify.replace(id, host, target, false);
         if (r == -Errno.ENOENT) return; // the caller is gone (killed while it waited): nothing to answer
         if (r < 0) {
@@ -228,6 +255,47 @@ public final class ConnectBypass {
         }
         counters.bypassed++;
         notify.answer(id, 0, errno);
+        placed.add(p);
+        if (placed.size() >= sweepAt) {
+            sweep(null);
+            sweepAt = Math.max(64, 2 * placed.size());
+        }
+    }
+
+    /**
+     * The bypassed connections still open, for the status report (kind "tcp-bypass"): the guest's
+     * end is the host socket's local one (a bypassed connection has no other), the remote end what
+     * the command dialled, the host end where it goes; bytes and queues from the kernel's tcp_info.
+     */
+    public void flows(Consumer<FlowStatus> sink) {
+        sweep(sink);
+    }
+
+    /** Drops the connections that are gone (closed, or in TIME_WAIT), and gives sink each of the others. */
+    private void sweep(Consumer<FlowStatus> sink) {
+        if (placed.isEmpty()) return;
+        if (diag == null) diag = SockDiag.open();
+        long[] info = new long[5];
+        long now = loop.clock().now();
+        for (Iterator<Placed> i = placed.iterator(); i.hasNext(); ) {
+            Placed p = i.next();
+            int state = diag.tcp(p.local(), p.remote(), p.cookie(), info) ? (int) info[SockDiag.STATE] : TCP_CLOSE;
+            if (state == TCP_CLOSE || state == TCP_TIME_WAIT) {
+                i.remove();
+                continue;
+            }
+            if (sink != null) {
+                sink.accept(new FlowStatus("tcp-bypass", "tcp", STATES[Math.min(state, STATES.length - 1)], false,
+                        format(p.local()[0], p.local()[1]), (int) p.local()[2], p.dialled(), p.port(), format(p.remote()[0], p.remote()[1]),
+                        (int) p.remote()[2], info[SockDiag.BYTES_ACKED], info[SockDiag.BYTES_RECEIVED], info[SockDiag.SEND_QUEUE],
+                        info[SockDiag.RECEIVE_QUEUE], now - p.since()));
+            }
+        }
+    }
+
+    /** An address as the status report shows it: dotted IPv4, or IPv6 in brackets. */
+    private static String format(long hi, long lo) {
+        return hi == 0 && (lo >>> 32) == 0xffff ? Ipv4.format((int) lo) : "[" + Ipv6.format(hi, lo) + "]";
     }
 
     private void fail(long id, int errno) {

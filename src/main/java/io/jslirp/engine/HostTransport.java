@@ -55,6 +55,8 @@ import java.util.function.Consumer;
  */
 public final class HostTransport {
     private final Reactor loop;
+    /** The socket bypass's connections (jslirp run --bypass), or null. */
+    private io.jslirp.bypass.ConnectBypass bypass;
     private final HostSockets sockets;
     private final AddressBook addresses;
     private final Flows flows;
@@ -166,7 +168,7 @@ public final class HostTransport {
      * a guest's connection to a host address; the rest go through the namespace.
      */
     public void bypassConnects(io.jslirp.sys.SeccompNotify notify, io.jslirp.bypass.ConnectBypass.Defaults defaults) {
-        new io.jslirp.bypass.ConnectBypass(loop, notify, destinations, ipv4, ipv6, ipv4.counters(), defaults);
+        bypass = new io.jslirp.bypass.ConnectBypass(loop, notify, destinations, ipv4, ipv6, ipv4.counters(), defaults);
     }
 
     /** The family of IPv6 (null without it) or IPv4, for tests of what takes one. */
@@ -201,6 +203,7 @@ public final class HostTransport {
      */
     public void flows(Consumer<FlowStatus> sink) {
         flows.statuses(loop.clock().now(), sink);
+        if (bypass != null) bypass.flows(sink);
     }
 
     /**

@@ -132,6 +132,47 @@ class BypassIT {
         }
     }
 
+    /**
+     * {@code get_status} (what {@code jslirp status} shows) lists a bypassed connection while it is
+     * open, as kind tcp-bypass: its local end the host's, the address the command dialled, where it
+     * goes; once the command has closed it, no longer.
+     */
+    @Test
+    @Timeout(120)
+    void statusListsABypassedConnectionWhileItIsOpen() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("jslirp-bypass-status");
+        java.nio.file.Path api = dir.resolve("api.sock"), closeIt = dir.resolve("close"), closed = dir.resolve("closed");
+        try (HttpBlobServer http = new HttpBlobServer();
+             Stack.Running run = Stack.start(Stack.runCommand(List.of("--bypass", "--api-socket", api.toString()), List.of(ItEnv.python(), "-c", """
+                     import os, socket, sys, time
+                     s = socket.create_connection(("10.0.2.2", int(sys.argv[1])))
+                     print("open", s.getsockname()[1], flush=True)
+                     while not os.path.exists(sys.argv[2]): time.sleep(0.05)
+                     s.close()
+                     open(sys.argv[3], "w").close()
+                     while True: time.sleep(1)
+                     """, Integer.toString(http.port()), closeIt.toString(), closed.toString())))) {
+            ApiClient.await(api, run, T);
+            long deadline = System.nanoTime() + T.toNanos();
+            while (!run.stdout().contains("open ") && run.alive() && System.nanoTime() < deadline) Namespace.sleep(50);
+            String port = run.stdout().lines().filter(l -> l.startsWith("open ")).findFirst().orElseThrow(() -> new AssertionError(run.describe()))
+                    .substring(5);
+            String status = ApiClient.request(api, "{\"execute\": \"get_status\"}");
+            assertThat(status).as(run.describe()).contains("\"kind\":\"tcp-bypass\"", "\"state\":\"ESTABLISHED\"",
+                    "\"guest_addr\":\"127.0.0.1\",\"guest_port\":" + port, "\"remote_addr\":\"10.0.2.2\",\"remote_port\":" + http.port(),
+                    "\"host_addr\":\"127.0.0.1\",\"host_port\":" + http.port());
+            java.nio.file.Files.writeString(closeIt, "");
+            while (!java.nio.file.Files.exists(closed) && System.nanoTime() < deadline) Namespace.sleep(50);
+            assertThat(ApiClient.request(api, "{\"execute\": \"get_status\"}")).as("after the close").doesNotContain("tcp-bypass")
+                    .contains("\"bypassed\":1");
+        } finally {
+            try (var files = java.nio.file.Files.list(dir)) {
+                for (java.nio.file.Path f : files.toList()) java.nio.file.Files.deleteIfExists(f);
+            }
+            java.nio.file.Files.deleteIfExists(dir);
+        }
+    }
+
     /** The client's lines as word → the rest, and the counters line as "counters". */
     private static Map<String, String> lines(Cmd.Result r, boolean bypass) {
         assertThat(r.exit()).as("%s", r).isZero();
