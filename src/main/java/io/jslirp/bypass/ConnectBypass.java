@@ -92,7 +92,8 @@ public final class ConnectBypass {
 
     /** The connections put in place that may still be open; swept of those gone when it doubles. */
     private final List<Placed> placed = new ArrayList<>();
-    private int sweepAt = 64;
+    private static final int SWEEP_FLOOR = 1024;
+    private int sweepAt = SWEEP_FLOOR;
     /** Opened when first needed, on the loop's thread (so in the host's network namespace). */
     private SockDiag diag;
 
@@ -255,10 +256,16 @@ public final class ConnectBypass {
         }
         counters.bypassed++;
         notify.answer(id, 0, errno);
-        placed.add(p);
+        if (sweepAt != Integer.MAX_VALUE) placed.add(p);
         if (placed.size() >= sweepAt) {
-            sweep(null);
-            sweepAt = Math.max(64, 2 * placed.size());
+            try {
+                forgetClosed();
+                sweepAt = Math.max(SWEEP_FLOOR, 2 * placed.size());
+            } catch (RuntimeException e) {
+                Log.warn("socket bypass: the status report stops listing bypassed connections (" + e.getMessage() + ")");
+                placed.clear();
+                sweepAt = Integer.MAX_VALUE;
+            }
         }
     }
 
@@ -268,11 +275,6 @@ public final class ConnectBypass {
      * the command dialled, the host end where it goes; bytes and queues from the kernel's tcp_info.
      */
     public void flows(Consumer<FlowStatus> sink) {
-        sweep(sink);
-    }
-
-    /** Drops the connections that are gone (closed, or in TIME_WAIT), and gives sink each of the others. */
-    private void sweep(Consumer<FlowStatus> sink) {
         if (placed.isEmpty()) return;
         if (diag == null) diag = SockDiag.open();
         long[] info = new long[5];
@@ -284,13 +286,19 @@ public final class ConnectBypass {
                 i.remove();
                 continue;
             }
-            if (sink != null) {
-                sink.accept(new FlowStatus("tcp-bypass", "tcp", STATES[Math.min(state, STATES.length - 1)], false,
-                        format(p.local()[0], p.local()[1]), (int) p.local()[2], p.dialled(), p.port(), format(p.remote()[0], p.remote()[1]),
-                        (int) p.remote()[2], info[SockDiag.BYTES_ACKED], info[SockDiag.BYTES_RECEIVED], info[SockDiag.SEND_QUEUE],
-                        info[SockDiag.RECEIVE_QUEUE], now - p.since()));
-            }
+            sink.accept(new FlowStatus("tcp-bypass", "tcp", STATES[Math.min(state, STATES.length - 1)], false,
+                    format(p.local()[0], p.local()[1]), (int) p.local()[2], p.dialled(), p.port(), format(p.remote()[0], p.remote()[1]),
+                    (int) p.remote()[2], info[SockDiag.BYTES_ACKED], info[SockDiag.BYTES_RECEIVED], info[SockDiag.SEND_QUEUE],
+                    info[SockDiag.RECEIVE_QUEUE], now - p.since()));
         }
+    }
+
+    /** Drops the connections closed since (one dump of the host's open TCP sockets, their cookies matched). */
+    private void forgetClosed() {
+        if (diag == null) diag = SockDiag.open();
+        java.util.Set<Long> open = new java.util.HashSet<>();
+        diag.openTcpCookies(open);
+        placed.removeIf(p -> !open.contains(p.cookie()));
     }
 
     /** An address as the status report shows it: dotted IPv4, or IPv6 in brackets. */

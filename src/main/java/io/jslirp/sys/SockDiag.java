@@ -62,6 +62,42 @@ public final class SockDiag implements AutoCloseable {
         }
     }
 
+    /**
+     * Adds to into the cookie (SO_COOKIE) of every TCP socket of this namespace, IPv4 and IPv6,
+     * that is not closed or in TIME_WAIT: one dump of each family. Throws {@link SysException}.
+     */
+    public void openTcpCookies(java.util.Set<Long> into) {
+        int states = 0xfff & ~(1 << 6) & ~(1 << 7);
+        for (int family : new int[] {AF_INET, AF_INET6}) {
+            String what = "dump TCP" + (family == AF_INET ? "" : "v6") + " sockets";
+            int sequence = socket.begin(SOCK_DIAG_BY_FAMILY, NetlinkSocket.NLM_F_DUMP);
+            MemorySegment r = socket.request;
+            int at = socket.length;
+            r.set(JAVA_BYTE, at, (byte) family);
+            r.set(JAVA_BYTE, at + 1, (byte) TCP);
+            r.set(JAVA_INT_UNALIGNED, at + 4, states);
+            socket.length += REQUEST;
+            socket.send(what);
+            int status = 0;
+            while (status == 0) {
+                int n = socket.receive(what);
+                MemorySegment a = socket.answer;
+                for (int off = 0; off + NetlinkSocket.HEADER <= n && status == 0; off = NetlinkSocket.next(a, off, n)) {
+                    if (NetlinkSocket.sequence(a, off) != sequence) continue;
+                    short type = NetlinkSocket.type(a, off);
+                    if (type == NetlinkSocket.NLMSG_DONE) status = 1;
+                    else if (type == NetlinkSocket.NLMSG_ERROR) status = Math.min(NetlinkSocket.error(a, off), -1);
+                    else if (type == SOCK_DIAG_BY_FAMILY && NetlinkSocket.messageLength(a, off) >= NetlinkSocket.HEADER + MESSAGE) {
+                        int msg = off + NetlinkSocket.HEADER;
+                        into.add(Integer.toUnsignedLong(a.get(JAVA_INT_UNALIGNED, msg + MSG_COOKIE))
+                                | (long) a.get(JAVA_INT_UNALIGNED, msg + MSG_COOKIE + 4) << 32);
+                    }
+                }
+            }
+            if (status < 0) throw new SysException(what, -status);
+        }
+    }
+
     /** Takes the ports of one datagram of a dump: 1 at its end (NLMSG_DONE), 0 if more is to come, -errno for an error. */
     static int parse(MemorySegment answer, int length, int sequence, BitSet into) {
         for (int off = 0; off + NetlinkSocket.HEADER <= length; off = NetlinkSocket.next(answer, off, length)) {
@@ -81,7 +117,7 @@ public final class SockDiag implements AutoCloseable {
     /** The socket ID's fields in a request (after family, protocol, extensions, padding and states). */
     private static final int ID_SPORT = 8, ID_DPORT = 10, ID_SRC = 12, ID_DST = 28, ID_COOKIE = 48;
     /** struct inet_diag_msg's state and queues; INET_DIAG_INFO, the attribute holding struct tcp_info, asked for by its bit. */
-    private static final int MSG_STATE = 1, MSG_RQUEUE = 56, MSG_WQUEUE = 60;
+    private static final int MSG_STATE = 1, MSG_COOKIE = 44, MSG_RQUEUE = 56, MSG_WQUEUE = 60;
     private static final short INET_DIAG_INFO = 2;
     /** struct tcp_info's tcpi_bytes_acked and tcpi_bytes_received. */
     private static final int TCPI_BYTES_ACKED = 120, TCPI_BYTES_RECEIVED = 128;
