@@ -174,6 +174,29 @@ class BypassIT {
         }
     }
 
+    /** IPv6: a connect to fd00::2 (the host's ::1) is bypassed too, its local end the host's ::1; the bytes intact. */
+    @Test
+    @Timeout(120)
+    void anIpv6ConnectToTheGatewayIsBypassed() throws Exception {
+        try (HttpBlobServer http = new HttpBlobServer(InetAddress.getByName("::1"))) {
+            String script = "for i in $(seq 100); do ip -6 -o addr show dev tap0 | grep -q 'inet6 fd00::.*dynamic' "
+                    + "&& ! ip -6 -o addr show dev tap0 | grep -q tentative && break; sleep 0.1; done; " + ItEnv.python() + " -c '"
+                    + "import hashlib, socket, sys\n"
+                    + "s = socket.create_connection((\"fd00::2\", " + http.port() + "))\n"
+                    + "s.sendall(b\"GET /blob?seed=43&size=1048576 HTTP/1.0\\r\\n\\r\\n\")\n"
+                    + "data = b\"\"\n"
+                    + "while True:\n"
+                    + "    b = s.recv(65536)\n"
+                    + "    if not b: break\n"
+                    + "    data += b\n"
+                    + "print(s.getsockname()[0], hashlib.sha256(data.split(b\"\\r\\n\\r\\n\", 1)[1]).hexdigest())'";
+            Cmd.Result r = Cmd.run(T, Stack.runCommand(List.of("--bypass", "--enable-ipv6", "--debug"), List.of("sh", "-c", script)));
+            assertThat(r.exit()).as("%s", r).isZero();
+            assertThat(r.out().strip()).as("%s", r).isEqualTo("::1 " + Blob.sha256(43, 1 << 20));
+            assertThat(r.err()).as("%s", r).contains(" bypassed=1 ");
+        }
+    }
+
     /** The client's lines as word → the rest, and the counters line as "counters". */
     private static Map<String, String> lines(Cmd.Result r, boolean bypass) {
         assertThat(r.exit()).as("%s", r).isZero();
