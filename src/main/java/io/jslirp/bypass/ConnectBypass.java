@@ -82,7 +82,8 @@ public final class ConnectBypass {
     /** Blocking callers' connects in progress, by host descriptor. */
     private final Map<Integer, Waiting> waiting = new HashMap<>();
 
-    private record Waiting(long notification, int host, int target, Placed placed) {}
+    /** A blocking caller's connect in progress: its notification, the host socket, the caller's descriptor number and thread. */
+    private record Waiting(long notification, int host, int target, Placed placed, int thread) {}
 
     /**
      * A connection put in place, for the status report: its host socket's ends (hi, lo, port) and
@@ -179,8 +180,14 @@ public final class ConnectBypass {
 
     /** Takes the caller's connect to dialled:port over: a host socket to target:port in place of fd. */
     private void takeOver(long id, int tid, int fd, boolean v6, Family family, int target, int port, String dialled) {
-        int theirs = SeccompNotify.take(tid, fd);
+        int thread = SeccompNotify.openThread(tid);
+        if (thread < 0) {
+            pass(id);
+            return;
+        }
+        int theirs = SeccompNotify.take(thread, fd);
         if (theirs < 0) {
+            Libc.close(thread);
             pass(id);
             return;
         }
@@ -216,15 +223,28 @@ public final class ConnectBypass {
                 Libc.setBlocking(host);
                 place(id, host, fd, 0, p);
             } else {
-                waiting.put(host, new Waiting(id, host, fd, p));
+                waiting.put(host, new Waiting(id, host, fd, p, thread));
                 int h = host;
                 loop.register(host, Epoll.OUT, events -> connected(h));
-                host = -1; // kept until the connect completes
+                loop.register(thread, Epoll.IN, events -> abandoned(h)); // the caller killed while it waits
+                host = thread = -1; // kept until the connect completes
             }
         } finally {
             Libc.close(theirs);
             if (host >= 0) Libc.close(host);
+            if (thread >= 0) Libc.close(thread);
         }
+    }
+
+    /** The thread whose connect waited has ended (killed): its host socket goes, and nothing is answered. */
+    private void abandoned(int host) {
+        Waiting w = waiting.remove(host);
+        if (w == null) return;
+        loop.unregister(host);
+        loop.unregister(w.thread());
+        Libc.close(w.thread());
+        Libc.close(host);
+        counters.bypassFailed++;
     }
 
     private void connected(int host) {
@@ -234,6 +254,8 @@ public final class ConnectBypass {
             Libc.close(host);
             return;
         }
+        loop.unregister(w.thread());
+        Libc.close(w.thread());
         int error = Sockets.soError(host);
         if (error != 0) {
             fail(w.notification(), error);

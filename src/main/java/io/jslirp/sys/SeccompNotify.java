@@ -134,21 +134,22 @@ public final class SeccompNotify implements AutoCloseable {
     }
 
     /**
-     * A copy in this process of descriptor number target of the thread tid (pidfd_open of the
-     * thread, Linux 6.9, else of tid as a process, which only a thread group's leader is; then
-     * pidfd_getfd, close-on-exec): the new descriptor, or -errno.
+     * A descriptor for the thread tid (pidfd_open of the thread, Linux 6.9; before, of tid as a
+     * process, which only a thread group's leader is), readable once it has exited; close-on-exec.
+     * The descriptor, or -errno.
      */
-    public static int take(int tid, int target) {
+    public static int openThread(int tid) {
         MemorySegment err = scratch().errno;
         int pidfd = (int) syscall(PIDFD_OPEN, err, tid, PIDFD_THREAD);
         if (pidfd < 0 && errno(err) == Errno.EINVAL) pidfd = (int) syscall(PIDFD_OPEN, err, tid, 0);
-        if (pidfd < 0) return -errno(err);
-        try {
-            int r = (int) syscall(PIDFD_GETFD, err, pidfd, target, 0);
-            return r < 0 ? -errno(err) : r;
-        } finally {
-            Libc.close(pidfd);
-        }
+        return pidfd < 0 ? -errno(err) : pidfd;
+    }
+
+    /** A copy in this process of descriptor number target of the process or thread pidfd names (pidfd_getfd, close-on-exec), or -errno. */
+    public static int take(int pidfd, int target) {
+        MemorySegment err = scratch().errno;
+        int r = (int) syscall(PIDFD_GETFD, err, pidfd, target, 0);
+        return r < 0 ? -errno(err) : r;
     }
 
     /**

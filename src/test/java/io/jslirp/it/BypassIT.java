@@ -197,6 +197,63 @@ class BypassIT {
         }
     }
 
+    /**
+     * A caller killed while its blocking connect waits (the host's listener has a full accept queue,
+     * so the host socket's SYN goes unanswered): its host socket goes at once, it is not left to
+     * retry its SYN for two minutes, and it counts as failed.
+     */
+    @Test
+    @Timeout(120)
+    void aCallerKilledWhileItsConnectWaitsLeavesNoHostSocket() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("jslirp-bypass-killed");
+        try (ServerSocket full = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+             java.net.Socket a = new java.net.Socket(InetAddress.getLoopbackAddress(), full.getLocalPort());
+             java.net.Socket b = new java.net.Socket(InetAddress.getLoopbackAddress(), full.getLocalPort());
+             Stack.Running run = Stack.start(Stack.runCommand(List.of("--bypass", "--debug"), List.of(ItEnv.python(), "-c", """
+                     import os, signal, socket, sys, time
+                     pid = os.fork()
+                     if pid == 0:
+                         socket.create_connection(("10.0.2.2", int(sys.argv[1])))
+                         os._exit(0)
+                     print("waiting", flush=True)
+                     while not os.path.exists(sys.argv[2]): time.sleep(0.05)
+                     os.kill(pid, signal.SIGKILL)
+                     os.waitpid(pid, 0)
+                     print("killed", flush=True)
+                     while not os.path.exists(sys.argv[3]): time.sleep(0.05)
+                     """, Integer.toString(full.getLocalPort()), dir.resolve("kill").toString(), dir.resolve("done").toString())))) {
+            String port = Integer.toString(full.getLocalPort());
+            await(run, "its SYN", () -> synSent(port) == 1);
+            java.nio.file.Files.writeString(dir.resolve("kill"), "");
+            await(run, "the caller's end", () -> run.stdout().contains("killed"));
+            await(run, "the host socket's end", () -> synSent(port) == 0);
+            java.nio.file.Files.writeString(dir.resolve("done"), "");
+            Stack.Exit exit = run.stop();
+            assertThat(exit.stderr()).as("%s", exit).contains(" bypassed=0 ", " bypass_failed=1 ");
+        } finally {
+            try (var files = java.nio.file.Files.list(dir)) {
+                for (java.nio.file.Path f : files.toList()) java.nio.file.Files.deleteIfExists(f);
+            }
+            java.nio.file.Files.deleteIfExists(dir);
+        }
+    }
+
+    /** The host's TCP sockets in SYN-SENT toward 127.0.0.1:port. */
+    private static int synSent(String port) {
+        Cmd.Result r = Cmd.run(Duration.ofSeconds(10), "ss", "-Htn", "state", "syn-sent", "dst", "127.0.0.1:" + port);
+        assertThat(r.exit()).as("%s", r).isZero();
+        return (int) r.out().lines().filter(l -> !l.isBlank()).count();
+    }
+
+    private static void await(Stack.Running run, String what, java.util.function.BooleanSupplier ready) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!ready.getAsBoolean()) {
+            if (!run.alive()) throw new AssertionError("jslirp exited before " + what + ":\n" + run.describe());
+            if (System.nanoTime() > deadline) throw new AssertionError("no " + what + " within 20 s:\n" + run.describe());
+            Namespace.sleep(50);
+        }
+    }
+
     /** The client's lines as word → the rest, and the counters line as "counters". */
     private static Map<String, String> lines(Cmd.Result r, boolean bypass) {
         assertThat(r.exit()).as("%s", r).isZero();
