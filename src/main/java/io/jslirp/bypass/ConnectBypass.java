@@ -17,10 +17,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -61,9 +58,9 @@ public final class ConnectBypass {
     private static final ValueLayout.OfShort NET_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfLong NET_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfInt NET_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final int SO_TYPE = 3, SO_KEEPALIVE = 9, SO_PROTOCOL = 38, SO_DOMAIN = 39, SOCK_STREAM = 1;
+    private static final int SO_KEEPALIVE = 9, SO_PROTOCOL = 38, SO_DOMAIN = 39;
     /** TCP_INFO, whose first byte is the connection's state; the state of a connect still waiting for its SYN-ACK. */
-    private static final int TCP_INFO = 11, TCP_SYN_SENT = 2, TCP_TIME_WAIT = 6, TCP_CLOSE = 7;
+    private static final int TCP_INFO = 11, TCP_SYN_SENT = 2;
     /** include/net/tcp_states.h's names, by number. */
     private static final String[] STATES = {"?", "ESTABLISHED", "SYN_SENT", "SYN_RECV", "FIN_WAIT1", "FIN_WAIT2", "TIME_WAIT", "CLOSE",
             "CLOSE_WAIT", "LAST_ACK", "LISTEN", "CLOSING", "?"};
@@ -85,14 +82,16 @@ public final class ConnectBypass {
     /** A blocking caller's connect in progress: its notification, the host socket, the caller's descriptor number and thread. */
     private record Waiting(long notification, int host, int target, Placed placed, int thread) {}
 
-    /**
-     * A connection put in place, for the status report: its host socket's ends (hi, lo, port) and
-     * cookie, by which sock_diag finds it while it lives; what the command dialled; since when.
-     */
-    private record Placed(long[] local, long[] remote, long cookie, String dialled, int port, long since) {}
 
-    /** The connections put in place that may still be open; swept of those gone when it doubles. */
-    private final List<Placed> placed = new ArrayList<>();
+    /** A connection put in place, for the status report: what the command dialled, and since when. */
+    private record Placed(String dialled, int port, long since) {}
+
+    /**
+     * The connections put in place that may still be open, by their host socket's cookie
+     * (SO_COOKIE), by which a dump of sock_diag finds them while they live; swept of those gone
+     * when it doubles (from 1,024).
+     */
+    private final Map<Long, Placed> placed = new HashMap<>();
     private static final int SWEEP_FLOOR = 1024;
     private int sweepAt = SWEEP_FLOOR;
     /** Opened when first needed, on the loop's thread (so in the host's network namespace). */
@@ -205,8 +204,7 @@ public final class ConnectBypass {
             carryOptions(theirs, host);
             boolean nonBlocking = (Libc.flags(theirs) & Libc.O_NONBLOCK) != 0;
             int c = family.connect(host, target, port);
-            Placed p = new Placed(new long[3], new long[] {addresses.hi(target), addresses.lo(target), port}, Sockets.cookie(host),
-                    dialled, port, loop.clock().now());
+            Placed p = new Placed(dialled, port, loop.clock().now());
             if (c != 0 && c != -Errno.EINPROGRESS) {
                 fail(id, -c);
                 return;
@@ -268,7 +266,7 @@ public final class ConnectBypass {
 
     /** The host socket in place of the caller's descriptor, and the call answered with errno (0: success). */
     private void place(long id, int host, int target, int errno, Placed p) {
-        Sockets.endpoint(host, false, p.local());
+        long cookie = Sockets.cookie(host);
         int r = notify.replace(id, host, target, false);
         if (r == -Errno.ENOENT) return; // the caller is gone (killed while it waited): nothing to answer
         if (r < 0) {
@@ -278,7 +276,7 @@ public final class ConnectBypass {
         }
         counters.bypassed++;
         notify.answer(id, 0, errno);
-        if (sweepAt != Integer.MAX_VALUE) placed.add(p);
+        if (sweepAt != Integer.MAX_VALUE && cookie != 0) placed.put(cookie, p);
         if (placed.size() >= sweepAt) {
             try {
                 forgetClosed();
@@ -298,29 +296,30 @@ public final class ConnectBypass {
      */
     public void flows(Consumer<FlowStatus> sink) {
         if (placed.isEmpty()) return;
-        if (diag == null) diag = SockDiag.open();
-        long[] info = new long[5];
         long now = loop.clock().now();
-        for (Iterator<Placed> i = placed.iterator(); i.hasNext(); ) {
-            Placed p = i.next();
-            int state = diag.tcp(p.local(), p.remote(), p.cookie(), info) ? (int) info[SockDiag.STATE] : TCP_CLOSE;
-            if (state == TCP_CLOSE || state == TCP_TIME_WAIT) {
-                i.remove();
-                continue;
-            }
-            sink.accept(new FlowStatus("tcp-bypass", "tcp", STATES[Math.min(state, STATES.length - 1)], false,
-                    format(p.local()[0], p.local()[1]), (int) p.local()[2], p.dialled(), p.port(), format(p.remote()[0], p.remote()[1]),
-                    (int) p.remote()[2], info[SockDiag.BYTES_ACKED], info[SockDiag.BYTES_RECEIVED], info[SockDiag.SEND_QUEUE],
-                    info[SockDiag.RECEIVE_QUEUE], now - p.since()));
-        }
+        Map<Long, Placed> open = new HashMap<>();
+        openSockets(t -> {
+            Placed p = placed.get(t.cookie());
+            if (p == null) return;
+            open.put(t.cookie(), p);
+            sink.accept(new FlowStatus("tcp-bypass", "tcp", STATES[Math.min(t.state(), STATES.length - 1)], false,
+                    format(t.localHi(), t.localLo()), t.localPort(), p.dialled(), p.port(), format(t.remoteHi(), t.remoteLo()), t.remotePort(),
+                    t.bytesAcked(), t.bytesReceived(), t.sendQueue(), t.receiveQueue(), now - p.since()));
+        });
+        placed.keySet().retainAll(open.keySet());
     }
 
-    /** Drops the connections closed since (one dump of the host's open TCP sockets, their cookies matched). */
+    /** Drops the connections closed since. */
     private void forgetClosed() {
-        if (diag == null) diag = SockDiag.open();
         java.util.Set<Long> open = new java.util.HashSet<>();
-        diag.openTcpCookies(open);
-        placed.removeIf(p -> !open.contains(p.cookie()));
+        openSockets(t -> open.add(t.cookie()));
+        placed.keySet().retainAll(open);
+    }
+
+    /** The host's open TCP sockets (sock_diag, in the loop thread's namespace: the host's). */
+    private void openSockets(Consumer<SockDiag.TcpSocket> sink) {
+        if (diag == null) diag = SockDiag.open();
+        diag.openTcp(sink);
     }
 
     /** An address as the status report shows it: dotted IPv4, or IPv6 in brackets. */
@@ -346,14 +345,13 @@ public final class ConnectBypass {
 
     private static boolean unboundTcp(int fd, boolean v6) {
         return Sockets.getInt(fd, Sockets.SOL_SOCKET, SO_DOMAIN) == (v6 ? Sockets.AF_INET6 : Sockets.AF_INET)
-                && Sockets.getInt(fd, Sockets.SOL_SOCKET, SO_TYPE) == SOCK_STREAM
-                && Sockets.getInt(fd, Sockets.SOL_SOCKET, SO_PROTOCOL) == Sockets.IPPROTO_TCP
+                && Sockets.getInt(fd, Sockets.SOL_SOCKET, SO_PROTOCOL) == Sockets.IPPROTO_TCP // which is a stream's only
                 && Sockets.localPort(fd) == 0;
     }
 
-    /** TCP_NODELAY and SO_KEEPALIVE as the caller set them (the stack's own sockets have TCP_NODELAY on); buffer sizes it changed. */
+    /** TCP_NODELAY and SO_KEEPALIVE where the caller set them (a new socket has neither); buffer sizes it changed. */
     private void carryOptions(int from, int to) {
-        Sockets.setInt(to, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, Sockets.getInt(from, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY) > 0 ? 1 : 0);
+        if (Sockets.getInt(from, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY) > 0) Sockets.setInt(to, Sockets.IPPROTO_TCP, Sockets.TCP_NODELAY, 1);
         if (Sockets.getInt(from, Sockets.SOL_SOCKET, SO_KEEPALIVE) > 0) Sockets.setInt(to, Sockets.SOL_SOCKET, SO_KEEPALIVE, 1);
         int snd = Sockets.getInt(from, Sockets.SOL_SOCKET, Sockets.SO_SNDBUF), rcv = Sockets.getInt(from, Sockets.SOL_SOCKET, Sockets.SO_RCVBUF);
         if (snd > 0 && snd != defaults.sendBuffer()) Sockets.setInt(to, Sockets.SOL_SOCKET, Sockets.SO_SNDBUF, snd / 2); // getsockopt reports twice what was set

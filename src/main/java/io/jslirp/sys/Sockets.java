@@ -220,18 +220,7 @@ public final class Sockets {
     }
 
 
-    private static final long GETPEERNAME = nr(52, 205);
     private static final int SO_COOKIE = 57;
-
-    /** The socket's local address (getsockname) or, with peer, its peer's (getpeername) into addrPort: hi, lo (IPv4 mapped), port. 0 or -errno. */
-    public static int endpoint(int fd, boolean peer, long[] addrPort) {
-        Native.Scratch s = scratch();
-        s.len.set(JAVA_INT, 0, SOCKADDR_IN6_SIZE);
-        int r = (int) syscall(peer ? GETPEERNAME : GETSOCKNAME, s.errno, fd, s.sockaddr.address(), s.len.address());
-        if (r < 0) return -errno(s.errno);
-        readPeer(s.sockaddr, addrPort);
-        return 0;
-    }
 
     /** SO_COOKIE: the number the kernel gave the socket, unique in its network namespace; 0 where it cannot say. */
     public static long cookie(int fd) {

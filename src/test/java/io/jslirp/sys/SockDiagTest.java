@@ -80,41 +80,39 @@ class SockDiagTest {
     }
 
     /**
-     * The socket bypass's queries: an open connection found by its ends and cookie (state
-     * ESTABLISHED, the bytes it received and has queued), found among the open TCP sockets' cookies
-     * of a dump; once both ends are closed, neither finds the client's end any more (it is in
-     * TIME_WAIT or gone).
+     * The socket bypass's dump: an open connection's both ends are there, found by their cookies,
+     * with their state, ends, the bytes received and queued; once both are closed, the client's
+     * end no longer (it is in TIME_WAIT, or gone).
      */
     @Test
-    void aConnectionIsFoundByItsCookieWhileItIsOpen() {
-        long[] local = new long[3], remote = new long[3], info = new long[5];
+    void openTcpSocketsAreDumpedWithTheirCookies() {
         long cookie;
         try (SockDiag diag = SockDiag.open()) {
             try (TcpPair pair = new TcpPair(); Arena arena = Arena.ofConfined()) {
-                assertThat(Sockets.endpoint(pair.client, false, local)).isZero();
-                assertThat(Sockets.endpoint(pair.client, true, remote)).isZero();
-                assertThat(local[1]).isEqualTo(0xffff00000000L | LOOPBACK);
                 cookie = Sockets.cookie(pair.client);
-                assertThat(cookie).isNotZero();
+                long serverCookie = Sockets.cookie(pair.server);
+                assertThat(cookie).isNotZero().isNotEqualTo(serverCookie);
                 MemorySegment data = arena.allocate(100);
                 assertThat(Sockets.send(pair.server, data, 0, 100, 0)).isEqualTo(100);
+                SockDiag.TcpSocket client = null;
                 long deadline = System.nanoTime() + 5_000_000_000L;
                 do {
-                    assertThat(diag.tcp(local, remote, cookie, info)).isTrue();
-                } while (info[SockDiag.RECEIVE_QUEUE] < 100 && System.nanoTime() < deadline);
-                assertThat(info[SockDiag.STATE]).as("ESTABLISHED").isEqualTo(1);
-                assertThat(info[SockDiag.RECEIVE_QUEUE]).isEqualTo(100);
-                assertThat(info[SockDiag.BYTES_RECEIVED]).isEqualTo(100);
-                assertThat(diag.tcp(local, remote, cookie + 1, info)).as("another cookie").isFalse();
-                java.util.Set<Long> open = new java.util.HashSet<>();
-                diag.openTcpCookies(open);
-                assertThat(open).contains(cookie, Sockets.cookie(pair.server));
+                    java.util.Map<Long, SockDiag.TcpSocket> open = new java.util.HashMap<>();
+                    diag.openTcp(t -> open.put(t.cookie(), t));
+                    assertThat(open).containsKey(serverCookie);
+                    client = open.get(cookie);
+                } while ((client == null || client.receiveQueue() < 100) && System.nanoTime() < deadline);
+                assertThat(client).isNotNull();
+                assertThat(client.state()).as("ESTABLISHED").isEqualTo(1);
+                assertThat(client.localLo()).isEqualTo(0xffff00000000L | LOOPBACK);
+                assertThat(client.localPort()).isEqualTo(Sockets.localPort(pair.client));
+                assertThat(client.remotePort()).isEqualTo(Sockets.localPort(pair.server));
+                assertThat(client.receiveQueue()).isEqualTo(100);
+                assertThat(client.bytesReceived()).isEqualTo(100);
             }
-            boolean found = diag.tcp(local, remote, cookie, info);
-            assertThat(!found || info[SockDiag.STATE] == 6 || info[SockDiag.STATE] == 7).as("closed: gone or TIME_WAIT (state %d)", info[0]).isTrue();
-            java.util.Set<Long> open = new java.util.HashSet<>();
-            diag.openTcpCookies(open);
-            assertThat(open).doesNotContain(cookie);
+            java.util.Set<Long> after = new java.util.HashSet<>();
+            diag.openTcp(t -> after.add(t.cookie()));
+            assertThat(after).doesNotContain(cookie);
         }
     }
 }
