@@ -8,7 +8,9 @@ import java.util.BitSet;
 
 /**
  * Socket dumps through NETLINK_SOCK_DIAG (what ss uses), in the network namespace of the thread
- * that opens it: the local ports of the TCP or UDP sockets in given states. For "auto" port
+ * that opens it: the local ports of the TCP or UDP sockets in given states ({@link #localPorts});
+ * the open TCP sockets with their cookies, ends, queues and byte counts ({@link #openTcp}, for the
+ * socket bypass's connections in the status report). For "auto" port
  * forwarding this is far cheaper than /proc/net/tcp: asked for listeners only, the kernel walks
  * its listening sockets alone, where /proc/net/tcp prints every socket of every namespace's share
  * of the established table, which grows with the host's connections (docs/benchmarks.md). Use from
