@@ -15,15 +15,12 @@ import io.jslirp.wire.Ipv4;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Consumer;
 
 import io.jslirp.flow.FlowStatus;
 import io.jslirp.sys.SockDiag;
-import io.jslirp.wire.Ipv6;
 
 /**
  * The socket bypass's supervisor, on the loop's thread: each connect() of the command's that the
@@ -55,9 +52,6 @@ import io.jslirp.wire.Ipv6;
 public final class ConnectBypass {
     /** Connects of blocking callers waiting at once, at most; beyond, they go through the stack. */
     static final int MAX_WAITING = 1024;
-    private static final ValueLayout.OfShort NET_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final ValueLayout.OfLong NET_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final ValueLayout.OfInt NET_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final int SO_KEEPALIVE = 9, SO_PROTOCOL = 38, SO_DOMAIN = 39;
     /** TCP_INFO, whose first byte is the connection's state; the state of a connect still waiting for its SYN-ACK. */
     private static final int TCP_INFO = 11, TCP_SYN_SENT = 2;
@@ -76,11 +70,13 @@ public final class ConnectBypass {
     private final Counters counters;
     private final Defaults defaults;
     private final MemorySegment address = Arena.ofAuto().allocate(32, 8);
+    /** The address read: hi, lo (IPv4 mapped), port. */
+    private final long[] dialled = new long[3];
     /** Blocking callers' connects in progress, by host descriptor. */
     private final Map<Integer, Waiting> waiting = new HashMap<>();
 
-    /** A blocking caller's connect in progress: its notification, the host socket, the caller's descriptor number and thread. */
-    private record Waiting(long notification, int host, int target, Placed placed, int thread) {}
+    /** A blocking caller's connect in progress (the map's key is its host socket): its notification, the caller's descriptor number and thread. */
+    private record Waiting(long notification, int target, Placed placed, int thread) {}
 
 
     /** A connection put in place, for the status report: what the command dialled, and since when. */
@@ -138,15 +134,11 @@ public final class ConnectBypass {
             pass(id); // unreadable: the kernel reads it again and answers as it would have (EFAULT)
             return;
         }
-        int af = Short.toUnsignedInt(address.get(ValueLayout.JAVA_SHORT, 0));
-        boolean v6 = af == Sockets.AF_INET6 && length == 28;
-        if (!v6 && !(af == Sockets.AF_INET && length == 16) || v6 && ipv6 == null) {
-            pass(id);
-            return;
-        }
-        int port = Short.toUnsignedInt(address.get(NET_SHORT, 2));
-        long hi = v6 ? address.get(NET_LONG, 8) : 0, lo = v6 ? address.get(NET_LONG, 16) : 0xffff00000000L | (address.get(NET_INT, 4) & 0xffffffffL);
-        if (port == 0 || inNamespace(v6, hi, lo)) {
+        int af = Sockets.readSockaddr(address, length, dialled);
+        boolean v6 = af == Sockets.AF_INET6;
+        long hi = dialled[0], lo = dialled[1];
+        int port = (int) dialled[2];
+        if (af < 0 || v6 && ipv6 == null || port == 0 || inNamespace(v6, hi, lo)) {
             pass(id);
             return;
         }
@@ -158,7 +150,7 @@ public final class ConnectBypass {
                 pass(id);
                 return;
             }
-            takeOver(id, tid, fd, v6, family, Destinations.value(decision), port, format(hi, lo));
+            takeOver(id, tid, fd, v6, family, Destinations.value(decision), port, AddressBook.format(hi, lo));
         } finally {
             addresses.release(destination);
         }
@@ -221,7 +213,7 @@ public final class ConnectBypass {
                 Libc.setBlocking(host);
                 place(id, host, fd, 0, p);
             } else {
-                waiting.put(host, new Waiting(id, host, fd, p, thread));
+                waiting.put(host, new Waiting(id, fd, p, thread));
                 int h = host;
                 loop.register(host, Epoll.OUT, events -> connected(h));
                 loop.register(thread, Epoll.IN, events -> abandoned(h)); // the caller killed while it waits
@@ -303,7 +295,8 @@ public final class ConnectBypass {
             if (p == null) return;
             open.put(t.cookie(), p);
             sink.accept(new FlowStatus("tcp-bypass", "tcp", STATES[Math.min(t.state(), STATES.length - 1)], false,
-                    format(t.localHi(), t.localLo()), t.localPort(), p.dialled(), p.port(), format(t.remoteHi(), t.remoteLo()), t.remotePort(),
+                    AddressBook.format(t.localHi(), t.localLo()), t.localPort(), p.dialled(), p.port(),
+                    AddressBook.format(t.remoteHi(), t.remoteLo()), t.remotePort(),
                     t.bytesAcked(), t.bytesReceived(), t.sendQueue(), t.receiveQueue(), now - p.since()));
         });
         placed.keySet().retainAll(open.keySet());
@@ -320,11 +313,6 @@ public final class ConnectBypass {
     private void openSockets(Consumer<SockDiag.TcpSocket> sink) {
         if (diag == null) diag = SockDiag.open();
         diag.openTcp(sink);
-    }
-
-    /** An address as the status report shows it: dotted IPv4, or IPv6 in brackets. */
-    private static String format(long hi, long lo) {
-        return hi == 0 && (lo >>> 32) == 0xffff ? Ipv4.format((int) lo) : "[" + Ipv6.format(hi, lo) + "]";
     }
 
     private void fail(long id, int errno) {

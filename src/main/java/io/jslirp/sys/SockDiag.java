@@ -45,6 +45,25 @@ public final class SockDiag implements AutoCloseable {
      * when the kernel has no dump for the protocol (CONFIG_INET_UDP_DIAG unset).
      */
     public void localPorts(int protocol, int states, BitSet into) {
+        dump(protocol, states, 0, ports(into));
+    }
+
+    /** A message's local port into into. */
+    private static Message ports(BitSet into) {
+        return (a, msg, end) -> into.set(Short.toUnsignedInt(a.get(Native.NET_SHORT, msg + SOURCE_PORT)));
+    }
+
+    /** One socket's inet_diag_msg in a dump: the datagram, where the message starts, where it (and its attributes) end. */
+    @FunctionalInterface
+    interface Message {
+        void accept(MemorySegment answer, int msg, int end);
+    }
+
+    /**
+     * Dumps the sockets of protocol in one of states, IPv4 then IPv6, with the extensions (a bit per
+     * INET_DIAG_* attribute) asked for: each message to sink. Throws {@link SysException}.
+     */
+    private void dump(int protocol, int states, int extensions, Message sink) {
         for (int family : new int[] {AF_INET, AF_INET6}) {
             String what = "dump " + (protocol == TCP ? "TCP" : "UDP") + (family == AF_INET ? "" : "v6") + " sockets";
             int sequence = socket.begin(SOCK_DIAG_BY_FAMILY, NetlinkSocket.NLM_F_DUMP);
@@ -52,30 +71,36 @@ public final class SockDiag implements AutoCloseable {
             int at = socket.length;
             r.set(JAVA_BYTE, at, (byte) family);
             r.set(JAVA_BYTE, at + 1, (byte) protocol);
+            r.set(JAVA_BYTE, at + 2, (byte) extensions);
             r.set(JAVA_INT_UNALIGNED, at + 4, states);
             socket.length += REQUEST;
             socket.send(what);
             int status;
             do {
                 int n = socket.receive(what);
-                status = parse(socket.answer, n, sequence, into);
+                status = parse(socket.answer, n, sequence, sink);
             } while (status == 0);
             if (status < 0) throw new SysException(what, -status);
         }
     }
 
-    /** Takes the ports of one datagram of a dump: 1 at its end (NLMSG_DONE), 0 if more is to come, -errno for an error. */
-    static int parse(MemorySegment answer, int length, int sequence, BitSet into) {
+    /** One datagram of a dump, each socket's message to sink: 1 at its end (NLMSG_DONE), 0 if more is to come, -errno for an error. */
+    static int parse(MemorySegment answer, int length, int sequence, Message sink) {
         for (int off = 0; off + NetlinkSocket.HEADER <= length; off = NetlinkSocket.next(answer, off, length)) {
             if (NetlinkSocket.sequence(answer, off) != sequence) continue;
             short type = NetlinkSocket.type(answer, off);
             if (type == NetlinkSocket.NLMSG_DONE) return 1;
             if (type == NetlinkSocket.NLMSG_ERROR) return Math.min(NetlinkSocket.error(answer, off), -1);
             if (type == SOCK_DIAG_BY_FAMILY && NetlinkSocket.messageLength(answer, off) >= NetlinkSocket.HEADER + MESSAGE) {
-                into.set(Short.toUnsignedInt(answer.get(Native.NET_SHORT, off + NetlinkSocket.HEADER + SOURCE_PORT)));
+                sink.accept(answer, off + NetlinkSocket.HEADER, off + NetlinkSocket.messageLength(answer, off));
             }
         }
         return 0;
+    }
+
+    /** As {@link #parse(MemorySegment, int, int, Message)}, the local ports into into. */
+    static int parse(MemorySegment answer, int length, int sequence, BitSet into) {
+        return parse(answer, length, sequence, ports(into));
     }
 
     /**
@@ -100,34 +125,8 @@ public final class SockDiag implements AutoCloseable {
      * TIME_WAIT: one dump of each family, with each socket's tcp_info. Throws {@link SysException}.
      */
     public void openTcp(java.util.function.Consumer<TcpSocket> sink) {
-        int states = 0xfff & ~(1 << 6) & ~(1 << 7);
-        for (int family : new int[] {AF_INET, AF_INET6}) {
-            String what = "dump TCP" + (family == AF_INET ? "" : "v6") + " sockets";
-            int sequence = socket.begin(SOCK_DIAG_BY_FAMILY, NetlinkSocket.NLM_F_DUMP);
-            MemorySegment r = socket.request;
-            int at = socket.length;
-            r.set(JAVA_BYTE, at, (byte) family);
-            r.set(JAVA_BYTE, at + 1, (byte) TCP);
-            r.set(JAVA_BYTE, at + 2, (byte) (1 << (INET_DIAG_INFO - 1)));
-            r.set(JAVA_INT_UNALIGNED, at + 4, states);
-            socket.length += REQUEST;
-            socket.send(what);
-            int status = 0;
-            while (status == 0) {
-                int n = socket.receive(what);
-                MemorySegment a = socket.answer;
-                for (int off = 0; off + NetlinkSocket.HEADER <= n && status == 0; off = NetlinkSocket.next(a, off, n)) {
-                    if (NetlinkSocket.sequence(a, off) != sequence) continue;
-                    short type = NetlinkSocket.type(a, off);
-                    if (type == NetlinkSocket.NLMSG_DONE) status = 1;
-                    else if (type == NetlinkSocket.NLMSG_ERROR) status = Math.min(NetlinkSocket.error(a, off), -1);
-                    else if (type == SOCK_DIAG_BY_FAMILY && NetlinkSocket.messageLength(a, off) >= NetlinkSocket.HEADER + MESSAGE) {
-                        sink.accept(tcpSocket(a, off + NetlinkSocket.HEADER, off + NetlinkSocket.messageLength(a, off), family == AF_INET));
-                    }
-                }
-            }
-            if (status < 0) throw new SysException(what, -status);
-        }
+        dump(TCP, 0xfff & ~(1 << 6) & ~(1 << 7), 1 << (INET_DIAG_INFO - 1),
+                (a, msg, end) -> sink.accept(tcpSocket(a, msg, end, a.get(JAVA_BYTE, msg) == AF_INET)));
     }
 
     /** The socket an inet_diag_msg at msg (ending at end, its attributes after it) describes. */

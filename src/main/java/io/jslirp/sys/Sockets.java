@@ -445,6 +445,18 @@ public final class Sockets {
         return SOCKADDR_IN6_SIZE;
     }
 
+    /**
+     * The address family of the length bytes at sa if they are a whole sockaddr_in (16) or
+     * sockaddr_in6 (28), its address (hi, lo: IPv4 mapped) and port read into peer; -1 for
+     * anything else (e.g. the socket bypass's address read from another process).
+     */
+    public static int readSockaddr(MemorySegment sa, int length, long[] peer) {
+        int family = sa.get(JAVA_SHORT, 0);
+        if (!(family == AF_INET && length == SOCKADDR_IN_SIZE || family == AF_INET6 && length == SOCKADDR_IN6_SIZE)) return -1;
+        readPeer(sa, peer);
+        return family;
+    }
+
     /** Reads a sockaddr_in or sockaddr_in6 into peer: hi, lo (IPv4 mapped) and port. */
     private static void readPeer(MemorySegment sa, long[] peer) {
         if (sa.get(JAVA_SHORT, 0) == AF_INET) {

@@ -63,7 +63,12 @@ public final class AddressBook {
 
     /** The address as text: dotted IPv4, or IPv6 in brackets (as host:port notation writes it). */
     public String format(int handle) {
-        return isIpv4(handle) ? io.jslirp.wire.Ipv4.format(ipv4(handle)) : "[" + io.jslirp.wire.Ipv6.format(his[handle], los[handle]) + "]";
+        return format(his[handle], los[handle]);
+    }
+
+    /** hi:lo as text: dotted IPv4 for an IPv4-mapped address, else IPv6 in brackets. */
+    public static String format(long hi, long lo) {
+        return hi == 0 && (lo & -1L << 32) == V4_MAPPED ? io.jslirp.wire.Ipv4.format((int) lo) : "[" + io.jslirp.wire.Ipv6.format(hi, lo) + "]";
     }
 
     /** The handle of hi:lo with one more reference, added when it was not in use. */
