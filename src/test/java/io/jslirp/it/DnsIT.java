@@ -62,7 +62,7 @@ class DnsIT {
                         return b
                     r = recvn(struct.unpack(">H", recvn(2))[0])
                 else:
-                    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                    s = socket.socket(socket.AF_INET6 if ":" in server else socket.AF_INET, socket.SOCK_DGRAM)
                     s.settimeout(10)
                     s.connect((server, 53))
                     s.send(q)
@@ -296,7 +296,7 @@ class DnsIT {
     }
 
     /** Waits until the namespace has a UDP socket on port 53 (the dnsmasq started inside). */
-    private static void awaitListening(Namespace ns, Process dnsmasq, Path log) throws Exception {
+    static void awaitListening(Namespace ns, Process dnsmasq, Path log) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
         while (System.nanoTime() < deadline) {
             if (!dnsmasq.isAlive()) throw new AssertionError("dnsmasq exited: " + Files.readString(log));

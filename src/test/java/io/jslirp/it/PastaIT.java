@@ -397,6 +397,44 @@ class PastaIT {
         }
     }
 
+    /**
+     * --dns-forward of each version, with --dns-host of each: a query to the IPv4 forward address
+     * reaches the IPv4 nameserver and one to the IPv6 forward address the IPv6 one, over UDP and
+     * TCP. pasta's host side runs in a namespace of the test's making (a veth link with the
+     * host's addresses, its peer beside it, a resolver on its 127.0.0.1 and ::1), so port 53 of ::1 is surely the
+     * test's and nothing the guest sends reaches the machine's network.
+     */
+    @Test
+    @Timeout(120)
+    void dnsForwardOfEachIpVersionAsksThatVersionsNameserver() throws Exception {
+        String dns6 = "fd00::53";
+        try (Namespace host = Namespace.createWithIpv6()) {
+            Cmd.Result link = host.bash(T, "ip link add eth0 type veth peer name peer0 && ip link set peer0 up && ip link set eth0 up"
+                    + " && ip addr add 192.0.2.2/24 dev eth0 && ip -6 addr add fd00::2/64 dev eth0 nodad"
+                    + " && ip route add default via 192.0.2.1 && ip -6 route add default via fd00::1 dev eth0");
+            assertThat(link.exit()).as("a link with the host's addresses in a test namespace: %s", link).isZero();
+            Path log = tmp.resolve("dnsmasq.log");
+            Process dnsmasq = DnsIT.startDnsmasq(host.inside(List.of()), "127.0.0.1,::1", log);
+            namespaces.started(dnsmasq);
+            DnsIT.awaitListening(host, dnsmasq, log);
+            String ns = netns(dns6);
+            Started pasta = start(host.inside(pastaCommand(List.of("--config-net", "--dns-host", "127.0.0.1", "--dns-host", "::1",
+                    "--dns-forward", DNS, "--dns-forward", dns6, "-t", "none", "-u", "none", "-T", "none", "-U", "none", "--no-map-gw",
+                    "--quiet", "--netns", "/run/netns/" + ns))), Map.of());
+            assertThat(pasta.exit).as("%s", pasta).isZero();
+            serverOf("/run/netns/" + ns);
+            for (String proto : List.of("udp", "tcp")) {
+                for (String server : List.of(DNS, dns6)) {
+                    Cmd.Result q = Cmd.run(T, "ip", "netns", "exec", ns, ItEnv.python(), "-c", DnsIT.CLIENT, server, proto, "jslirp.test");
+                    assertThat(q.out().trim()).as("%s over %s: %s", server, proto, q).isEqualTo(DnsIT.ANSWERED);
+                }
+            }
+            assertThat(Files.readString(log)).as("each version's forward address asks its own version's nameserver")
+                    .containsSubsequence("query[A] jslirp.test from 127.0.0.1", "query[A] jslirp.test from ::1",
+                            "query[A] jslirp.test from 127.0.0.1", "query[A] jslirp.test from ::1");
+        }
+    }
+
     /** -a/-n/-g/-m override the copied address, route and MTU; -4 leaves no global IPv6, -6 no IPv4. */
     @Test
     @Timeout(180)
@@ -724,9 +762,11 @@ class PastaIT {
         try {
             Path f = Files.createTempFile("jslirp-pasta-guard", ".nft");
             String rules = GUARD;
-            for (String a : also) rules = rules.replace("ip daddr { 169.254.1.1, 169.254.1.2 } accept",
-                    "ip daddr { 169.254.1.1, 169.254.1.2 } accept\n    ip daddr " + a + " udp dport 53 accept\n    ip daddr " + a
-                            + " tcp dport 53 accept");
+            for (String a : also) {
+                String family = a.contains(":") ? "ip6" : "ip";
+                rules = rules.replace("ip daddr { 169.254.1.1, 169.254.1.2 } accept", "ip daddr { 169.254.1.1, 169.254.1.2 } accept\n    "
+                        + family + " daddr " + a + " udp dport 53 accept\n    " + family + " daddr " + a + " tcp dport 53 accept");
+            }
             Files.writeString(f, rules);
             Cmd.Result r = Cmd.run(T, "nsenter", "--net=" + netns, "--", "nft", "-f", f.toString());
             Files.delete(f);
@@ -763,7 +803,12 @@ class PastaIT {
     }
 
     private Started startPasta(List<String> args, Map<String, String> env) throws Exception {
-        ProcessBuilder b = new ProcessBuilder(pastaCommand(args));
+        return start(pastaCommand(args), env);
+    }
+
+    /** As {@link #startPasta}, for a command line that runs bin/pasta (e.g. inside a namespace). */
+    private Started start(List<String> command, Map<String, String> env) throws Exception {
+        ProcessBuilder b = new ProcessBuilder(command);
         b.environment().putAll(env);
         Process p = b.start();
         p.getOutputStream().close();
