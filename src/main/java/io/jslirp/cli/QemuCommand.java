@@ -16,6 +16,8 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 
 /** {@code jslirp qemu}: serve a QEMU virtual machine through its stream, dgram, socket or vhost-user netdev. */
@@ -89,8 +91,13 @@ final class QemuCommand implements Callable<Integer> {
         Engine engine = new Engine(link, config);
         network.serve(engine);
         if (exitFd != null) engine.stopWhenReadable(exitFd);
-        isolate();
-        if (readyFd != null) Serving.signalReady(readyFd);
+        if (link instanceof DgramLink dgram) { // QEMU sends first: ready before, isolated once its first frame waits
+            if (readyFd != null) Serving.signalReady(readyFd);
+            isolate(peerDirectory(dgram.awaitPeer(exitFd == null ? -1 : exitFd)));
+        } else {
+            isolate(List.of());
+            if (readyFd != null) Serving.signalReady(readyFd);
+        }
         if (!noWarmUp) {
             io.jslirp.stack.Counters counters = engine.counters();
             Warmup.start(config.network().mtu(), config.busyPollNanos(), () -> counters.framesIn + counters.framesOut,
@@ -102,17 +109,32 @@ final class QemuCommand implements Callable<Integer> {
     /**
      * Isolates this process in place ({@link Isolation}), as passt does once set up, where the
      * launcher started it in a mount namespace of its own: the guest's first frame meets an
-     * instance without the host's files, and without capabilities where user nobody exists. Not
-     * with --dgram: QEMU's datagrams are answered at their sender's path, which only the
-     * filesystem reaches. A --tftp directory is bound in, read-only.
+     * instance without the host's files, and without capabilities where user nobody exists. A
+     * --tftp directory is bound in, read-only, and so is also (--dgram's VM socket's directory).
      */
-    private void isolate() {
-        if (transport.dgram != null) {
-            Log.debug(() -> "not isolated: --dgram answers QEMU at a path");
-            return;
-        }
+    private void isolate(List<Path> also) {
         CompilerThreads.remember(); // the warm-up's measure, once /proc is gone
-        Isolation.inPlace(network.readAtRunTime());
+        List<Path> readable = new ArrayList<>(network.readAtRunTime());
+        readable.addAll(also);
+        Isolation.inPlace(readable);
+    }
+
+    /**
+     * --dgram answers QEMU at its socket's path: the instance already holds a socket connected to
+     * the first VM's, and the directory that socket is in stays in sight, read-only, so that a VM
+     * restarted at the same path (a new socket there) is reached again, where this user may write
+     * to it. None for an abstract or unnamed socket, or one at the top of the filesystem.
+     */
+    private static List<Path> peerDirectory(String socketPath) {
+        if (socketPath == null) return List.of();
+        Path dir = Path.of(socketPath).toAbsolutePath().normalize().getParent();
+        if (dir == null || dir.getParent() == null) {
+            Log.warn("the VM's socket " + socketPath + " is at the top of the filesystem, which isolation does not keep:"
+                    + " a VM restarted there is not reached again");
+            return List.of();
+        }
+        Log.debug(() -> "--dgram: keeping " + dir + " in sight, read-only");
+        return List.of(dir);
     }
 
     private Link open() {

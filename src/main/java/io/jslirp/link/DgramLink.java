@@ -10,11 +10,14 @@ import io.jslirp.util.Log;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
 
 /**
  * QEMU's datagram transport (-netdev dgram with unix addresses): one Ethernet frame per
  * datagram on a unix datagram socket bound to a path. Frames go back to the address the last
- * frame came from (QEMU's local path), so a restarted VM is served as soon as it sends.
+ * frame came from (QEMU's local path), so a restarted VM is served as soon as it sends, where
+ * this process may still reach that path ({@link #awaitPeer}: an isolated instance connects to
+ * the first VM before it loses the filesystem, and a later one only through what it kept).
  *
  * <p>A unix datagram socket takes only a few frames before its receiver reads them (the receiving
  * socket's queue is net.unix.max_dgram_qlen long, 10 by default, and the sender's buffer holds only a
@@ -46,6 +49,8 @@ public final class DgramLink implements Link {
     private int outStart, outEnd;
     /** Whether the poller holds the sender, watching it for room (while frames wait, only then: it would report an error at any time). */
     private boolean watchingOut;
+    /** Whether the log already says the peer cannot be reached (said once until one is reached). */
+    private boolean warnedUnreachable;
 
     private DgramLink(int fd, UnixSocketFile file) {
         this.fd = fd;
@@ -84,6 +89,39 @@ public final class DgramLink implements Link {
         return n;
     }
 
+    /**
+     * Waits until a frame is queued, or stopFd (when not negative) is readable, and takes the
+     * frame's sender as the peer, connecting to it, without reading the frame: so that an instance
+     * that is about to lose the filesystem (isolation) already holds its way to the VM. Returns the
+     * sender's socket path, or null (stopFd first, or an unnamed or abstract sender).
+     */
+    public String awaitPeer(int stopFd) {
+        try (Epoll wait = new Epoll(2)) {
+            wait.add(fd, Epoll.IN);
+            if (stopFd >= 0) wait.add(stopFd, Epoll.IN);
+            int n;
+            do {
+                n = wait.wait(-1);
+                if (n < 0) return null;
+            } while (n == 0);
+            for (int i = 0; i < n; i++) if (wait.readyFd(i) != fd) return null;
+        }
+        int r = Sockets.recvFrom(fd, from, 0, 0, Sockets.MSG_PEEK | Sockets.MSG_DONTWAIT, from, fromLength);
+        if (r < 0 || fromLength[0] <= 2) return null;
+        changePeer();
+        return peerPath();
+    }
+
+    /** The peer's socket path, or null (an unnamed or abstract address: no file). */
+    private String peerPath() {
+        if (peerLength <= 2 || peer.get(ValueLayout.JAVA_BYTE, 2) == 0) return null;
+        byte[] path = new byte[peerLength - 2];
+        MemorySegment.copy(peer, ValueLayout.JAVA_BYTE, 2, path, 0, path.length);
+        int end = 0;
+        while (end < path.length && path[end] != 0) end++;
+        return new String(path, 0, end, StandardCharsets.UTF_8);
+    }
+
     /** The last frame came from another address than the peer's, or from the one that had gone: frames go there from now on. */
     private void changePeer() {
         MemorySegment.copy(from, 0, peer, 0, fromLength[0]);
@@ -102,11 +140,18 @@ public final class DgramLink implements Link {
             return;
         }
         if (r < 0) {
+            if ((r == -Errno.EACCES || r == -Errno.ENOENT) && !warnedUnreachable) {
+                warnedUnreachable = true; // until a peer is reached again: a VM sends many frames
+                Log.warn("cannot reach the VM's socket " + peerPath() + ": " + Errno.describe(-r)
+                        + (r == -Errno.EACCES ? " (the user this instance runs as may not write to it or reach its directory)" : " (not where this instance can see it)")
+                        + "; frames to it are dropped until it can be reached");
+            }
             Log.debug(() -> "cannot connect to the datagram peer: " + Errno.describe(-r));
             Libc.close(s);
             return;
         }
         sender = s;
+        warnedUnreachable = false;
         Log.debug(() -> "datagram peer changed");
     }
 

@@ -114,9 +114,14 @@ public final class Sockets {
      * -errno. fromLength[0] gets the address's length.
      */
     public static int recvFrom(int fd, MemorySegment buf, long off, int len, MemorySegment from, int[] fromLength) {
+        return recvFrom(fd, buf, off, len, 0, from, fromLength);
+    }
+
+    /** As {@link #recvFrom(int, MemorySegment, long, int, MemorySegment, int[])}, with recvfrom's flags (e.g. {@link #MSG_PEEK}). */
+    public static int recvFrom(int fd, MemorySegment buf, long off, int len, int flags, MemorySegment from, int[] fromLength) {
         Native.Scratch s = scratch();
         s.len.set(JAVA_INT, 0, (int) from.byteSize());
-        long r = syscall(RECVFROM, s.errno, fd, address(buf, off, len), len, 0, from.address(), s.len.address());
+        long r = syscall(RECVFROM, s.errno, fd, address(buf, off, len), len, flags, from.address(), s.len.address());
         if (r < 0) return -errno(s.errno);
         fromLength[0] = s.len.get(JAVA_INT, 0);
         return (int) r;

@@ -215,6 +215,39 @@ class RootlessIT {
     }
 
     /**
+     * {@code jslirp qemu --dgram} as the user, QEMU as the user too, the VM booted twice: isolated
+     * once the first VM's first frame waits (connected to its socket before), and the restarted
+     * VM's new socket at the same path reached again from inside, through its directory kept in
+     * sight. Each boot gets its address by DHCP and 1 MiB intact.
+     */
+    @Test
+    @Timeout(300) // may build the VM image
+    void qemuDgramServesARestartedVmOfTheUsersWhileIsolated() throws Exception {
+        Vm.assumeAvailable();
+        Vm.image();
+        Path socket = user.runtimeDir().resolve("jslirp-dgram.sock");
+        Path vmSocket = user.runtimeDir().resolve("vm-dgram.sock");
+        try (HttpBlobServer http = new HttpBlobServer();
+             Stack.Running jslirp = user.startStack(List.of(user.jslirp(), "qemu", "--dgram", socket.toString()))) {
+            Vm.awaitSocket(socket, T, jslirp);
+            for (int boot = 1; boot <= 2; boot++) {
+                try (Vm.Running vm = Vm.start(Vm.dgramNetdev(vmSocket, socket), """
+                        udhcpc -i eth0 -n -q -t 5 -T 1 || exit 1
+                        echo "ADDR $(ip -4 -o addr show dev eth0 | awk '{print $4}')"
+                        wget -q -O /tmp/blob '%s' || exit 2
+                        echo "SHA256 $(sha256sum /tmp/blob | cut -d' ' -f1)"
+                        """.formatted(http.guestUrl("/blob?seed=18&size=" + Blob.MIB)), user::command)) {
+                    Vm.Result r = vm.finish(Vm.BOOT_TIMEOUT, Duration.ofSeconds(90));
+                    assertThat(r.ok()).as("boot %d: %s\n%s", boot, r, jslirp.describe()).isTrue();
+                    assertThat(r.lines("ADDR ")).containsExactly("ADDR 10.0.2.15/24");
+                    assertThat(r.lines("SHA256 ")).containsExactly("SHA256 " + Blob.sha256(18, Blob.MIB));
+                }
+                assertIsolatedInItsOwnUserNamespace(jslirp.pid());
+            }
+        }
+    }
+
+    /**
      * jslirp qemu as an ordinary user is isolated by default (issue 46): the launcher gave it a user
      * namespace of its own (mapping the user to 0, nothing else) with a mount namespace, and the
      * running JVM moved into an empty root: the user's home and the rest of the host's files are

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.Libc;
+import io.jslirp.sys.Pipes;
 import io.jslirp.sys.Poll;
 import io.jslirp.sys.Sockets;
 
@@ -167,6 +168,47 @@ class DgramLinkTest {
             } finally {
                 Libc.close(next);
             }
+        }
+    }
+
+    /**
+     * awaitPeer (what an instance about to isolate itself does): returns the first sender's path
+     * without taking its frame, and frames go to that sender through the socket it connected then,
+     * with the path gone (as after isolation); a readable stop descriptor ends the wait with null.
+     */
+    @Test
+    void awaitPeerConnectsToTheFirstSenderWithoutTakingItsFrame() throws Exception {
+        Arena arena = Arena.ofAuto();
+        MemorySegment buffer = arena.allocate(65536);
+        MemorySegment frame = arena.allocate(1514);
+        frame.set(ValueLayout.JAVA_INT, 0, 4242);
+        Path linkPath = dir.resolve("jslirp.sock"), vmPath = dir.resolve("vm.sock");
+        int vm = Sockets.unixDgram();
+        try (DgramLink link = DgramLink.bindUnix(linkPath.toString())) {
+            assertThat(Sockets.bindUnix(vm, vmPath.toString())).isZero();
+            assertThat(Sockets.sendTo(vm, frame, 0, 60, unixAddress(arena, linkPath), UNIX_ADDRESS_LENGTH)).isEqualTo(60);
+            assertThat(link.awaitPeer(-1)).isEqualTo(vmPath.toString());
+            Files.delete(vmPath); // the path is out of sight now; the socket connected to it is not
+            assertThat(link.send(frame, 1514)).isTrue();
+            int n = -1;
+            for (int i = 0; i < 1000 && n < 0; i++) {
+                n = Libc.read(vm, buffer, 0, 65536);
+                if (n < 0) Thread.sleep(1);
+            }
+            assertThat(n).isEqualTo(1514);
+            assertThat(buffer.get(ValueLayout.JAVA_INT, 0)).isEqualTo(4242);
+            assertThat(link.receive(0, buffer)).as("the frame waited for was left for the loop").isEqualTo(60);
+            assertThat(link.send(frame, 60)).as("the same sender: still connected").isTrue();
+        } finally {
+            Libc.close(vm);
+        }
+        long pipe = Pipes.pipe();
+        try (DgramLink idle = DgramLink.bindUnix(dir.resolve("idle.sock").toString())) {
+            assertThat(Libc.write(Pipes.writeEnd(pipe), arena.allocate(1), 0, 1)).isEqualTo(1);
+            assertThat(idle.awaitPeer(Pipes.readEnd(pipe))).as("stopped before any frame").isNull();
+        } finally {
+            Libc.close(Pipes.readEnd(pipe));
+            Libc.close(Pipes.writeEnd(pipe));
         }
     }
 
