@@ -37,18 +37,7 @@ public final class Seccomp {
     /** The blocked calls: execve, execveat, ptrace, process_vm_readv, process_vm_writev, prctl, mount, umount2, setns, unshare, name_to_handle_at, open_by_handle_at. */
     private static final int[] BLOCKED_X86_64 = {59, 322, 101, 310, 311, 157, 165, 166, 308, 272, 303, 304};
     private static final int[] BLOCKED_AARCH64 = {221, 281, 117, 270, 271, 167, 40, 39, 268, 97, 264, 265};
-    /**
-     * Also refused once a running instance has isolated itself ({@link #installForIsolation}): what
-     * would change or leave its root (pivot_root, chroot, the new mount API: open_tree, move_mount,
-     * fsopen, fsconfig, fsmount, fspick, mount_setattr) and what reaches the kernel's rarer, riskier
-     * parts (bpf, perf_event_open, userfaultfd, kexec_load, kexec_file_load, init_module,
-     * finit_module, delete_module, add_key, request_key, keyctl). A JVM makes none of them.
-     */
-    private static final int[] ISOLATION_X86_64 = {155, 161, 428, 429, 430, 431, 432, 433, 442, 321, 298, 323, 246, 320, 175, 313, 176, 248, 249, 250};
-    private static final int[] ISOLATION_AARCH64 = {41, 51, 428, 429, 430, 431, 432, 433, 442, 280, 241, 282, 104, 294, 105, 273, 106, 217, 218, 219};
     private static final long SYS_SECCOMP = Native.nr(317, 277), SYS_PRCTL = Native.nr(157, 167);
-    /** What the socket bypass needs once isolated: process_vm_readv, pidfd_open, pidfd_getfd. */
-    private static final int[] BYPASS_X86_64 = {310, 434, 438};
     private static final int SECCOMP_FILTER_FLAG_NEW_LISTENER = 8, SECCOMP_FILTER_FLAG_TSYNC_ESRCH = 16,
             SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV = 32;
     private static final int RET_USER_NOTIF = 0x7fc00000;
@@ -64,9 +53,8 @@ public final class Seccomp {
     }
 
     /**
-     * Installs the isolation's filter on every thread: on x86-64 the allow-list ({@link #allowList}),
-     * elsewhere slirp4netns's filter with the isolation's further calls. Throws {@link SysException}
-     * when refused.
+     * Installs the isolation's filter on every thread: the allow-list ({@link #allowList}) of this
+     * architecture (x86-64 or aarch64). Throws {@link SysException} when refused.
      */
     public static void installForIsolation() {
         installForIsolation(false);
@@ -74,7 +62,7 @@ public final class Seccomp {
 
     /** As {@link #installForIsolation()}, with the calls the socket bypass makes allowed when bypass. */
     public static void installForIsolation(boolean bypass) {
-        install(Native.X86_64 ? allowList(bypass) : program(false, true, bypass));
+        install(allowList(Native.X86_64, bypass));
     }
 
     /**
@@ -157,48 +145,92 @@ public final class Seccomp {
         return fprog;
     }
 
+    /** A system call by name with its numbers on x86-64 and aarch64 (-1: none there). */
+    record Call(String name, int x86, int aarch64) {
+        int number(boolean onX86) {
+            return onX86 ? x86 : aarch64;
+        }
+    }
+
+    private static Call call(String name, int x86, int aarch64) {
+        return new Call(name, x86, aarch64);
+    }
+
     /**
-     * The system calls an isolated instance makes once set up (x86-64 numbers), everything else
-     * refused with EPERM ({@link #allowList}): what jslirp's own code calls while it serves (the
-     * io.jslirp.sys numbers: files it has open, sockets, the tap, epoll, splice, eventfds, shared
-     * memory, and setsid and dup3 for pasta's detach), what the JVM and the C library call in a
-     * running process (memory, threads, futexes, signals, time, reading the jar and the runtime
-     * image, limits and scheduling queries), and a few that fail harmlessly in an empty root
-     * (unlink of a socket file at exit). Found with strace -f of isolated pasta and qemu instances
-     * under traffic, then checked against the suite. clone is there only without a namespace flag;
-     * clone3 gets ENOSYS, on which the C library falls back to clone.
+     * The system calls an isolated instance makes once set up, everything else refused with EPERM
+     * ({@link #allowList}): what jslirp's own code calls while it serves (the io.jslirp.sys
+     * numbers: files it has open, sockets, the tap, epoll, splice, eventfds, shared memory, and
+     * setsid and dup3 for pasta's detach), what the JVM and the C library call in a running process
+     * (memory, threads, futexes, signals, time, reading the jar and the runtime image, limits and
+     * scheduling queries), and a few that fail harmlessly in an empty root (unlink of a socket file
+     * at exit). Found with strace -f of isolated pasta and qemu instances on x86-64 under traffic,
+     * then checked against the suite. aarch64 has the same calls by name where it has them: it lacks
+     * the old forms (stat, poll, pipe, dup2, epoll_wait, ...), whose newer forms are listed too and
+     * are what its C library calls, and x86's own (arch_prctl, time). clone is allowed only without
+     * a namespace flag; clone3 gets ENOSYS, on which the C library falls back to clone.
      */
-    static final int[] ALLOWED_X86_64 = {
-        0, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 24, 25, 26, 27, 28, 32,
-        33, 35, 39, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 60, 61, 62, 63, 72, 73, 74,
-        75, 77, 78, 79, 87, 89, 95, 96, 97, 98, 99, 100, 102, 104, 107, 108, 110, 111, 112, 115, 118, 120,
-        121, 124, 125, 128, 131, 137, 138, 140, 143, 145, 146, 147, 158, 186, 201, 202, 204, 217, 218, 219,
-        228, 229, 230, 231, 232, 233, 234, 247, 257, 262, 263, 267, 269, 270, 271, 273, 274, 275, 276, 281,
-        283, 284, 285, 286, 287, 288, 290, 291, 292, 293, 295, 296, 299, 302, 307, 309, 318, 319, 324, 332,
-        334, 436, 439, 441};
-    private static final int CLONE_X86_64 = 56, CLONE3_X86_64 = 435;
+    static final Call[] ALLOWED = {
+        call("read", 0, 63), call("write", 1, 64), call("close", 3, 57), call("stat", 4, -1), call("fstat", 5, 80),
+        call("lstat", 6, -1), call("poll", 7, -1), call("lseek", 8, 62), call("mmap", 9, 222), call("mprotect", 10, 226),
+        call("munmap", 11, 215), call("brk", 12, 214), call("rt_sigaction", 13, 134), call("rt_sigprocmask", 14, 135),
+        call("rt_sigreturn", 15, 139), call("ioctl", 16, 29), call("pread64", 17, 67), call("pwrite64", 18, 68),
+        call("readv", 19, 65), call("writev", 20, 66), call("access", 21, -1), call("pipe", 22, -1),
+        call("sched_yield", 24, 124), call("mremap", 25, 216), call("msync", 26, 227), call("mincore", 27, 232),
+        call("madvise", 28, 233), call("dup", 32, 23), call("dup2", 33, -1), call("nanosleep", 35, 101), call("getpid", 39, 172),
+        call("socket", 41, 198), call("connect", 42, 203), call("accept", 43, 202), call("sendto", 44, 206),
+        call("recvfrom", 45, 207), call("sendmsg", 46, 211), call("recvmsg", 47, 212), call("shutdown", 48, 210),
+        call("bind", 49, 200), call("listen", 50, 201), call("getsockname", 51, 204), call("getpeername", 52, 205),
+        call("socketpair", 53, 199), call("setsockopt", 54, 208), call("getsockopt", 55, 209), call("exit", 60, 93),
+        call("wait4", 61, 260), call("kill", 62, 129), call("uname", 63, 160), call("fcntl", 72, 25), call("flock", 73, 32),
+        call("fsync", 74, 82), call("fdatasync", 75, 83), call("ftruncate", 77, 46), call("getdents", 78, -1),
+        call("getcwd", 79, 17), call("unlink", 87, -1), call("readlink", 89, -1), call("umask", 95, 166),
+        call("gettimeofday", 96, 169), call("getrlimit", 97, 163), call("getrusage", 98, 165), call("sysinfo", 99, 179),
+        call("times", 100, 153), call("getuid", 102, 174), call("getgid", 104, 176), call("geteuid", 107, 175),
+        call("getegid", 108, 177), call("getppid", 110, 173), call("getpgrp", 111, -1), call("setsid", 112, 157),
+        call("getgroups", 115, 158), call("getresuid", 118, 148), call("getresgid", 120, 150), call("getpgid", 121, 155),
+        call("getsid", 124, 156), call("capget", 125, 90), call("rt_sigtimedwait", 128, 137), call("sigaltstack", 131, 132),
+        call("statfs", 137, 43), call("fstatfs", 138, 44), call("getpriority", 140, 141), call("sched_getparam", 143, 121),
+        call("sched_getscheduler", 145, 120), call("sched_get_priority_max", 146, 125), call("sched_get_priority_min", 147, 126),
+        call("arch_prctl", 158, -1), call("gettid", 186, 178), call("time", 201, -1), call("futex", 202, 98),
+        call("sched_getaffinity", 204, 123), call("getdents64", 217, 61), call("set_tid_address", 218, 96),
+        call("restart_syscall", 219, 128), call("clock_gettime", 228, 113), call("clock_getres", 229, 114),
+        call("clock_nanosleep", 230, 115), call("exit_group", 231, 94), call("epoll_wait", 232, -1), call("epoll_ctl", 233, 21),
+        call("tgkill", 234, 131), call("waitid", 247, 95), call("openat", 257, 56), call("newfstatat", 262, 79),
+        call("unlinkat", 263, 35), call("readlinkat", 267, 78), call("faccessat", 269, 48), call("pselect6", 270, 72),
+        call("ppoll", 271, 73), call("set_robust_list", 273, 99), call("get_robust_list", 274, 100), call("splice", 275, 76),
+        call("tee", 276, 77), call("epoll_pwait", 281, 22), call("timerfd_create", 283, 85), call("eventfd", 284, -1),
+        call("fallocate", 285, 47), call("timerfd_settime", 286, 86), call("timerfd_gettime", 287, 87),
+        call("accept4", 288, 242), call("eventfd2", 290, 19), call("epoll_create1", 291, 20), call("dup3", 292, 24),
+        call("pipe2", 293, 59), call("preadv", 295, 69), call("pwritev", 296, 70), call("recvmmsg", 299, 243),
+        call("prlimit64", 302, 261), call("sendmmsg", 307, 269), call("getcpu", 309, 168), call("getrandom", 318, 278),
+        call("memfd_create", 319, 279), call("membarrier", 324, 283), call("statx", 332, 291), call("rseq", 334, 293),
+        call("close_range", 436, 436), call("faccessat2", 439, 439), call("epoll_pwait2", 441, 441)};
+    /** What the socket bypass needs once isolated. */
+    static final Call[] BYPASS = {call("process_vm_readv", 310, 270), call("pidfd_open", 434, 434), call("pidfd_getfd", 438, 438)};
+    private static final Call CLONE = call("clone", 56, 220), CLONE3 = call("clone3", 435, 435);
     /** CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET. */
     static final int CLONE_NAMESPACES = 0x7E020000;
     /** Offset of the low half of the first argument in struct seccomp_data (little-endian). */
     private static final int DATA_ARG0 = 16;
     private static final short JSET_K = 0x45;
 
-    /**
-     * The isolation's allow-list program on x86-64 (pairs as {@link #program(boolean)}): another ABI
-     * kills, an x32 call or one not in {@link #ALLOWED_X86_64} fails with EPERM, clone with a
-     * namespace flag too, clone3 with ENOSYS.
-     */
-    static int[] allowList() {
-        return allowList(false);
+    /** The allowed calls' numbers on x86-64 (x86) or aarch64, in order. */
+    static int[] allowed(boolean x86) {
+        return java.util.Arrays.stream(ALLOWED).mapToInt(c -> c.number(x86)).filter(nr -> nr >= 0).sorted().toArray();
     }
 
-    /** As {@link #allowList()}, with the bypass's calls ({@link #BYPASS_X86_64}) allowed too when bypass. */
-    static int[] allowList(boolean bypass) {
-        Bpf b = Bpf.forArchitecture(true);
-        b.jump(JEQ_K, CLONE_X86_64, "clone", null);
-        b.jump(JEQ_K, CLONE3_X86_64, "enosys", null);
-        for (int nr : ALLOWED_X86_64) b.jump(JEQ_K, nr, "allow", null);
-        if (bypass) for (int nr : BYPASS_X86_64) b.jump(JEQ_K, nr, "allow", null);
+    /**
+     * The isolation's allow-list program (pairs as {@link #program(boolean)}) on x86-64 (x86) or
+     * aarch64: another ABI kills, an x32 call or one not in {@link #ALLOWED} fails with EPERM, clone
+     * with a namespace flag too, clone3 with ENOSYS; with bypass, {@link #BYPASS}'s calls are
+     * allowed too. The first argument is clone's flags on both.
+     */
+    static int[] allowList(boolean x86, boolean bypass) {
+        Bpf b = Bpf.forArchitecture(x86);
+        b.jump(JEQ_K, CLONE.number(x86), "clone", null);
+        b.jump(JEQ_K, CLONE3.number(x86), "enosys", null);
+        for (int nr : allowed(x86)) b.jump(JEQ_K, nr, "allow", null);
+        if (bypass) for (Call c : BYPASS) b.jump(JEQ_K, c.number(x86), "allow", null);
         b.ret(RET_ERRNO | Errno.EPERM); // none of them
         b.label("clone");
         b.load(DATA_ARG0);
@@ -209,31 +241,12 @@ public final class Seccomp {
     }
 
     /**
-     * The classic BPF program as pairs (code << 16 | jt << 8 | jf, k): check the architecture,
-     * then compare the system call number with each blocked one.
+     * slirp4netns's filter, the classic BPF program as pairs (code << 16 | jt << 8 | jf, k): check
+     * the architecture, then compare the system call number with each blocked one.
      */
     static int[] program(boolean x86) {
-        return program(x86, false);
-    }
-
-    /** As {@link #program(boolean)}, with the isolation's further calls when isolation. */
-    static int[] program(boolean x86, boolean isolation) {
-        return program(x86, isolation, false);
-    }
-
-    /** As {@link #program(boolean, boolean)}, with process_vm_readv allowed when bypass (the socket bypass reads addresses with it). */
-    static int[] program(boolean x86, boolean isolation, boolean bypass) {
-        int[] blocked = x86 ? BLOCKED_X86_64 : BLOCKED_AARCH64;
-        if (bypass) {
-            int readv = x86 ? 310 : 270;
-            blocked = java.util.Arrays.stream(blocked).filter(nr -> nr != readv).toArray();
-        }
-        if (isolation) {
-            int[] more = x86 ? ISOLATION_X86_64 : ISOLATION_AARCH64;
-            blocked = java.util.stream.IntStream.concat(java.util.Arrays.stream(blocked), java.util.Arrays.stream(more)).toArray();
-        }
         Bpf b = Bpf.forArchitecture(x86);
-        for (int nr : blocked) b.jump(JEQ_K, nr, "refuse", null);
+        for (int nr : x86 ? BLOCKED_X86_64 : BLOCKED_AARCH64) b.jump(JEQ_K, nr, "refuse", null);
         b.ret(RET_ALLOW);
         return b.assemble();
     }
