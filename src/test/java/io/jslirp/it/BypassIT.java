@@ -238,6 +238,75 @@ class BypassIT {
         }
     }
 
+    /**
+     * jslirp killed (SIGKILL) while a process of its command waits in a held connect (jslirp
+     * stopped first, so the notification stays pending), a daemon that left the command's session
+     * at that: it is gone within seconds with the command's PID namespace, so no process is left
+     * whose connects have no one to answer them (where the command has no PID namespace of its
+     * own, such a process's connects fail with ENOSYS: docs/usage.md), and no host socket is left
+     * toward the port it dialled.
+     */
+    @Test
+    @Timeout(120)
+    void aProcessWaitingInAConnectEndsWithJslirp() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("jslirp-bypass-gone");
+        long daemon = -1;
+        try (ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+             Stack.Running run = Stack.start(Stack.runCommand(List.of("--bypass"), List.of(ItEnv.python(), "-c", """
+                     import os, socket, sys, time
+                     port, d = int(sys.argv[1]), sys.argv[2]
+                     if os.fork() == 0:
+                         os.setsid()
+                         with open(os.path.join(d, "pid.tmp"), "w") as f: f.write(str(os.getpid()))
+                         os.rename(os.path.join(d, "pid.tmp"), os.path.join(d, "pid"))
+                         while not os.path.exists(os.path.join(d, "go")): time.sleep(0.05)
+                         socket.create_connection(("10.0.2.2", port), timeout=60)
+                         time.sleep(600)
+                     time.sleep(600)
+                     """, Integer.toString(server.getLocalPort()), dir.toString())))) {
+            await(run, "the daemon", () -> java.nio.file.Files.exists(dir.resolve("pid")));
+            String inNamespace = java.nio.file.Files.readString(dir.resolve("pid")).trim();
+            daemon = hostPid(inNamespace, dir.toString());
+            long jslirp = run.pid();
+            assertThat(Cmd.run(T, "kill", "-STOP", Long.toString(jslirp)).exit()).isZero();
+            java.nio.file.Files.writeString(dir.resolve("go"), "");
+            java.nio.file.Path syscall = java.nio.file.Path.of("/proc/" + daemon + "/syscall");
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (!java.nio.file.Files.readString(syscall).startsWith("42 ")) { // held in connect, jslirp stopped
+                assertThat(System.nanoTime()).as("the daemon's connect held").isLessThan(deadline);
+                Namespace.sleep(50);
+            }
+            assertThat(Cmd.run(T, "kill", "-KILL", Long.toString(jslirp)).exit()).isZero();
+            ProcessHandle held = ProcessHandle.of(daemon).orElseThrow();
+            held.onExit().get(20, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(Cmd.run(T, "ss", "-Htn", "dst", "127.0.0.1:" + server.getLocalPort()).out()).as("no host socket left").isBlank();
+            daemon = -1;
+        } finally {
+            if (daemon > 0) ProcessHandle.of(daemon).ifPresent(ProcessHandle::destroyForcibly);
+            try (var files = java.nio.file.Files.list(dir)) {
+                for (java.nio.file.Path f : files.toList()) java.nio.file.Files.deleteIfExists(f);
+            }
+            java.nio.file.Files.deleteIfExists(dir);
+        }
+    }
+
+    /** The host's PID of the process whose PID in its own namespace is inNamespace and whose command line names marker. */
+    private static long hostPid(String inNamespace, String marker) throws Exception {
+        for (ProcessHandle h : ProcessHandle.allProcesses().toList()) {
+            try {
+                java.nio.file.Path proc = java.nio.file.Path.of("/proc/" + h.pid());
+                if (!java.nio.file.Files.readString(proc.resolve("cmdline")).contains(marker)) continue;
+                String nspid = java.nio.file.Files.readString(proc.resolve("status")).lines().filter(l -> l.startsWith("NSpid:")).findFirst()
+                        .orElse("");
+                String[] ids = nspid.split("\\s+");
+                if (ids.length > 2 && ids[ids.length - 1].equals(inNamespace)) return h.pid();
+            } catch (java.io.IOException gone) {
+                // not ours
+            }
+        }
+        throw new AssertionError("no process " + inNamespace + " naming " + marker);
+    }
+
     /** The host's TCP sockets in SYN-SENT toward 127.0.0.1:port. */
     private static int synSent(String port) {
         Cmd.Result r = Cmd.run(Duration.ofSeconds(10), "ss", "-Htn", "state", "syn-sent", "dst", "127.0.0.1:" + port);
