@@ -63,7 +63,6 @@ public final class ConnectBypass {
     public record Defaults(int sendBuffer, int receiveBuffer) {}
 
     private final Reactor loop;
-    private final SeccompNotify notify;
     private final Destinations destinations;
     private final Family ipv4, ipv6;
     private final AddressBook addresses;
@@ -75,8 +74,8 @@ public final class ConnectBypass {
     /** Blocking callers' connects in progress, by host descriptor. */
     private final Map<Integer, Waiting> waiting = new HashMap<>();
 
-    /** A blocking caller's connect in progress (the map's key is its host socket): its notification, the caller's descriptor number and thread. */
-    private record Waiting(long notification, int target, Placed placed, int thread) {}
+    /** A blocking caller's connect in progress (the map's key is its host socket): its listener and notification, the caller's descriptor number and thread. */
+    private record Waiting(SeccompNotify listener, long notification, int target, Placed placed, int thread) {}
 
 
     /** A connection put in place, for the status report: what the command dialled, and since when. */
@@ -93,45 +92,55 @@ public final class ConnectBypass {
     /** Opened when first needed, on the loop's thread (so in the host's network namespace). */
     private SockDiag diag;
 
-    /** Serves notify's notifications on loop from now on; ipv6 is null without IPv6. */
-    public ConnectBypass(Reactor loop, SeccompNotify notify, Destinations destinations, Family ipv4, Family ipv6, Counters counters,
-                         Defaults defaults) {
+    /** A supervisor on loop, of no listener yet ({@link #serve}); ipv6 is null without IPv6. */
+    public ConnectBypass(Reactor loop, Destinations destinations, Family ipv4, Family ipv6, Counters counters, Defaults defaults) {
         this.loop = loop;
-        this.notify = notify;
         this.destinations = destinations;
         this.ipv4 = ipv4;
         this.ipv6 = ipv6;
         this.addresses = ipv4.addresses();
         this.counters = counters;
         this.defaults = defaults;
-        loop.register(notify.fd(), Epoll.IN, events -> receive());
     }
 
-    private void receive() {
-        int r = notify.receive();
+    /**
+     * Serves notify's notifications from now on, until its filter has no process left (the
+     * listener then reports a hang-up, and is closed), or it fails.
+     */
+    public void serve(SeccompNotify notify) {
+        loop.register(notify.fd(), Epoll.IN, events -> receive(notify, events));
+    }
+
+    private void receive(SeccompNotify notify, int events) {
+        int r = (events & Epoll.IN) != 0 ? notify.receive() : -Errno.ENOENT;
+        if (r == -Errno.ENOENT && (events & (Epoll.HUP | Epoll.ERR)) != 0 && (events & Epoll.IN) == 0) {
+            loop.unregister(notify.fd()); // no process is left under its filter
+            notify.close();
+            return;
+        }
         if (r == -Errno.ENOENT || r == -Errno.EINTR || r == -Errno.EAGAIN) return; // its caller is gone: nothing to answer
         if (r < 0) {
-            Log.warn("socket bypass: cannot read a notification: " + Errno.describe(-r) + "; the bypass stops");
+            Log.warn("socket bypass: cannot read a notification: " + Errno.describe(-r) + "; the bypass stops for those processes");
             loop.unregister(notify.fd());
             return;
         }
         long id = notify.id();
         try {
-            handle(id, notify.tid(), (int) notify.arg(0), notify.arg(1), (int) notify.arg(2));
+            handle(notify, id, notify.tid(), (int) notify.arg(0), notify.arg(1), (int) notify.arg(2));
         } catch (RuntimeException e) {
             Log.warn("socket bypass: " + e.getMessage());
-            pass(id);
+            pass(notify, id);
         }
     }
 
-    private void handle(long id, int tid, int fd, long addressPointer, int length) {
+    private void handle(SeccompNotify notify, long id, int tid, int fd, long addressPointer, int length) {
         if (length != 16 && length != 28 || waiting.size() >= MAX_WAITING) {
-            pass(id);
+            pass(notify, id);
             return;
         }
         // Read once; the caller's memory may change after, but what is decided is what is connected.
         if (notify.read(tid, addressPointer, address, length) != length || !notify.valid(id)) {
-            pass(id); // unreadable: the kernel reads it again and answers as it would have (EFAULT)
+            pass(notify, id); // unreadable: the kernel reads it again and answers as it would have (EFAULT)
             return;
         }
         int af = Sockets.readSockaddr(address, length, dialled);
@@ -139,7 +148,7 @@ public final class ConnectBypass {
         long hi = dialled[0], lo = dialled[1];
         int port = (int) dialled[2];
         if (af < 0 || v6 && ipv6 == null || port == 0 || inNamespace(v6, hi, lo)) {
-            pass(id);
+            pass(notify, id);
             return;
         }
         Family family = v6 ? ipv6 : ipv4;
@@ -147,10 +156,10 @@ public final class ConnectBypass {
         try {
             long decision = destinations.decide(family, Ipv4.PROTO_TCP, destination, port);
             if (Destinations.what(decision) != Destinations.HOST) {
-                pass(id);
+                pass(notify, id);
                 return;
             }
-            takeOver(id, tid, fd, v6, family, Destinations.value(decision), port, AddressBook.format(hi, lo));
+            takeOver(notify, id, tid, fd, v6, family, Destinations.value(decision), port, AddressBook.format(hi, lo));
         } finally {
             addresses.release(destination);
         }
@@ -170,27 +179,27 @@ public final class ConnectBypass {
     }
 
     /** Takes the caller's connect to dialled:port over: a host socket to target:port in place of fd. */
-    private void takeOver(long id, int tid, int fd, boolean v6, Family family, int target, int port, String dialled) {
+    private void takeOver(SeccompNotify notify, long id, int tid, int fd, boolean v6, Family family, int target, int port, String dialled) {
         int thread = SeccompNotify.openThread(tid);
         if (thread < 0) {
-            pass(id);
+            pass(notify, id);
             return;
         }
         int theirs = SeccompNotify.take(thread, fd);
         if (theirs < 0) {
             Libc.close(thread);
-            pass(id);
+            pass(notify, id);
             return;
         }
         int host = -1;
         try {
             if (!unboundTcp(theirs, v6)) {
-                pass(id);
+                pass(notify, id);
                 return;
             }
             host = family.tcpSocket();
             if (host < 0) {
-                pass(id);
+                pass(notify, id);
                 return;
             }
             carryOptions(theirs, host);
@@ -198,22 +207,22 @@ public final class ConnectBypass {
             int c = family.connect(host, target, port);
             Placed p = new Placed(dialled, port, loop.clock().now());
             if (c != 0 && c != -Errno.EINPROGRESS) {
-                fail(id, -c);
+                fail(notify, id, -c);
                 return;
             }
             if (nonBlocking) {
-                place(id, host, fd, c == 0 ? 0 : Errno.EINPROGRESS, p);
+                place(notify, id, host, fd, c == 0 ? 0 : Errno.EINPROGRESS, p);
             } else if (c == 0 || state(host) != TCP_SYN_SENT) {
                 // done already (the host's loopback answers within the call): no wait for the loop
                 int error = c == 0 ? 0 : Sockets.soError(host);
                 if (error != 0) {
-                    fail(id, error);
+                    fail(notify, id, error);
                     return;
                 }
                 Libc.setBlocking(host);
-                place(id, host, fd, 0, p);
+                place(notify, id, host, fd, 0, p);
             } else {
-                waiting.put(host, new Waiting(id, fd, p, thread));
+                waiting.put(host, new Waiting(notify, id, fd, p, thread));
                 int h = host;
                 loop.register(host, Epoll.OUT, events -> connected(h));
                 loop.register(thread, Epoll.IN, events -> abandoned(h)); // the caller killed while it waits
@@ -248,22 +257,22 @@ public final class ConnectBypass {
         Libc.close(w.thread());
         int error = Sockets.soError(host);
         if (error != 0) {
-            fail(w.notification(), error);
+            fail(w.listener(), w.notification(), error);
         } else {
             Libc.setBlocking(host);
-            place(w.notification(), host, w.target(), 0, w.placed());
+            place(w.listener(), w.notification(), host, w.target(), 0, w.placed());
         }
         Libc.close(host);
     }
 
     /** The host socket in place of the caller's descriptor, and the call answered with errno (0: success). */
-    private void place(long id, int host, int target, int errno, Placed p) {
+    private void place(SeccompNotify notify, long id, int host, int target, int errno, Placed p) {
         long cookie = Sockets.cookie(host);
         int r = notify.replace(id, host, target, false);
         if (r == -Errno.ENOENT) return; // the caller is gone (killed while it waited): nothing to answer
         if (r < 0) {
             Log.debug(() -> "socket bypass: cannot put the socket in place: " + Errno.describe(-r));
-            pass(id); // the namespace's kernel makes the connection then, through the stack
+            pass(notify, id); // the namespace's kernel makes the connection then, through the stack
             return;
         }
         counters.bypassed++;
@@ -315,12 +324,12 @@ public final class ConnectBypass {
         diag.openTcp(sink);
     }
 
-    private void fail(long id, int errno) {
+    private void fail(SeccompNotify notify, long id, int errno) {
         counters.bypassFailed++;
         notify.answer(id, 0, errno);
     }
 
-    private void pass(long id) {
+    private void pass(SeccompNotify notify, long id) {
         counters.bypassPassed++;
         notify.pass(id);
     }

@@ -41,6 +41,7 @@ public final class Main implements Runnable {
         COMMANDS.put("pasta", PastaEntry::new);
         COMMANDS.put("forward", ForwardCommand::new);
         COMMANDS.put("status", StatusCommand::new);
+        COMMANDS.put("seccomp-profile", SeccompProfileCommand::new);
         COMMANDS.put("install", InstallCommand::new);
         COMMANDS.put("uninstall", UninstallCommand::new);
     }

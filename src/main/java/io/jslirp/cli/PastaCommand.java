@@ -2,10 +2,13 @@ package io.jslirp.cli;
 
 import io.jslirp.capture.Capture;
 import io.jslirp.api.EngineApi;
+import io.jslirp.bypass.ConnectBypass;
+import io.jslirp.bypass.SeccompAgent;
 import io.jslirp.engine.Engine;
 import io.jslirp.engine.EngineConfig;
 import io.jslirp.link.TapLink;
 import io.jslirp.pasta.HostNetwork;
+import io.jslirp.pasta.PastaError;
 import io.jslirp.pasta.PastaOptions;
 import io.jslirp.pasta.PortSpec;
 import io.jslirp.sys.Epoll;
@@ -114,13 +117,28 @@ final class PastaCommand {
         PastaPorts.Context context = new PastaPorts.Context(o, engine, netns, network);
         for (PastaPorts piece : PastaPorts.pieces()) piece.open(context);
         serveApi(engine);
+        if (o.seccompAgent() != null) seccompAgent(engine, netns, o.seccompAgent());
         watchTarget(o, engine, netns, target);
         Serving.stopOnSignals(engine); // the PID file's reader may signal at once
         if (o.pidFile() != null) writePidFile(Path.of(o.pidFile()));
         Detach detach = Detach.open(o.logFile());
-        Isolation.inPlace(List.of()); // as pasta after its set-up: what it serves from here on is open already
+        // as pasta after its set-up: what it serves from here on is open already
+        Isolation.inPlace(List.of(), List.of(), o.seccompAgent() != null);
         if (detach != null) detach.run();
         return Serving.untilStopped(engine, o.debug()); // pasta prints no counters; -d shows ours
+    }
+
+    /**
+     * --seccomp-agent PATH (jslirp's own): the OCI runtime hands this instance the seccomp filters
+     * of the container's processes (a profile of {@code jslirp seccomp-profile --listener PATH}),
+     * and their connects to host addresses become host sockets in their place (the socket bypass,
+     * decided as the guest's SYNs are). Listening before the caller is told "ready": the runtime
+     * connects as it starts the container.
+     */
+    private static void seccompAgent(Engine engine, String netns, String path) throws Exception {
+        ConnectBypass.Defaults defaults = Namespaces.callInNetns(netns, Bypass::defaults);
+        SeccompAgent agent = SeccompAgent.listen(engine.loop(), engine.transport().bypass(defaults), path, "the --seccomp-agent path");
+        engine.atShutdown(agent::close);
     }
 
     /**
@@ -131,6 +149,7 @@ final class PastaCommand {
      * once everything is set up (pasta holds it back until then too).
      */
     private static int serveCommand(PastaOptions o) throws Exception {
+        if (o.seccompAgent() != null) throw new PastaError("--seccomp-agent needs --netns or a PID (the namespace a container runtime starts into)");
         HostNetwork host = HostNetwork.read(o.interfaceName(), o.interfaceName());
         PastaNetwork network = PastaNetwork.of(o, host);
         EngineConfig config = engineConfig(o, network, PastaNetwork.mac(o));

@@ -168,7 +168,13 @@ public final class HostTransport {
      * a guest's connection to a host address; the rest go through the namespace.
      */
     public void bypassConnects(io.jslirp.sys.SeccompNotify notify, io.jslirp.bypass.ConnectBypass.Defaults defaults) {
-        bypass = new io.jslirp.bypass.ConnectBypass(loop, notify, destinations, ipv4, ipv6, ipv4.counters(), defaults);
+        bypass(defaults).serve(notify);
+    }
+
+    /** The socket bypass's supervisor, made at the first call (defaults: a new socket's buffer sizes in the guest's namespace). */
+    public io.jslirp.bypass.ConnectBypass bypass(io.jslirp.bypass.ConnectBypass.Defaults defaults) {
+        if (bypass == null) bypass = new io.jslirp.bypass.ConnectBypass(loop, destinations, ipv4, ipv6, ipv4.counters(), defaults);
+        return bypass;
     }
 
     /** The family of IPv6 (null without it) or IPv4, for tests of what takes one. */

@@ -65,14 +65,19 @@ public final class InPlace {
         return confine(exposed, writable, elsewhere, false);
     }
 
-    /** As {@link #confine(List, List, List)}; with bypass the filter allows what the socket bypass calls (process_vm_readv, pidfd_open, pidfd_getfd). */
+    /**
+     * As {@link #confine(List, List, List)}; with bypass the filter allows what the socket bypass
+     * calls (process_vm_readv, pidfd_open, pidfd_getfd), and user 0 stays user 0 with its
+     * capabilities: those calls need ptrace's access to the processes whose connects it takes,
+     * which run as that user (a container's, in the user namespace Podman made).
+     */
     public static Outcome confine(List<Path> exposed, List<Path> writable, List<Executor> elsewhere, boolean bypass) {
         String why = unsafe();
         if (why != null) return new Outcome(false, null, why);
         List<String> cmdline = Sandbox.cmdline();
         RootLayout layout = RootLayout.inPlace(Sandbox.host(cmdline, exposed, writable, false));
         int uid = Libc.geteuid();
-        boolean nobody = uid == 0 && mapped(NOBODY);
+        boolean nobody = uid == 0 && mapped(NOBODY) && !bypass;
         try {
             Sandbox.build(layout, false);
             if (!elsewhere.isEmpty()) follow(elsewhere);
@@ -81,7 +86,8 @@ public final class InPlace {
                 Capabilities.becomeUser(NOBODY);
                 user = "every thread user " + NOBODY + ", without capabilities";
             } else {
-                user = uid == 0 ? "capabilities kept (no other user is mapped in this user namespace)" : "user " + uid;
+                user = uid != 0 ? "user " + uid : bypass ? "capabilities kept (the socket bypass takes the descriptors of this user's processes)"
+                        : "capabilities kept (no other user is mapped in this user namespace)";
             }
             Seccomp.installForIsolation(bypass);
             return new Outcome(true, user, null);

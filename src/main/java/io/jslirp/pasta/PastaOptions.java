@@ -67,6 +67,8 @@ public final class PastaOptions {
     boolean noCopyRoutes4, noCopyRoutes6, noCopyAddrs4, noCopyAddrs6;
     boolean dhcpDns, dhcpSearch;
     String pcap, socketPath;
+    /** jslirp's own --seccomp-agent PATH (null: none): the OCI runtime's seccomp agent for the socket bypass. */
+    String seccompAgent;
     int fd = -1;
     final PortForwarding tcp = new PortForwarding('t'), udp = new PortForwarding('u'),
             tcpNs = new PortForwarding('T'), udpNs = new PortForwarding('U');
@@ -125,6 +127,11 @@ public final class PastaOptions {
     /** -P/--pid FILE: where the serving process writes its PID ("%d\n"); null if not given. */
     public String pidFile() {
         return pidFile;
+    }
+
+    /** Where the socket bypass's agent for the OCI runtime listens (--seccomp-agent, jslirp's own), or null. */
+    public String seccompAgent() {
+        return seccompAgent;
     }
 
     /** -c, --conf-path: where the control socket (pesto's) listens; null without one. */

@@ -39,6 +39,7 @@ public final class SeccompNotify implements AutoCloseable {
     private static final int SYNC_WAKE_UP = 1;
 
     private final int fd;
+    private boolean closed;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment notif = arena.allocate(NOTIF_SIZE, 8);
     private final MemorySegment resp = arena.allocate(RESP_SIZE, 8);
@@ -181,8 +182,11 @@ public final class SeccompNotify implements AutoCloseable {
         return found;
     }
 
+    /** Closes the listener (once: later calls do nothing). */
     @Override
     public void close() {
+        if (closed) return;
+        closed = true;
         Libc.close(fd);
         arena.close();
     }

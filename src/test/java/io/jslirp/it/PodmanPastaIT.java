@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 class PodmanPastaIT {
     private static final Duration T = Duration.ofSeconds(120);
     private static final String DNS = "169.254.1.1", HOST = "169.254.1.2";
-    private static final long MIB100 = 100L << 20;
+    private static final long MIB100 = 100L << 20, MIB10 = 10L << 20;
     private static TestUser user;
 
     @TempDir
@@ -140,6 +140,57 @@ class PodmanPastaIT {
             String host6 = hostAddress6();
             if (host6 != null) assertThat(r.out()).as("IPv6: the host's address copied too").contains("ADDR6 " + host6 + "/");
         }
+    }
+
+    /**
+     * The socket bypass for a container (issue 47): the profile {@code jslirp seccomp-profile}
+     * prints (Podman's default with connect sent to jslirp's agent) and {@code --network
+     * pasta:--seccomp-agent,PATH}. runc hands the filter of the container's first process to
+     * jslirp's pasta as it starts, and that of each {@code podman exec}; the exec's connect to
+     * host.containers.internal then gets a host socket in its place (10 MiB byte-exact), while a
+     * connect to the container's own loopback goes on to its kernel (refused there). pasta's
+     * counters (--debug, in its --log-file) count both. That pasta is isolated but stays the
+     * user's (user 0 of Podman's user namespace, whose processes' descriptors it takes).
+     */
+    @Test
+    @Timeout(300)
+    void aContainersConnectsToTheHostBypassTheStack() throws Exception {
+        String host = hostAddress();
+        Path agent = user.runtimeDir().resolve("jslirp-agent.sock");
+        Path profile = user.work().resolve("bypass-profile.json");
+        Path log = user.work().resolve("bypass-pasta.log");
+        Cmd.Result made = user.run(T, List.of("sh", "-c", user.jslirp() + " seccomp-profile --listener " + agent + " > " + profile));
+        assertThat(made.exit()).as("%s", made).isZero();
+        try (HttpBlobServer http = new HttpBlobServer(InetAddress.getByName(host))) {
+            Cmd.Result started = user.run(T, podman("run", "-d", "--name", "bp", "--pull=never", "--security-opt", "seccomp=" + profile,
+                    "--network", "pasta:--seccomp-agent," + agent + ",--log-file," + log + ",--debug", PodmanFixture.IMAGE, "sleep", "600"));
+            assertThat(started.exit()).as("%s", started).isZero();
+            ProcessHandle pasta = jslirpPastas().getFirst();
+            Path proc = Path.of("/proc/" + pasta.pid());
+            assertThat(java.nio.file.Files.readString(proc.resolve("status"))).contains("NoNewPrivs:\t1", "Seccomp:\t2")
+                    .containsPattern("(?m)^Uid:\\s+" + user.uid() + "\\s");
+            try (var top = java.nio.file.Files.list(proc.resolve("root/."))) {
+                assertThat(top.map(p -> p.getFileName().toString()).toList()).doesNotContain("etc", "home", "proc", "var");
+            }
+            Cmd.Result r = user.run(T, podman("exec", "bp", "sh", "-c", """
+                    wget -q -O- 'http://host.containers.internal:%d/blob?seed=33&size=%d' | sha256sum
+                    wget -q -T 5 -O- http://127.0.0.1:1/ 2>&1; echo "LOOPBACK $?"
+                    """.formatted(http.port(), MIB10)));
+            assertThat(r.exit()).as("%s", r).isZero();
+            assertThat(r.out()).as("%s", r).contains(Blob.sha256(33, MIB10) + "  -").containsPattern("LOOPBACK [1-9]");
+        } finally {
+            user.run(T, podman("rm", "-f", "-t", "0", "bp"));
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!(java.nio.file.Files.exists(log) && java.nio.file.Files.readString(log).contains("counters:"))) {
+            assertThat(System.nanoTime()).as("pasta's counters in %s", log).isLessThan(deadline);
+            Thread.sleep(100);
+        }
+        String counters = java.nio.file.Files.readString(log).lines().filter(l -> l.contains("counters:")).findFirst().orElseThrow();
+        System.out.println("[bypass] " + counters);
+        assertThat(counters).containsPattern(" bypassed=[1-9]").contains(" bypass_failed=0 ").containsPattern(" bypass_passed=[1-9]");
+        assertThat(java.nio.file.Files.readString(log)).as("both processes' filters served")
+                .containsPattern("(?s)seccomp agent: serving the connects of process \\d+.*seccomp agent: serving the connects of process \\d+");
     }
 
     /** -p 127.0.0.1:P:80 and -p Q:80 (every address): busybox httpd in the container answers on each. */
