@@ -21,7 +21,7 @@ pasta_value_short="lcFIpPmanMgioDStuTU"
 pasta_value_long=" --log-file --socket --fd --ns-ifname --pcap --pid --mtu --address --netmask --mac-addr --gateway
   --interface --outbound --dns --search --tcp-ports --udp-ports --tcp-ns --udp-ns --userns --netns --ns-mac-addr
   --dns-forward --runas --log-size --outbound-if4 --outbound-if6 --map-host-loopback --map-guest-addr --dns-host
-  --socket-path --conf-path --seccomp-agent "
+  --socket-path --conf-path --jslirp-seccomp-agent "
 pasta_value_long=${pasta_value_long//$'\n'/ }
 
 pasta_parse() {

@@ -19,6 +19,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * The OCI runtime's seccomp agent: the socket a seccomp profile names as its {@code listenerPath}.
@@ -42,22 +43,26 @@ public final class SeccompAgent {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Reactor loop;
-    private final ConnectBypass bypass;
+    private final Consumer<SeccompNotify> serve;
     private final UnixListener listener;
     private final FdMessages messages = new FdMessages();
     private final MemorySegment chunk = Arena.ofAuto().allocate(1 << 16, 8);
     private final ArrayDeque<Client> clients = new ArrayDeque<>();
 
-    private SeccompAgent(Reactor loop, ConnectBypass bypass, UnixListener listener) {
+    private SeccompAgent(Reactor loop, Consumer<SeccompNotify> serve, UnixListener listener) {
         this.loop = loop;
-        this.bypass = bypass;
+        this.serve = serve;
         this.listener = listener;
         loop.register(listener.fd(), Epoll.IN, events -> accept());
     }
 
-    /** Listens at path (role names it in errors) and serves its clients on loop; IllegalArgumentException when the path cannot be used. */
-    public static SeccompAgent listen(Reactor loop, ConnectBypass bypass, String path, String role) {
-        return new SeccompAgent(loop, bypass, UnixListener.listen(path, role, true, MAX_CLIENTS));
+    /**
+     * Listens at path (role names it in errors) and serves its clients on loop, each filter's
+     * listener handed to serve (the socket bypass's {@link ConnectBypass#serve}); IllegalArgumentException
+     * when the path cannot be used.
+     */
+    public static SeccompAgent listen(Reactor loop, Consumer<SeccompNotify> serve, String path, String role) {
+        return new SeccompAgent(loop, serve, UnixListener.listen(path, role, true, MAX_CLIENTS));
     }
 
     /** Stops listening (the socket file stays, as the control socket's: an isolated instance cannot remove it). */
@@ -140,7 +145,7 @@ public final class SeccompAgent {
                 drop("no seccompFd among its descriptors");
                 return;
             }
-            bypass.serve(new SeccompNotify(fds.get(served)));
+            serve.accept(new SeccompNotify(fds.get(served)));
             for (int i = 0; i < fds.size(); i++) if (i != served) Libc.close(fds.get(i));
             fds.clear();
             JsonNode pid = root.get("pid"), id = root.path("state").get("id");

@@ -129,7 +129,7 @@ final class PastaCommand {
     }
 
     /**
-     * --seccomp-agent PATH (jslirp's own): the OCI runtime hands this instance the seccomp filters
+     * --jslirp-seccomp-agent PATH (jslirp's own): the OCI runtime hands this instance the seccomp filters
      * of the container's processes (a profile of {@code jslirp seccomp-profile --listener PATH}),
      * and their connects to host addresses become host sockets in their place (the socket bypass,
      * decided as the guest's SYNs are). Listening before the caller is told "ready": the runtime
@@ -137,7 +137,7 @@ final class PastaCommand {
      */
     private static void seccompAgent(Engine engine, String netns, String path) throws Exception {
         ConnectBypass.Defaults defaults = Namespaces.callInNetns(netns, Bypass::defaults);
-        SeccompAgent agent = SeccompAgent.listen(engine.loop(), engine.transport().bypass(defaults), path, "the --seccomp-agent path");
+        SeccompAgent agent = SeccompAgent.listen(engine.loop(), engine.transport().bypass(defaults)::serve, path, "the --jslirp-seccomp-agent path");
         engine.atShutdown(agent::close);
     }
 
@@ -149,7 +149,7 @@ final class PastaCommand {
      * once everything is set up (pasta holds it back until then too).
      */
     private static int serveCommand(PastaOptions o) throws Exception {
-        if (o.seccompAgent() != null) throw new PastaError("--seccomp-agent needs --netns or a PID (the namespace a container runtime starts into)");
+        if (o.seccompAgent() != null) throw new PastaError("--jslirp-seccomp-agent needs --netns or a PID (the namespace a container runtime starts into)");
         HostNetwork host = HostNetwork.read(o.interfaceName(), o.interfaceName());
         PastaNetwork network = PastaNetwork.of(o, host);
         EngineConfig config = engineConfig(o, network, PastaNetwork.mac(o));

@@ -17,16 +17,18 @@ import java.util.concurrent.Callable;
         description = {"Print a seccomp profile for the socket bypass of Podman's containers.",
                 "It is Podman's default profile (or --base) with every connect() sent to jslirp's seccomp agent at --listener:"
                         + " give the profile to podman run --security-opt seccomp=FILE, and the same path to jslirp as pasta with"
-                        + " --network pasta:--seccomp-agent,PATH. The container's connects to host addresses then become host"
+                        + " --network pasta:--jslirp-seccomp-agent,PATH. The container's connects to host addresses then become host"
                         + " sockets, at the host's own speed."},
-        footer = {"", "Example:", "  jslirp seccomp-profile --listener $XDG_RUNTIME_DIR/jslirp-agent.sock > profile.json",
-                "  podman run --security-opt seccomp=profile.json --network pasta:--seccomp-agent,$XDG_RUNTIME_DIR/jslirp-agent.sock IMAGE"})
+        footer = {"", "Example:", "  sock=$XDG_RUNTIME_DIR/jslirp-agent.sock",
+                "  jslirp seccomp-profile --listener $sock > profile.json",
+                "  podman run --security-opt seccomp=profile.json \\",
+                "    --network pasta:--jslirp-seccomp-agent,$sock IMAGE"})
 final class SeccompProfileCommand implements Callable<Integer> {
     /** containers-common's default profile, which Podman applies when none is given. */
     static final Path PODMAN_DEFAULT = Path.of("/usr/share/containers/seccomp.json");
 
     @Option(names = "--listener", required = true, paramLabel = "PATH",
-            description = "the agent's socket: the path jslirp as pasta takes with --seccomp-agent (absolute)")
+            description = "the agent's socket: the path jslirp as pasta takes with --jslirp-seccomp-agent (absolute)")
     Path listener;
 
     @Option(names = "--base", paramLabel = "FILE", description = "the profile to start from (default: " + "/usr/share/containers/seccomp.json)")

@@ -84,6 +84,9 @@ final class PastaHelp {
                   --config-net		Configure the tap device in the namespace
                   --no-copy-routes	Only a default route via -g or the host's gateway
                   --no-copy-addrs	Only one address, -a's or the host's
+                  --jslirp-seccomp-agent PATH	jslirp's own: the OCI runtime's seccomp agent
+                    at PATH (see jslirp seccomp-profile): the container's connects to
+                    host addresses become host sockets (the socket bypass)
 
                 Accepted as pasta accepts them, without effect in jslirp:
                   --runas --log-size -F/--fd --socket --freebind --outbound-if4

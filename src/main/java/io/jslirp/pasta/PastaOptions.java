@@ -67,7 +67,7 @@ public final class PastaOptions {
     boolean noCopyRoutes4, noCopyRoutes6, noCopyAddrs4, noCopyAddrs6;
     boolean dhcpDns, dhcpSearch;
     String pcap, socketPath;
-    /** jslirp's own --seccomp-agent PATH (null: none): the OCI runtime's seccomp agent for the socket bypass. */
+    /** jslirp's own --jslirp-seccomp-agent PATH (null: none): the OCI runtime's seccomp agent for the socket bypass. */
     String seccompAgent;
     int fd = -1;
     final PortForwarding tcp = new PortForwarding('t'), udp = new PortForwarding('u'),
@@ -129,7 +129,7 @@ public final class PastaOptions {
         return pidFile;
     }
 
-    /** Where the socket bypass's agent for the OCI runtime listens (--seccomp-agent, jslirp's own), or null. */
+    /** Where the socket bypass's agent for the OCI runtime listens (--jslirp-seccomp-agent, jslirp's own), or null. */
     public String seccompAgent() {
         return seccompAgent;
     }

@@ -39,7 +39,7 @@ final class PastaParser {
             flag("netns-only"), flag("map-host-loopback", true), flag("map-guest-addr", true), flag("host-lo-to-ns-lo"),
             flag("dns-host", true), flag("vhost-user"), flag("print-capabilities"), opt("socket-path", true, "s"),
             opt("conf-path", true, "c"),
-            flag("seccomp-agent", true)); // jslirp's own: the socket bypass's agent for the OCI runtime (pasta has none)
+            flag("jslirp-seccomp-agent", true)); // jslirp's own: the socket bypass's agent for the OCI runtime (pasta has none)
 
     /**
      * Options pasta accepts that jslirp takes without acting on them, by key, with the reason.
@@ -169,7 +169,7 @@ final class PastaParser {
             }
             case "map-host-loopback" -> o.mapHostLoopback = remap(v, o.mapHostLoopback, true);
             case "map-guest-addr" -> o.mapGuestAddr = remap(v, o.mapGuestAddr, false);
-            case "seccomp-agent" -> o.seccompAgent = path(v, "Invalid seccomp agent path: ");
+            case "jslirp-seccomp-agent" -> o.seccompAgent = path(v, "Invalid seccomp agent path: ");
             case "host-lo-to-ns-lo" -> o.hostLoToNsLo = true;
             case "dns-host" -> o.dnsHost = o.dnsHost.with(address(v, "Invalid host nameserver address: ",
                     a -> !Inet.unspecified(a), a -> !Inet.unspecified(a) && !Inet.broadcast(a)));

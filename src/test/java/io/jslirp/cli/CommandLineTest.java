@@ -40,7 +40,7 @@ class CommandLineTest {
     @Test
     void anUnknownCommandIsNamedWithTheCommandsThereAre() {
         assertThat(jslirp("bogus")).isEqualTo(new Outcome(1,
-                "jslirp: unknown command 'bogus' (commands: attach, run, qemu, pasta, forward, status, install, uninstall) (see 'jslirp --help')\n"));
+                "jslirp: unknown command 'bogus' (commands: attach, run, qemu, pasta, forward, status, seccomp-profile, install, uninstall) (see 'jslirp --help')\n"));
         assertThat(jslirp("forward", "bogus").err())
                 .isEqualTo("jslirp: unknown command 'bogus' (commands: add, list, remove) (see 'jslirp forward --help')\n");
     }

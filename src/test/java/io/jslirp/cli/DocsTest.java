@@ -78,7 +78,7 @@ class DocsTest {
         Files.writeString(script, AutoComplete.bash("jslirp", Main.commandLine(null)));
         String out = bash(script, "COMP_WORDS=(jslirp ''); COMP_CWORD=1; COMP_LINE='jslirp '; _complete_jslirp; echo \"${COMPREPLY[*]}\";"
                 + " COMP_WORDS=(jslirp run --mt); COMP_CWORD=2; COMP_LINE='jslirp run --mt'; _complete_jslirp; echo \"${COMPREPLY[*]}\"");
-        assertThat(out.lines().toList()).containsExactly("attach run qemu pasta forward status install uninstall", "--mtu");
+        assertThat(out.lines().toList()).containsExactly("attach run qemu pasta forward status seccomp-profile install uninstall", "--mtu");
     }
 
     private String bash(Path script, String commands) throws Exception {

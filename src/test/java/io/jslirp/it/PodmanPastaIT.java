@@ -145,7 +145,7 @@ class PodmanPastaIT {
     /**
      * The socket bypass for a container (issue 47): the profile {@code jslirp seccomp-profile}
      * prints (Podman's default with connect sent to jslirp's agent) and {@code --network
-     * pasta:--seccomp-agent,PATH}. runc hands the filter of the container's first process to
+     * pasta:--jslirp-seccomp-agent,PATH}. runc hands the filter of the container's first process to
      * jslirp's pasta as it starts, and that of each {@code podman exec}; the exec's connect to
      * host.containers.internal then gets a host socket in its place (10 MiB byte-exact), while a
      * connect to the container's own loopback goes on to its kernel (refused there). pasta's
@@ -163,7 +163,7 @@ class PodmanPastaIT {
         assertThat(made.exit()).as("%s", made).isZero();
         try (HttpBlobServer http = new HttpBlobServer(InetAddress.getByName(host))) {
             Cmd.Result started = user.run(T, podman("run", "-d", "--name", "bp", "--pull=never", "--security-opt", "seccomp=" + profile,
-                    "--network", "pasta:--seccomp-agent," + agent + ",--log-file," + log + ",--debug", PodmanFixture.IMAGE, "sleep", "600"));
+                    "--network", "pasta:--jslirp-seccomp-agent," + agent + ",--log-file," + log + ",--debug", PodmanFixture.IMAGE, "sleep", "600"));
             assertThat(started.exit()).as("%s", started).isZero();
             ProcessHandle pasta = jslirpPastas().getFirst();
             Path proc = Path.of("/proc/" + pasta.pid());
