@@ -134,6 +134,39 @@ class BypassIT {
     }
 
     /**
+     * iperf3 through the bypass, both directions at once (--bidir): its control connection and
+     * both data connections are host sockets (bypassed=3), nothing crosses the stack
+     * (tcp_connections=0), and bytes flow both ways.
+     */
+    @Test
+    @Timeout(120)
+    void iperf3ThroughTheBypassBothWays() throws Exception {
+        ItEnv.assumeTools("iperf3");
+        int port;
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = probe.getLocalPort();
+        }
+        Process server = new ProcessBuilder("iperf3", "-s", "-1", "-B", "127.0.0.1", "-p", Integer.toString(port))
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        try {
+            Cmd.Result r = null;
+            for (int i = 0; i < 50 && (r == null || r.exit() != 0 && r.out().contains("Connection refused")); i++) {
+                if (r != null) Namespace.sleep(100); // the server still starting
+                r = Cmd.run(T, Stack.runCommand(List.of("--bypass", "--debug"),
+                        List.of("iperf3", "-c", "10.0.2.2", "-p", Integer.toString(port), "-t", "2", "--bidir", "-J")));
+            }
+            assertThat(r.exit()).as("%s", r).isZero();
+            com.fasterxml.jackson.databind.JsonNode end = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.out()).path("end");
+            assertThat(end.path("sum_received").path("bytes").asLong()).as("%s", r.out()).isPositive();
+            assertThat(end.path("sum_received_bidir_reverse").path("bytes").asLong()).as("%s", r.out()).isPositive();
+            assertThat(r.err()).as("%s", r).contains(" bypassed=3 ", " tcp_connections=0 ");
+        } finally {
+            server.destroy();
+            server.waitFor();
+        }
+    }
+
+    /**
      * {@code get_status} (what {@code jslirp status} shows) lists a bypassed connection while it is
      * open, as kind tcp-bypass: its local end the host's, the address the command dialled, where it
      * goes; once the command has closed it, no longer.
