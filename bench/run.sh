@@ -53,6 +53,11 @@
 #               host client), and `-T P-P:P-P` (pasta, jslirp-pasta; a namespace client at its
 #               127.0.0.1:P, the servers on host 127.0.0.1:P); veth: no forward, the same cells
 #               directly between its two namespaces (the kernel's limit).
+#   bypass      `jslirp run --bypass` (issue 47) beside the host's own loopback, a veth pair and `jslirp
+#               run` without it: bench/bypass.sh's table (its rows, cells and repeats, BENCH_SECONDS per
+#               cell, the last MTU of BENCH_MTUS), written to bench/results/bypass.md and printed after
+#               the report. Its own rows, not BENCH_STACKS: the bypass's client must be the command's
+#               child (the filter is inherited), which ip netns exec is not.
 # rr, crr, udp, rrload, idle and conns run at the first MTU of BENCH_MTUS; MTU does not matter for
 # 1-byte exchanges, and UDP_LEN fits every MTU.
 #
@@ -104,7 +109,7 @@ repo=$(cd "$here/.." && pwd)
 SECS=${BENCH_SECONDS:-5}
 MTUS=${BENCH_MTUS:-"1500 65520"}
 STACKS=${BENCH_STACKS:-"veth slirp4netns pasta jslirp jslirp-pasta"}
-TESTS=${BENCH_TESTS:-"throughput rr crr udp conns cpu idle rrload first forwards"}
+TESTS=${BENCH_TESTS:-"throughput rr crr udp conns cpu idle rrload first forwards bypass"}
 CONNS=${BENCH_CONNS:-"1000 10000"}
 REPEAT=${BENCH_REPEAT:-1}
 PNG=${BENCH_PNG:-$here/results/benchmark.png}
@@ -145,7 +150,7 @@ wants() { [[ " $TESTS " == *" $1 "* ]]; }
 [[ $(id -u) -eq 0 ]] || die "run as root (network namespaces, tap, veth)"
 for t in ip iperf3 nft nsenter ss timeout; do command -v "$t" >/dev/null || die "missing tool: $t"; done
 for t in $TESTS; do
-  case $t in throughput|rr|crr|udp|conns|cpu|idle|rrload|first|forwards) ;; *) die "unknown test family: $t" ;; esac
+  case $t in throughput|rr|crr|udp|conns|cpu|idle|rrload|first|forwards|bypass) ;; *) die "unknown test family: $t" ;; esac
 done
 for s in $STACKS; do
   case $s in veth|slirp4netns|pasta|jslirp|jslirp-pasta) ;; *) die "unknown stack: $s" ;; esac
@@ -768,10 +773,21 @@ main() {
     done
   fi
 
+  local bypass_table=""
+  if wants bypass; then
+    bypass_table=$workdir/bypass.md
+    BYPASS_SECONDS=$SECS BYPASS_MTU=${MTUS##* } JSLIRP=$JSLIRP "$here/bypass.sh" >"$bypass_table" ||
+      echo "(bench/bypass.sh failed)" >"$bypass_table"
+  fi
+
   meta seconds $((SECONDS - start))
   meta load_after "$(cut -d' ' -f1-3 /proc/loadavg)"
   mkdir -p "$(dirname "$PNG")"
   "$PY" "$here/report.py" "$results" "$meta" "$PNG"
+  if [[ -n $bypass_table ]]; then
+    cp "$bypass_table" "$here/results/bypass.md"
+    printf '\n## The socket bypass (bench/bypass.sh, MTU %s)\n\n' "${MTUS##* }"; cat "$bypass_table"
+  fi
   log "done in $((SECONDS - start)) s"
 }
 
