@@ -112,12 +112,15 @@ public final class ConnectBypass {
     }
 
     private void receive(SeccompNotify notify, int events) {
-        int r = (events & Epoll.IN) != 0 ? notify.receive() : -Errno.ENOENT;
-        if (r == -Errno.ENOENT && (events & (Epoll.HUP | Epoll.ERR)) != 0 && (events & Epoll.IN) == 0) {
-            loop.unregister(notify.fd()); // no process is left under its filter
+        if ((events & Epoll.IN) == 0) { // a hang-up alone: no process is left under its filter
+            for (Map.Entry<Integer, Waiting> w : java.util.List.copyOf(waiting.entrySet())) {
+                if (w.getValue().listener() == notify) abandoned(w.getKey());
+            }
+            loop.unregister(notify.fd());
             notify.close();
             return;
         }
+        int r = notify.receive();
         if (r == -Errno.ENOENT || r == -Errno.EINTR || r == -Errno.EAGAIN) return; // its caller is gone: nothing to answer
         if (r < 0) {
             Log.warn("socket bypass: cannot read a notification: " + Errno.describe(-r) + "; the bypass stops for those processes");
