@@ -199,17 +199,7 @@ class RootlessIT {
              Stack.Running jslirp = user.startStack(List.of(user.jslirp(), "qemu", "--socket", socket.toString()))) {
             Vm.awaitSocket(socket, T, jslirp);
             assertThat(Files.getOwner(socket).getName()).isEqualTo(user.name());
-            try (Vm.Running vm = Vm.start(Vm.streamNetdev(socket), """
-                    udhcpc -i eth0 -n -q -t 5 -T 1 || exit 1
-                    echo "ADDR $(ip -4 -o addr show dev eth0 | awk '{print $4}')"
-                    wget -q -O /tmp/blob '%s' || exit 2
-                    echo "SHA256 $(sha256sum /tmp/blob | cut -d' ' -f1)"
-                    """.formatted(http.guestUrl("/blob?seed=17&size=" + 4 * Blob.MIB)), user::command)) {
-                Vm.Result r = vm.finish(Vm.BOOT_TIMEOUT, Duration.ofSeconds(90));
-                assertThat(r.ok()).as("%s\n%s", r, jslirp.describe()).isTrue();
-                assertThat(r.lines("ADDR ")).containsExactly("ADDR 10.0.2.15/24");
-                assertThat(r.lines("SHA256 ")).containsExactly("SHA256 " + Blob.sha256(17, 4 * Blob.MIB));
-            }
+            assertDhcpAndDownload(Vm.streamNetdev(socket), http, 17, 4 * Blob.MIB, jslirp);
             assertIsolatedInItsOwnUserNamespace(jslirp.pid());
         }
     }
@@ -231,19 +221,24 @@ class RootlessIT {
              Stack.Running jslirp = user.startStack(List.of(user.jslirp(), "qemu", "--dgram", socket.toString()))) {
             Vm.awaitSocket(socket, T, jslirp);
             for (int boot = 1; boot <= 2; boot++) {
-                try (Vm.Running vm = Vm.start(Vm.dgramNetdev(vmSocket, socket), """
-                        udhcpc -i eth0 -n -q -t 5 -T 1 || exit 1
-                        echo "ADDR $(ip -4 -o addr show dev eth0 | awk '{print $4}')"
-                        wget -q -O /tmp/blob '%s' || exit 2
-                        echo "SHA256 $(sha256sum /tmp/blob | cut -d' ' -f1)"
-                        """.formatted(http.guestUrl("/blob?seed=18&size=" + Blob.MIB)), user::command)) {
-                    Vm.Result r = vm.finish(Vm.BOOT_TIMEOUT, Duration.ofSeconds(90));
-                    assertThat(r.ok()).as("boot %d: %s\n%s", boot, r, jslirp.describe()).isTrue();
-                    assertThat(r.lines("ADDR ")).containsExactly("ADDR 10.0.2.15/24");
-                    assertThat(r.lines("SHA256 ")).containsExactly("SHA256 " + Blob.sha256(18, Blob.MIB));
-                }
+                assertDhcpAndDownload(Vm.dgramNetdev(vmSocket, socket), http, 18, Blob.MIB, jslirp);
                 assertIsolatedInItsOwnUserNamespace(jslirp.pid());
             }
+        }
+    }
+
+    /** A VM of the user's over netdev: 10.0.2.15 by DHCP, then size bytes of seed from the host's loopback, intact. */
+    private static void assertDhcpAndDownload(List<String> netdev, HttpBlobServer http, int seed, long size, Stack.Running jslirp) {
+        try (Vm.Running vm = Vm.start(netdev, """
+                udhcpc -i eth0 -n -q -t 5 -T 1 || exit 1
+                echo "ADDR $(ip -4 -o addr show dev eth0 | awk '{print $4}')"
+                wget -q -O /tmp/blob '%s' || exit 2
+                echo "SHA256 $(sha256sum /tmp/blob | cut -d' ' -f1)"
+                """.formatted(http.guestUrl("/blob?seed=" + seed + "&size=" + size)), user::command)) {
+            Vm.Result r = vm.finish(Vm.BOOT_TIMEOUT, Duration.ofSeconds(90));
+            assertThat(r.ok()).as("%s\n%s", r, jslirp.describe()).isTrue();
+            assertThat(r.lines("ADDR ")).containsExactly("ADDR 10.0.2.15/24");
+            assertThat(r.lines("SHA256 ")).containsExactly("SHA256 " + Blob.sha256(seed, size));
         }
     }
 
