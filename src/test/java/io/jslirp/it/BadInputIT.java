@@ -45,7 +45,7 @@ class BadInputIT {
         ItEnv.assumeJslirp("error-message format is jslirp's own contract");
         String bin = Stack.Kind.JSLIRP.executable();
         String slirp4netns = ItEnv.home().resolve("bin/slirp4netns").toString();
-        expect(1, "jslirp: unknown command 'bogus' (commands: attach, run, qemu, pasta, forward, status, install, uninstall) (see 'jslirp --help')",
+        expect(1, "jslirp: unknown command 'bogus' (commands: attach, run, qemu, pasta, forward, status, seccomp-profile, install, uninstall) (see 'jslirp --help')",
                 bin, "bogus");
         expect(1, "jslirp: unrecognized option '--bogus' (see 'jslirp --help')", bin, "--bogus");
         expect(1, "jslirp: unrecognized option '--bogus' (see 'jslirp attach --help')", bin, "attach", "--bogus");

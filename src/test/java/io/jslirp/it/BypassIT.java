@@ -309,8 +309,8 @@ class BypassIT {
                 assertThat(System.nanoTime()).as("the daemon's connect held").isLessThan(deadline);
                 Namespace.sleep(50);
             }
-            assertThat(Cmd.run(T, "kill", "-KILL", Long.toString(jslirp)).exit()).isZero();
             ProcessHandle held = ProcessHandle.of(daemon).orElseThrow();
+            assertThat(Cmd.run(T, "kill", "-KILL", Long.toString(jslirp)).exit()).isZero();
             held.onExit().get(20, java.util.concurrent.TimeUnit.SECONDS);
             assertThat(Cmd.run(T, "ss", "-Htn", "dst", "127.0.0.1:" + server.getLocalPort()).out()).as("no host socket left").isBlank();
             daemon = -1;

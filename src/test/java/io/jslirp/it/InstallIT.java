@@ -176,7 +176,7 @@ class InstallIT {
                 "bash", file.toString());
         assertThat(r.exit()).as("%s", r).isZero();
         assertThat(r.out().lines().toList()).as("%s", r)
-                .containsExactly("run", "attach run qemu pasta forward status install uninstall", "--configure");
+                .containsExactly("run", "attach run qemu pasta forward status seccomp-profile install uninstall", "--configure");
     }
 
     private static Cmd.Result inDirectory(Path dir, String... cmd) {
