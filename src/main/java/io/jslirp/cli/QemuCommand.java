@@ -110,7 +110,8 @@ final class QemuCommand implements Callable<Integer> {
      * Isolates this process in place ({@link Isolation}), as passt does once set up, where the
      * launcher started it in a mount namespace of its own: the guest's first frame meets an
      * instance without the host's files, and without capabilities where user nobody exists. A
-     * --tftp directory is bound in, read-only, and so is also (--dgram's VM socket's directory).
+     * --tftp directory is bound in read-only, and so are the paths in also (--dgram's VM socket's
+     * directory).
      */
     private void isolate(List<Path> also) {
         CompilerThreads.remember(); // the warm-up's measure, once /proc is gone
