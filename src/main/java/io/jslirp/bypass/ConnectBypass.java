@@ -52,6 +52,8 @@ import io.jslirp.sys.SockDiag;
 public final class ConnectBypass {
     /** Connects of blocking callers waiting at once, at most; beyond, they go through the stack. */
     static final int MAX_WAITING = 1024;
+    /** Filters' listeners served at once, at most (a container's first process and each exec bring one). */
+    static final int MAX_LISTENERS = 1024;
     private static final int SO_KEEPALIVE = 9, SO_PROTOCOL = 38, SO_DOMAIN = 39;
     /** TCP_INFO, whose first byte is the connection's state; the state of a connect still waiting for its SYN-ACK. */
     private static final int TCP_INFO = 11, TCP_SYN_SENT = 2;
@@ -91,6 +93,7 @@ public final class ConnectBypass {
     private int sweepAt = SWEEP_FLOOR;
     /** Opened when first needed, on the loop's thread (so in the host's network namespace). */
     private SockDiag diag;
+    private int listeners;
 
     /** A supervisor on loop, of no listener yet ({@link #serve}); ipv6 is null without IPv6. */
     public ConnectBypass(Reactor loop, Destinations destinations, Family ipv4, Family ipv6, Counters counters, Defaults defaults) {
@@ -105,26 +108,30 @@ public final class ConnectBypass {
 
     /**
      * Serves notify's notifications from now on, until its filter has no process left (the
-     * listener then reports a hang-up, and is closed), or it fails.
+     * listener then reports a hang-up, and is closed), or it fails. IllegalStateException (notify
+     * not taken: the caller closes it) beyond {@link #MAX_LISTENERS} listeners, or where the loop
+     * cannot watch it.
      */
     public void serve(SeccompNotify notify) {
-        loop.register(notify.fd(), Epoll.IN, events -> receive(notify, events));
+        if (listeners >= MAX_LISTENERS) throw new IllegalStateException("more than " + MAX_LISTENERS + " filters served at once");
+        try {
+            loop.register(notify.fd(), Epoll.IN, events -> receive(notify, events));
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("cannot watch it: " + e.getMessage(), e);
+        }
+        listeners++;
     }
 
     private void receive(SeccompNotify notify, int events) {
         if ((events & Epoll.IN) == 0) { // a hang-up alone: no process is left under its filter
-            for (Map.Entry<Integer, Waiting> w : java.util.List.copyOf(waiting.entrySet())) {
-                if (w.getValue().listener() == notify) abandoned(w.getKey());
-            }
-            loop.unregister(notify.fd());
-            notify.close();
+            stopServing(notify);
             return;
         }
         int r = notify.receive();
         if (r == -Errno.ENOENT || r == -Errno.EINTR || r == -Errno.EAGAIN) return; // its caller is gone: nothing to answer
         if (r < 0) {
             Log.warn("socket bypass: cannot read a notification: " + Errno.describe(-r) + "; the bypass stops for those processes");
-            loop.unregister(notify.fd());
+            stopServing(notify);
             return;
         }
         long id = notify.id();
@@ -179,6 +186,16 @@ public final class ConnectBypass {
         if (hi == 0 && (lo >>> 32) == 0xffff) return true; // IPv4-mapped: the namespace's kernel decides
         int top = (int) (hi >>> 48);
         return (top & 0xffc0) == 0xfe80 || (top & 0xff00) == 0xff00;
+    }
+
+    /** Stops serving notify and closes it, its waiting connects abandoned first. */
+    private void stopServing(SeccompNotify notify) {
+        for (Map.Entry<Integer, Waiting> w : java.util.List.copyOf(waiting.entrySet())) {
+            if (w.getValue().listener() == notify) abandoned(w.getKey());
+        }
+        loop.unregister(notify.fd());
+        notify.close();
+        listeners--;
     }
 
     /** Takes the caller's connect to dialled:port over: a host socket to target:port in place of fd. */

@@ -31,8 +31,9 @@ import java.util.function.Consumer;
  * under it.
  *
  * <p>Bad input loses nothing but that client: a state over {@link #MAX_STATE} bytes, more
- * descriptors than {@link FdMessages#MAX_FDS}, a state that is not such JSON, or a count of
- * descriptors other than its {@code fds} names, closes the client and every descriptor it sent,
+ * descriptors than {@link FdMessages#MAX_FDS}, a state that is not such JSON, a count of
+ * descriptors other than its {@code fds} names, or a seccompFd the bypass does not take (one it
+ * cannot watch, or beyond its limit), closes the client and every descriptor it sent,
  * with one line in the log. At most {@link #MAX_CLIENTS} clients are read at once; beyond, the
  * oldest is dropped. The socket is the user's alone (mode 0600).
  */
@@ -145,13 +146,18 @@ public final class SeccompAgent {
                 drop("no seccompFd among its descriptors");
                 return;
             }
-            serve.accept(new SeccompNotify(fds.get(served)));
-            for (int i = 0; i < fds.size(); i++) if (i != served) Libc.close(fds.get(i));
-            fds.clear();
+            SeccompNotify notify = new SeccompNotify(fds.remove(served));
+            try {
+                serve.accept(notify);
+            } catch (RuntimeException e) {
+                notify.close();
+                drop("its seccompFd is not served: " + e.getMessage());
+                return;
+            }
             JsonNode pid = root.get("pid"), id = root.path("state").get("id");
             Log.debug(() -> "seccomp agent: serving the connects of process " + (pid == null ? "?" : pid.asText())
                     + (id == null ? "" : " of container " + id.asText()));
-            drop(null);
+            drop(null); // the other descriptors with it
         }
 
         /** Closes this client and the descriptors it sent and nobody took; why (if not null) in the log. */

@@ -82,6 +82,29 @@ class SeccompAgentTest {
         }
     }
 
+    /** A listener the bypass does not take (beyond its limit, or one it cannot watch) is closed with the rest, and the agent serves on. */
+    @Test
+    void aListenerTheBypassRefusesIsClosed() throws Exception {
+        try (LoopThread t = new LoopThread()) {
+            String path = dir.resolve("agent.sock").toString();
+            java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
+            SeccompAgent agent = t.call(() -> SeccompAgent.listen(t.loop, notify -> {
+                refused.incrementAndGet();
+                throw new IllegalStateException("more than 1024 filters served at once");
+            }, path, "the test's path"));
+            long before = openDescriptors();
+            long pipe = Pipes.pipe(), other = Pipes.pipe();
+            send(path, "{\"fds\":[\"seccompFd\",\"pidFd\"],\"pid\":9}", Pipes.readEnd(pipe), Pipes.readEnd(other));
+            for (long p : new long[] {pipe, other}) {
+                Libc.close(Pipes.readEnd(p));
+                Libc.close(Pipes.writeEnd(p));
+            }
+            awaitDescriptors(before);
+            assertThat(refused).hasValue(1);
+            t.run(agent::close);
+        }
+    }
+
     /** Connects, sends state with the descriptors (SCM_RIGHTS, with its first bytes), and closes, as runc does. */
     private static void send(String path, String state, int... fds) throws Exception {
         int c = Sockets.unixStream();
