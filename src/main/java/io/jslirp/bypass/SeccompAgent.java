@@ -49,6 +49,8 @@ public final class SeccompAgent {
     private final FdMessages messages = new FdMessages();
     private final MemorySegment chunk = Arena.ofAuto().allocate(1 << 16, 8);
     private final ArrayDeque<Client> clients = new ArrayDeque<>();
+    /** Clients done with, served or dropped (for tests, on the loop's thread). */
+    private int finished;
 
     private SeccompAgent(Reactor loop, Consumer<SeccompNotify> serve, UnixListener listener) {
         this.loop = loop;
@@ -64,6 +66,11 @@ public final class SeccompAgent {
      */
     public static SeccompAgent listen(Reactor loop, Consumer<SeccompNotify> serve, String path, String role) {
         return new SeccompAgent(loop, serve, UnixListener.listen(path, role, true, MAX_CLIENTS));
+    }
+
+    /** Clients done with so far, served or dropped; on the loop's thread. */
+    int clientsFinished() {
+        return finished;
     }
 
     /** Stops listening (the socket file stays, as the control socket's: an isolated instance cannot remove it). */
@@ -168,6 +175,7 @@ public final class SeccompAgent {
             loop.forget(fd);
             Libc.close(fd);
             clients.remove(this);
+            finished++;
         }
     }
 }

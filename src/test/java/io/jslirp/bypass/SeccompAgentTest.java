@@ -49,6 +49,7 @@ class SeccompAgentTest {
                 Libc.close(Pipes.writeEnd(p));
             }
             t.run(served.getFirst()::close);
+            awaitFinished(t, agent, 1);
             awaitDescriptors(before);
             t.run(agent::close);
         }
@@ -69,6 +70,7 @@ class SeccompAgentTest {
             sendOversized(path);
             Libc.close(r);
             Libc.close(Pipes.writeEnd(pipe));
+            awaitFinished(t, agent, 5);
             awaitDescriptors(before);
             assertThat(served).as("nothing handed on").isEmpty();
 
@@ -99,8 +101,9 @@ class SeccompAgentTest {
                 Libc.close(Pipes.readEnd(p));
                 Libc.close(Pipes.writeEnd(p));
             }
-            awaitDescriptors(before);
+            awaitFinished(t, agent, 1);
             assertThat(refused).hasValue(1);
+            awaitDescriptors(before);
             t.run(agent::close);
         }
     }
@@ -148,6 +151,13 @@ class SeccompAgentTest {
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (served.size() < n && System.nanoTime() < deadline) Thread.sleep(10);
         assertThat(served).hasSize(n);
+    }
+
+    /** Waits (10 s at most) until the agent is done with n clients: only then have the descriptors they sent reached it. */
+    private static void awaitFinished(LoopThread t, SeccompAgent agent, int n) throws Exception {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (t.call(agent::clientsFinished) < n && System.nanoTime() < deadline) Thread.sleep(10);
+        assertThat(t.call(agent::clientsFinished)).isEqualTo(n);
     }
 
     private static long openDescriptors() throws Exception {
