@@ -221,7 +221,7 @@ final class VhostSession {
                 case Action.StartRing s -> start(s.ring());
                 case Action.StopRing s -> stop(s.ring());
                 case Action.Kick k -> watchKick(k.ring(), k.fd());
-                case Action.Call c -> keep(call, c.ring(), c.fd());
+                case Action.Call c -> replaceCall(c.ring(), c.fd());
                 case Action.Err e -> keep(err, e.ring(), e.fd());
                 case Action.CloseFd c -> closeFd(c.fd());
             };
@@ -306,6 +306,22 @@ final class VhostSession {
         kick[ring] = fd;
         idle[ring] = false; // (a kick written to the descriptor replaced is not seen)
         if (fd >= 0) poller.add(fd, Epoll.IN, kickTag + ring);
+        return null;
+    }
+
+    /**
+     * A new call descriptor for ring: kept, and signalled once if the ring runs. QEMU swaps a
+     * ring's call descriptor when the guest masks or unmasks its interrupt vector (its own eventfd
+     * while masked, whose pending signal it replays at the unmask), and tests the old one for a
+     * signal right after sending the message, before this side has read it. The flush before each
+     * message may signal the old one after that test: an interrupt lost, and with EVENT_IDX every
+     * later one too, since the guest's used_event then stays behind the frames it was never told
+     * of (its receive ring stalls). So the new one is signalled at once, as libvhost-user and passt
+     * do: at worst a spurious interrupt, after which the driver reads its used ring and asks again.
+     */
+    private String replaceCall(int ring, int fd) {
+        keep(call, ring, fd);
+        if (fd >= 0 && queues[ring] != null) signal(fd);
         return null;
     }
 

@@ -214,6 +214,14 @@ final class VhostFrontend implements AutoCloseable {
         for (int r = 0; r < rings; r++) enable(r, true);
     }
 
+    /**
+     * SET_VRING_CALL of ring with descriptor e, as QEMU sends it at run time when the guest masks
+     * or unmasks the ring's interrupt vector; the old descriptor stays open (QEMU keeps its own).
+     */
+    void replaceCall(int ring, EventFd e) {
+        check(acked(Request.SET_VRING_CALL, Encoder.u64(out, Request.SET_VRING_CALL, NEED_REPLY, ring), e.fd()));
+    }
+
     /** SET_VRING_ENABLE of ring, as QEMU sends it for the pairs the guest's driver uses. */
     void enable(int ring, boolean on) {
         check(acked(Request.SET_VRING_ENABLE, Encoder.state(out, Request.SET_VRING_ENABLE, NEED_REPLY, ring, on ? 1 : 0)));
