@@ -80,16 +80,22 @@ public final class ConnectBypass {
     private record Waiting(SeccompNotify listener, long notification, int target, Placed placed, int thread) {}
 
 
-    /** A connection put in place, for the status report: what the command dialled, and since when. */
-    private record Placed(String dialled, int port, long since) {}
+    /** A connection put in place, for the status report: what the command dialled (hi, lo as {@link AddressBook} has them; port), and since when. */
+    private record Placed(long hi, long lo, int port, long since) {}
 
     /**
      * The connections put in place that may still be open, by their host socket's cookie
      * (SO_COOKIE), by which a dump of sock_diag finds them while they live; swept of those gone
-     * when it doubles (from 1,024).
+     * when it doubles (from 1,024), at most once a second unless it reaches {@link #MAX_PLACED}:
+     * a sweep is a dump of every TCP socket of the host, whose cost grows with the host's
+     * connections (the kernel walks its whole table, TIME_WAIT entries too), and at thousands of
+     * connections a second a sweep every 1,024 of them took a tenth of the bypass's CPU.
      */
     private final Map<Long, Placed> placed = new HashMap<>();
     private static final int SWEEP_FLOOR = 1024;
+    static final int MAX_PLACED = 1 << 16;
+    private static final long SWEEP_INTERVAL_NANOS = 1_000_000_000L;
+    private long lastSweep = Long.MIN_VALUE / 2;
     private int sweepAt = SWEEP_FLOOR;
     /** Opened when first needed, on the loop's thread (so in the host's network namespace). */
     private SockDiag diag;
@@ -169,7 +175,7 @@ public final class ConnectBypass {
                 pass(notify, id);
                 return;
             }
-            takeOver(notify, id, tid, fd, v6, family, Destinations.value(decision), port, AddressBook.format(hi, lo));
+            takeOver(notify, id, tid, fd, v6, family, Destinations.value(decision), port, hi, lo);
         } finally {
             addresses.release(destination);
         }
@@ -198,8 +204,8 @@ public final class ConnectBypass {
         listeners--;
     }
 
-    /** Takes the caller's connect to dialled:port over: a host socket to target:port in place of fd. */
-    private void takeOver(SeccompNotify notify, long id, int tid, int fd, boolean v6, Family family, int target, int port, String dialled) {
+    /** Takes the caller's connect to hi, lo:port over: a host socket to target:port in place of fd. */
+    private void takeOver(SeccompNotify notify, long id, int tid, int fd, boolean v6, Family family, int target, int port, long hi, long lo) {
         int thread = SeccompNotify.openThread(tid);
         if (thread < 0) {
             pass(notify, id);
@@ -225,7 +231,7 @@ public final class ConnectBypass {
             carryOptions(theirs, host);
             boolean nonBlocking = (Libc.flags(theirs) & Libc.O_NONBLOCK) != 0;
             int c = family.connect(host, target, port);
-            Placed p = new Placed(dialled, port, loop.clock().now());
+            Placed p = new Placed(hi, lo, port, loop.clock().now());
             if (c != 0 && c != -Errno.EINPROGRESS) {
                 fail(notify, id, -c);
                 return;
@@ -298,7 +304,8 @@ public final class ConnectBypass {
         counters.bypassed++;
         notify.answer(id, 0, errno);
         if (sweepAt != Integer.MAX_VALUE && cookie != 0) placed.put(cookie, p);
-        if (placed.size() >= sweepAt) {
+        if (placed.size() >= sweepAt && (p.since() - lastSweep >= SWEEP_INTERVAL_NANOS || placed.size() >= MAX_PLACED)) {
+            lastSweep = p.since();
             try {
                 forgetClosed();
                 sweepAt = Math.max(SWEEP_FLOOR, 2 * placed.size());
@@ -324,7 +331,7 @@ public final class ConnectBypass {
             if (p == null) return;
             open.put(t.cookie(), p);
             sink.accept(new FlowStatus("tcp-bypass", "tcp", STATES[Math.min(t.state(), STATES.length - 1)], false,
-                    AddressBook.format(t.localHi(), t.localLo()), t.localPort(), p.dialled(), p.port(),
+                    AddressBook.format(t.localHi(), t.localLo()), t.localPort(), AddressBook.format(p.hi(), p.lo()), p.port(),
                     AddressBook.format(t.remoteHi(), t.remoteLo()), t.remotePort(),
                     t.bytesAcked(), t.bytesReceived(), t.sendQueue(), t.receiveQueue(), now - p.since()));
         });
