@@ -208,7 +208,13 @@ class VhostUserLinkTest {
                 reply = fe.received();
             }
             assertArpReply(reply);
-            assertThat(fe.signalled(fe.call[0])).isTrue();
+            // The engine's thread publishes the used index before it writes the call eventfd: wait for the write.
+            boolean signalled = fe.signalled(fe.call[0]);
+            while (!signalled && System.nanoTime() < deadline) {
+                LockSupport.parkNanos(200_000);
+                signalled = fe.signalled(fe.call[0]);
+            }
+            assertThat(signalled).isTrue();
             assertThat(served.connected()).isTrue();
         } finally {
             engine.stop();
