@@ -94,7 +94,7 @@ public final class ConnectBypass {
     private final Map<Long, Placed> placed = new HashMap<>();
     private static final int SWEEP_FLOOR = 1024;
     /** Connections the map holds before a sweep comes sooner than a second after the last. */
-    static final int MAX_PLACED = 1 << 16;
+    private static final int MAX_PLACED = 1 << 16;
     private static final long SWEEP_INTERVAL_NANOS = 1_000_000_000L;
     private long lastSweep = Long.MIN_VALUE / 2;
     private int sweepAt = SWEEP_FLOOR;
