@@ -56,8 +56,12 @@ public final class Warmup implements Runnable {
      * again during the VM's first transfers, when C2 took much of the stack's CPU (docs/benchmarks.md).
      */
     static final double SETTLED_SHARE = 0.1;
-    /** Frames of the VM's own that say its transfers have begun (its DHCP and ARP are a dozen). */
-    static final long VM_BUSY_FRAMES = 256;
+    /**
+     * Frames of the VM's own that say its transfers have begun (its DHCP and ARP are a dozen). Few:
+     * at MTU 65520, 256 frames were two thirds of the VM's first 20 MiB, during which the warm-up
+     * and its compilations took the CPU the VM's emulation and its engine needed (docs/benchmarks.md).
+     */
+    static final long VM_BUSY_FRAMES = 64;
     /** The MSS of the small-frame connections above MTU 1500 (Ethernet's). */
     static final int SMALL_MSS = 1460;
     /** Bytes each way and round at most (at MTU 65520, 500 frames: the per-byte loops are compiled long before, and the VM sees few frames too). */
