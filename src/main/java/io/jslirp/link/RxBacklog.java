@@ -31,6 +31,12 @@ final class RxBacklog {
 
     /** Queues the first length bytes of frame behind the virtio-net header's {@link RxFrames#HEADER} bytes: false when there is no room. */
     boolean add(MemorySegment header, MemorySegment frame, int length) {
+        return add(header, frame, length, frame, 0, 0);
+    }
+
+    /** As {@link #add(MemorySegment, MemorySegment, int)}, the frame its head's first headLength bytes and then tailLength bytes of tail from tailOffset. */
+    boolean add(MemorySegment header, MemorySegment head, int headLength, MemorySegment tail, long tailOffset, int tailLength) {
+        int length = headLength + tailLength;
         int need = PREFIX + HEADER + length;
         if (CAPACITY - end < need) {
             if (CAPACITY - (end - start) < need) return false;
@@ -40,7 +46,8 @@ final class RxBacklog {
         }
         buffer.set(ValueLayout.JAVA_INT_UNALIGNED, end, HEADER + length);
         MemorySegment.copy(header, 0, buffer, end + PREFIX, HEADER);
-        MemorySegment.copy(frame, 0, buffer, end + PREFIX + HEADER, length);
+        MemorySegment.copy(head, 0, buffer, end + PREFIX + HEADER, headLength);
+        if (tailLength > 0) MemorySegment.copy(tail, tailOffset, buffer, end + PREFIX + HEADER + headLength, tailLength);
         end += need;
         return true;
     }

@@ -48,6 +48,16 @@ final class RxRings {
      * Frames already waiting are put first. A refusal by the ring's queue is thrown (the frame refused dropped).
      */
     boolean put(VhostSession s, int pair, MemorySegment header, MemorySegment frame, int length) throws VirtioException {
+        return put(s, pair, header, frame, length, frame, 0, 0);
+    }
+
+    /**
+     * As {@link #put(VhostSession, int, MemorySegment, MemorySegment, int)}, the frame in two
+     * pieces: head's first headLength bytes, then tailLength bytes of tail from tailOffset (a
+     * payload where it waits, copied once, into the ring or the backlog).
+     */
+    boolean put(VhostSession s, int pair, MemorySegment header, MemorySegment head, int headLength, MemorySegment tail,
+            long tailOffset, int tailLength) throws VirtioException {
         RxFrames rx = s.receive(pair);
         if (rx == null) {
             clear(pair);
@@ -56,12 +66,12 @@ final class RxRings {
         drain(s, pair);
         RxBacklog b = backlogs[pair];
         if (b == null || b.isEmpty()) {
-            int chains = rx.put(header, 0, frame, 0, length);
+            int chains = rx.put(header, 0, head, 0, headLength, tail, tailOffset, tailLength);
             if (chains > 0) s.pushed(2 * pair);
             if (chains != RxFrames.NO_ROOM) return chains > 0;
         }
         if (b == null) b = backlogs[pair] = new RxBacklog();
-        if (!b.add(header, frame, length)) return false;
+        if (!b.add(header, head, headLength, tail, tailOffset, tailLength)) return false;
         drain(s, pair); // (asks for a kick when the driver adds buffers)
         return true;
     }

@@ -276,10 +276,11 @@ public final class VhostUserLink implements Link {
     }
 
     /**
-     * Puts the frame f describes into its flow's receive ring, its payload first copied behind its
-     * headers (the frame buffer has room): behind a virtio-net header saying what the guest's driver
-     * is left to do, when it took that offload; else with the checksum completed, or cut into
-     * segments, here.
+     * Puts the frame f describes into its flow's receive ring: behind a virtio-net header saying
+     * what the guest's driver is left to do, when it took that offload, its payload copied straight
+     * from where it waits (a host socket's peeked bytes are copied once, into the guest's buffers);
+     * else with the payload first copied behind its headers (the frame buffer has room), the checksum
+     * completed, or the frame cut into segments, here.
      */
     @Override
     public boolean send(TxFrame f) {
@@ -292,7 +293,6 @@ public final class VhostUserLink implements Link {
         if (length > MAX_FRAME) return false;
         int pair = rings.pairOf(s, f.flowKey());
         MemorySegment frame = f.frame();
-        if (f.payloadLength() > 0) MemorySegment.copy(f.payload(), f.payloadOffset(), frame, f.frameLength(), f.payloadLength());
         long features = s.features();
         boolean csum = Features.has(features, Features.NET_GUEST_CSUM);
         TxFrame.Segmentation cut = f.segmentation();
@@ -301,8 +301,9 @@ public final class VhostUserLink implements Link {
                 || cut == TxFrame.Segmentation.TCP6 && Features.has(features, Features.NET_GUEST_TSO6));
         if (guestCuts) {
             VirtioNetHeader.fill(header, f);
-            return put(pair, frame, length);
+            return put(pair, frame, f.frameLength(), f.payload(), f.payloadOffset(), f.payloadLength());
         }
+        if (f.payloadLength() > 0) MemorySegment.copy(f.payload(), f.payloadOffset(), frame, f.frameLength(), f.payloadLength());
         VirtioNetHeader.clear(header);
         if (cut == TxFrame.Segmentation.NONE) {
             if (f.partialChecksum()) SoftOffload.completeChecksum(frame, length, f.checksumStart(), f.checksumOffset());
@@ -319,6 +320,12 @@ public final class VhostUserLink implements Link {
      * a drop) when no front-end is connected, the ring does not run, or the backlog is full.
      */
     private boolean put(int pair, MemorySegment frame, int length) {
+        return put(pair, frame, length, frame, 0, 0);
+    }
+
+    /** As {@link #put(int, MemorySegment, int)}, the frame its head's first headLength bytes, then tailLength bytes of tail from tailOffset (copied once, into the ring). */
+    private boolean put(int pair, MemorySegment head, int headLength, MemorySegment tail, long tailOffset, int tailLength) {
+        int length = headLength + tailLength;
         VhostSession s = session;
         if (s == null) {
             rings.clear();
@@ -326,7 +333,7 @@ public final class VhostUserLink implements Link {
         }
         if (length > MAX_FRAME) return false;
         try {
-            return rings.put(s, pair, header, frame, length);
+            return rings.put(s, pair, header, head, headLength, tail, tailOffset, tailLength);
         } catch (VirtioException e) {
             refused(s, 2 * pair, e);
             return false;

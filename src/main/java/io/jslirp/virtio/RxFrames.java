@@ -27,6 +27,9 @@ public final class RxFrames {
     /** Where num_buffers's two bytes lie in the first chain's buffers. */
     private final MemorySegment[] countAt = new MemorySegment[2];
     private final long[] countOffset = new long[2];
+    /** The frame being put, in pieces: the virtio-net header, then the frame's head and its tail. */
+    private final MemorySegment[] pieces = new MemorySegment[3];
+    private final long[] pieceOffsets = new long[3], pieceLengths = new long[3];
 
     public RxFrames(Virtqueue queue, boolean mergeable) {
         this.queue = queue;
@@ -52,7 +55,33 @@ public final class RxFrames {
      * into the ring without first being copied behind a header.
      */
     public int put(MemorySegment header, long headerOff, MemorySegment frame, long frameOff, long frameLen) throws VirtioException {
-        long len = HEADER + frameLen;
+        return put(header, headerOff, frame, frameOff, frameLen, frame, 0, 0);
+    }
+
+    /**
+     * As {@link #put(MemorySegment, long, MemorySegment, long, long)}, the frame in two pieces: its
+     * first headLen bytes at headOff of head (its headers), then tailLen bytes at tailOff of tail
+     * (its payload, where it waits): each byte is copied once, into the guest's buffers.
+     */
+    public int put(MemorySegment header, long headerOff, MemorySegment head, long headOff, long headLen,
+            MemorySegment tail, long tailOff, long tailLen) throws VirtioException {
+        pieces[0] = header;
+        pieceOffsets[0] = headerOff;
+        pieceLengths[0] = HEADER;
+        pieces[1] = head;
+        pieceOffsets[1] = headOff;
+        pieceLengths[1] = headLen;
+        pieces[2] = tail;
+        pieceOffsets[2] = tailOff;
+        pieceLengths[2] = tailLen;
+        try {
+            return putPieces(HEADER + headLen + tailLen);
+        } finally {
+            pieces[0] = pieces[1] = pieces[2] = null; // (no guest's or caller's memory kept past the call)
+        }
+    }
+
+    private int putPieces(long len) throws VirtioException {
         int n = 0;
         long done = 0;
         while (done < len) {
@@ -70,14 +99,8 @@ public final class RxFrames {
                 throw new VirtioException(Fault.RECEIVE_CHAIN_TOO_SMALL, "receive chain at head " + c.head() + " has " + c.writableBytes() + " writable bytes");
             }
             if (!mergeable && c.writableBytes() < len) return giveBack(1, TOO_BIG);
-            long w;
-            if (n == 0) {
-                locateCount(c);
-                w = c.write(0, header, headerOff, HEADER); // (the first chain has room for it: checked above)
-                w += c.write(HEADER, frame, frameOff, frameLen);
-            } else {
-                w = c.write(0, frame, frameOff + (done - HEADER), len - done);
-            }
+            if (n == 0) locateCount(c); // (the first chain has room for the header: checked above)
+            long w = fill(c, done, len - done);
             heads[n] = c.head();
             lengths[n++] = (int) w;
             done += w;
@@ -86,6 +109,21 @@ public final class RxFrames {
         countAt[1].set(ValueLayout.JAVA_BYTE, countOffset[1], (byte) (n >>> 8));
         for (int i = 0; i < n; i++) queue.push(heads[i], lengths[i]);
         return n;
+    }
+
+    /** Writes up to len of the frame's bytes from position from (over its pieces) into c's buffers from their start; returns how many went. */
+    private long fill(Chain c, long from, long len) {
+        long w = 0, start = 0;
+        for (int p = 0; p < pieces.length && w < len; p++) {
+            long pieceLength = pieceLengths[p], at = from + w - start;
+            start += pieceLength;
+            if (at >= pieceLength) continue;
+            long want = Math.min(pieceLength - at, len - w);
+            long k = c.write(w, pieces[p], pieceOffsets[p] + at, want);
+            w += k;
+            if (k < want) break; // the chain is full
+        }
+        return w;
     }
 
     private int giveBack(int n, int answer) {

@@ -41,7 +41,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * TCP frame reaches a guest that took GUEST_TSO behind the virtio-net header the tap would write,
  * over several mergeable buffers, its partial checksum right; a guest that did not take them gets
  * the same bytes as whole segments; a large segment the guest left unchecksummed (NEEDS_CSUM) is
- * taken by the stack.
+ * taken by the stack. A payload from elsewhere is copied once, into the guest's buffers or the
+ * backlog, and arrives byte for byte.
  */
 class VhostUserOffloadTest {
     private static final ValueLayout.OfShort LE16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -60,6 +61,11 @@ class VhostUserOffloadTest {
     private final List<byte[]> udpPayloads = new ArrayList<>();
 
     private VhostFrontend connect(long features) throws Exception {
+        return connect(features, VhostFrontend.QUEUE);
+    }
+
+    /** A front-end that acknowledged features, with receiveBuffers buffers in its receive ring. */
+    private VhostFrontend connect(long features, int receiveBuffers) throws Exception {
         link = VhostUserLink.listenUnix(dir.resolve("vu.sock").toString(), "the test's socket");
         NetworkConfig config = NetworkConfig.defaults();
         stack = new Stack(config, Ipv6Network.defaults(config), link, counters, new AddressBook());
@@ -78,7 +84,7 @@ class VhostUserOffloadTest {
             public void icmpEcho(IcmpEcho echo) {}
         });
         VhostFrontend fe = new VhostFrontend(dir.resolve("vu.sock"), dir.resolve("mem"), this::pump);
-        fe.setUp(VhostFrontend.QUEUE, features);
+        fe.setUp(receiveBuffers, features);
         return fe;
     }
 
@@ -139,6 +145,36 @@ class VhostUserOffloadTest {
                     .isEqualTo(pseudo(f, length - l4));
             SoftOffload.completeChecksum(f, length, l4, Tcp.CHECKSUM_OFFSET);
             assertThat(Checksum.verify(f, l4, length - l4, pseudo(f, length - l4))).isTrue();
+            assertCountingPayload(got);
+        }
+    }
+
+    /** The frame's last {@link #PAYLOAD} bytes are the payload {@link #sendTcp} gave: 0, 1, 2, ... */
+    private static void assertCountingPayload(byte[] frame) {
+        byte[] expected = new byte[PAYLOAD];
+        for (int i = 0; i < PAYLOAD; i++) expected[i] = (byte) i;
+        assertThat(java.util.Arrays.copyOfRange(frame, frame.length - PAYLOAD, frame.length)).isEqualTo(expected);
+    }
+
+    /**
+     * A large segment that finds the receive ring without buffers waits in the backlog, its
+     * payload taken from where it waited, and reaches the guest whole once the driver adds buffers.
+     */
+    @Test
+    void aLargeSegmentThatFindsNoBufferWaitsAndArrivesWhole() throws Exception {
+        try (VhostFrontend fe = connect(VhostFrontend.FEATURES | VhostFrontend.OFFLOADS, 0)) {
+            sendTcp(stack.ipv4(), PAYLOAD);
+            link.flush();
+            assertThat(fe.receivedMerged()).as("no buffer yet").isNull();
+            boolean kicked = false;
+            for (int i = 0; i < VhostFrontend.QUEUE; i++) kicked |= fe.refillReceive(i);
+            assertThat(kicked).as("the link asked for a kick when buffers come").isTrue();
+            pump();
+            link.flush();
+            byte[] got = fe.receivedMerged();
+            assertThat(got).isNotNull();
+            assertThat(got.length - VhostFrontend.HEADER).isEqualTo(14 + 20 + 32 + PAYLOAD);
+            assertCountingPayload(got);
         }
     }
 

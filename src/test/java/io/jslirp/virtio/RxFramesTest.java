@@ -69,6 +69,58 @@ class RxFramesTest {
         assertThat(q.pending()).isEqualTo(1);
     }
 
+    /**
+     * A frame given as the virtio-net header, a head and a tail from three places reaches the
+     * guest as the same bytes as the whole frame from one, whatever the chains' sizes and wherever
+     * the pieces meet a chain's or a buffer's end (chains of two buffers here).
+     */
+    @Test
+    void aFrameInPiecesLandsAsTheWholeFrame() throws VirtioException {
+        int len = 240;
+        MemorySegment whole = frame(len);
+        for (int chainBytes : new int[] {12, 13, 40, 61, 100, 240}) {
+            for (int headLen : new int[] {0, 1, 28, 54, 100, len - RxFrames.HEADER}) {
+                try (Driver d = new Driver(64)) {
+                    long[] first = new long[32], second = new long[32];
+                    for (int i = 0; i < 32; i++) {
+                        int a = (chainBytes + 1) / 2, b = chainBytes - a;
+                        first[i] = d.buffer(a, 0);
+                        second[i] = d.buffer(b, 0);
+                        d.desc(2 * i, first[i], a, DESC_WRITE | DESC_NEXT, 2 * i + 1);
+                        d.desc(2 * i + 1, second[i], b, DESC_WRITE, 0);
+                        d.offer(2 * i);
+                    }
+                    Virtqueue q = d.queue(RING_FEATURES);
+                    MemorySegment header = arena.allocate(RxFrames.HEADER + 3).asSlice(3); // (anywhere, not at 0)
+                    MemorySegment.copy(whole, 0, header, 0, RxFrames.HEADER);
+                    MemorySegment head = arena.allocate(headLen + 5);
+                    MemorySegment.copy(whole, RxFrames.HEADER, head, 5, headLen);
+                    int tailLen = len - RxFrames.HEADER - headLen;
+                    MemorySegment tail = arena.allocate(tailLen + 9);
+                    MemorySegment.copy(whole, RxFrames.HEADER + headLen, tail, 9, tailLen);
+                    int chains = new RxFrames(q, true).put(header, 0, head, 5, headLen, tail, 9, tailLen);
+                    assertThat(chains).as("chains of %d bytes", chainBytes).isEqualTo((len + chainBytes - 1) / chainBytes);
+                    q.publish();
+                    MemorySegment got = arena.allocate(len);
+                    long at = 0;
+                    for (int k = 0; k < chains; k++) {
+                        int used = d.usedLen(k);
+                        int a = (chainBytes + 1) / 2;
+                        int id = d.usedId(k) / 2;
+                        MemorySegment.copy(d.seg(first[id]), 0, got, at, Math.min(a, used));
+                        if (used > a) MemorySegment.copy(d.seg(second[id]), 0, got, at + a, used - a);
+                        at += used;
+                    }
+                    assertThat(at).isEqualTo(len);
+                    MemorySegment expected = arena.allocate(len);
+                    MemorySegment.copy(whole, 0, expected, 0, len);
+                    Le.u16(expected, RxFrames.NUM_BUFFERS, chains);
+                    assertThat(got.mismatch(expected)).as("chains of %d bytes, head of %d", chainBytes, headLen).isEqualTo(-1);
+                }
+            }
+        }
+    }
+
     @Test
     void numBuffersMayStraddleTwoBuffersOfTheFirstChain() throws VirtioException {
         long a = driver.buffer(11, 0), b = driver.buffer(40, 0);
