@@ -81,6 +81,8 @@ final class VhostSession {
     private SharedMapping[] mappings = new SharedMapping[0];
     private final Virtqueue[] queues = new Virtqueue[RINGS];
     private final boolean[] pushed = new boolean[RINGS];
+    /** Ring r published used elements whose interrupt was deferred ({@link #flush(boolean)}). */
+    private final boolean[] owed = new boolean[RINGS];
     private final int[] kick = new int[RINGS], call = new int[RINGS], err = new int[RINGS];
     /** Pair k's receive ring's frames while it runs, else null. */
     private final RxFrames[] rx = new RxFrames[MAX_QUEUE_PAIRS];
@@ -283,7 +285,7 @@ final class VhostSession {
 
     private String stop(int ring) {
         queues[ring] = null;
-        pushed[ring] = false;
+        pushed[ring] = owed[ring] = false;
         if (ring % 2 == 0) {
             rx[ring / 2] = null;
             countLanes();
@@ -351,14 +353,41 @@ final class VhostSession {
         if (kick[ring] >= 0) Libc.read(kick[ring], counter, 0, 8);
     }
 
-    /** Publishes what was pushed and interrupts the guest where its driver asks for it: once per flush. */
-    void flush() {
+    /**
+     * Publishes what was pushed and interrupts the guest where its driver asks for it: once per
+     * flush for a receive ring; for a transmit ring, with deferTransmit, not now but at
+     * {@link #notifyDeferred} (true is then returned: the caller arranges that call).
+     */
+    boolean flush(boolean deferTransmit) {
+        boolean deferred = false;
         for (int r = 0; r < RINGS; r++) {
             Virtqueue q = queues[r];
             if (!pushed[r] || q == null) continue;
             pushed[r] = false;
             q.publish();
-            if (q.shouldNotify() && call[r] >= 0) signal(call[r]);
+            if (deferTransmit && r % 2 == 1) deferred = owed[r] = true;
+            else if (q.shouldNotify() && call[r] >= 0) signal(call[r]);
+        }
+        return deferred;
+    }
+
+    /** As {@link #flush(boolean)}, every ring's interrupt now. */
+    void flush() {
+        flush(false);
+        notifyDeferred();
+    }
+
+    /**
+     * Interrupts the guest for what the transmit rings published since their flushes deferred it,
+     * where its driver still asks for that now: a driver that has meanwhile taken its used
+     * buffers back itself (as Linux's does before each frame it transmits) has moved its used_event on.
+     */
+    void notifyDeferred() {
+        for (int r = 1; r < RINGS; r += 2) {
+            if (!owed[r]) continue;
+            owed[r] = false;
+            Virtqueue q = queues[r];
+            if (q != null && q.shouldNotify() && call[r] >= 0) signal(call[r]);
         }
     }
 

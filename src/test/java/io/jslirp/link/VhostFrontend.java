@@ -1,5 +1,6 @@
 package io.jslirp.link;
 
+import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
 import io.jslirp.sys.EventFd;
 import io.jslirp.sys.FdMessages;
@@ -353,6 +354,29 @@ final class VhostFrontend implements AutoCloseable {
     /** Whether e was signalled since the last look (and clears it). */
     boolean signalled(EventFd e) {
         return Libc.read(e.fd(), eight, 0, 8) == 8;
+    }
+
+    /**
+     * Waits (up to 5 s) for the device's descriptor fd to be readable, as its loop would (the
+     * deferred transmit interrupts' timer), then pumps; fails if it never is.
+     */
+    void awaitDevice(int fd) {
+        long until = System.nanoTime() + 5_000_000_000L;
+        try (Epoll e = new Epoll(1)) {
+            e.add(fd, Epoll.IN);
+            while (e.wait(10) == 0) {
+                if (System.nanoTime() > until) throw new AssertionError("the device's descriptor never became readable");
+            }
+        }
+        pump.run();
+    }
+
+    /**
+     * Takes back the used buffers of transmit ring ring without an interrupt and asks for none for
+     * them (used_event set to the used index), as Linux's driver does before each frame it sends.
+     */
+    void reclaimTransmitted(int ring) {
+        Le.u16(memory, avail(ring) + 4 + 2L * QUEUE, usedIndex(ring));
     }
 
     int usedIndex(int ring) {
