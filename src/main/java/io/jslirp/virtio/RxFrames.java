@@ -27,9 +27,13 @@ public final class RxFrames {
     /** Where num_buffers's two bytes lie in the first chain's buffers. */
     private final MemorySegment[] countAt = new MemorySegment[2];
     private final long[] countOffset = new long[2];
-    /** The frame being put, in pieces: the virtio-net header, then the frame's head and its tail. */
-    private final MemorySegment[] pieces = new MemorySegment[3];
-    private final long[] pieceOffsets = new long[3], pieceLengths = new long[3];
+    /**
+     * The frame being put, in three pieces: the virtio-net header, then the frame's head and its
+     * tail. Fields, not an array: a store into an array of an interface type is checked, and C2's
+     * check, compiled for the segment classes the warm-up gave, was a trap for another.
+     */
+    private MemorySegment header, head, tail;
+    private long headerOffset, headOffset, headLength, tailOffset, tailLength;
 
     public RxFrames(Virtqueue queue, boolean mergeable) {
         this.queue = queue;
@@ -65,19 +69,18 @@ public final class RxFrames {
      */
     public int put(MemorySegment header, long headerOff, MemorySegment head, long headOff, long headLen,
             MemorySegment tail, long tailOff, long tailLen) throws VirtioException {
-        pieces[0] = header;
-        pieceOffsets[0] = headerOff;
-        pieceLengths[0] = HEADER;
-        pieces[1] = head;
-        pieceOffsets[1] = headOff;
-        pieceLengths[1] = headLen;
-        pieces[2] = tail;
-        pieceOffsets[2] = tailOff;
-        pieceLengths[2] = tailLen;
+        this.header = header;
+        this.headerOffset = headerOff;
+        this.head = head;
+        this.headOffset = headOff;
+        this.headLength = headLen;
+        this.tail = tail;
+        this.tailOffset = tailOff;
+        this.tailLength = tailLen;
         try {
             return putPieces(HEADER + headLen + tailLen);
         } finally {
-            pieces[0] = pieces[1] = pieces[2] = null; // (no guest's or caller's memory kept past the call)
+            this.header = this.head = this.tail = null; // (no guest's or caller's memory kept past the call)
         }
     }
 
@@ -113,17 +116,23 @@ public final class RxFrames {
 
     /** Writes up to len of the frame's bytes from position from (over its pieces) into c's buffers from their start; returns how many went. */
     private long fill(Chain c, long from, long len) {
-        long w = 0, start = 0;
-        for (int p = 0; p < pieces.length && w < len; p++) {
-            long pieceLength = pieceLengths[p], at = from + w - start;
-            start += pieceLength;
-            if (at >= pieceLength) continue;
-            long want = Math.min(pieceLength - at, len - w);
-            long k = c.write(w, pieces[p], pieceOffsets[p] + at, want);
-            w += k;
-            if (k < want) break; // the chain is full
-        }
+        long w = piece(c, 0, from, len, header, headerOffset, 0, HEADER);
+        w += piece(c, w, from + w, len - w, head, headOffset, HEADER, headLength);
+        w += piece(c, w, from + w, len - w, tail, tailOffset, HEADER + headLength, tailLength);
         return w;
+    }
+
+    /**
+     * Writes the part of one piece (length bytes at offset of src, which is the frame's bytes from
+     * position start) that lies at or after the frame's position from, up to len bytes, into c from
+     * position at; returns how many went (fewer than asked when the chain is full; 0 when the piece
+     * lies wholly before from, when nothing more is wanted, or when an earlier piece was cut short
+     * by the chain's end, from then lying before start).
+     */
+    private static long piece(Chain c, long at, long from, long len, MemorySegment src, long offset, long start, long length) {
+        long skip = from - start;
+        if (skip < 0 || skip >= length || len <= 0) return 0;
+        return c.write(at, src, offset + skip, Math.min(length - skip, len));
     }
 
     private int giveBack(int n, int answer) {
