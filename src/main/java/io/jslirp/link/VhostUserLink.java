@@ -58,11 +58,12 @@ public final class VhostUserLink implements Link {
      * Linux's virtio-net driver takes its used transmit buffers back itself before each frame it
      * sends, and then moves its used_event on; only a driver that stopped sending still needs the
      * interrupt. Sent at each flush, it cost a TCG guest uploading at MTU 1500 one interrupt per
-     * 1.5 frames (18,000 per 100 MiB); deferred this long, 500–650, and the upload ran 1.25–1.34×
-     * as fast (docs/benchmarks.md, "Interrupts for transmitted frames"). The guest's TCP does not
-     * wait on it: its small-queue limit allows about a millisecond of data in the device.
+     * 1.5 frames (13,000–24,000 per 100 MiB); deferred 100 µs, about 2,000, and the upload ran up
+     * to 1.35× as fast (docs/benchmarks.md, "Interrupts for transmitted frames"). Not longer: a
+     * guest's TCP whose small-queue limit is reached (early in a connection, a few frames) waits
+     * for the interrupt, and with 500 µs a fresh VM's first 20 MiB went slower.
      */
-    static final long TRANSMIT_INTERRUPT_DELAY_NANOS = 500_000L;
+    static final long TRANSMIT_INTERRUPT_DELAY_NANOS = 100_000L;
     private static final int MAX_ROUNDS = 64;
 
     private final Epoll poller = new Epoll(3 + VhostSession.RINGS);
