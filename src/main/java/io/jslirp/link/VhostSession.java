@@ -63,6 +63,14 @@ final class VhostSession {
                     | Features.bit(Features.NET_HOST_USO) | Features.bit(Features.NET_MQ),
             Features.bit(Features.PROTOCOL_REPLY_ACK) | Features.bit(Features.PROTOCOL_MQ), MAX_QUEUE_PAIRS);
     static final int RINGS = 2 * MAX_QUEUE_PAIRS;
+    /**
+     * A transmit ring's interrupts are deferred ({@link #flush(boolean)}) only once it has given
+     * this many frames in a run: a guest sending steadily takes its used buffers back itself, where
+     * one sending a request, or the first frames of a connection, may wait for the interrupt.
+     */
+    static final int BUSY_RUN_FRAMES = 64;
+    /** A pause this long between a transmit ring's frames ends its run. */
+    static final long RUN_GAP_NANOS = 1_000_000L;
 
     private final int socket;
     private final Epoll poller;
@@ -83,6 +91,9 @@ final class VhostSession {
     private final boolean[] pushed = new boolean[RINGS];
     /** Ring r published used elements whose interrupt was deferred ({@link #flush(boolean)}). */
     private final boolean[] owed = new boolean[RINGS];
+    /** Frames transmit ring r gave in its current run (none more than {@link #RUN_GAP_NANOS} apart), and when its latest came. */
+    private final int[] runFrames = new int[RINGS];
+    private final long[] lastFrameAt = new long[RINGS];
     private final int[] kick = new int[RINGS], call = new int[RINGS], err = new int[RINGS];
     /** Pair k's receive ring's frames while it runs, else null. */
     private final RxFrames[] rx = new RxFrames[MAX_QUEUE_PAIRS];
@@ -141,6 +152,13 @@ final class VhostSession {
     /** Ring r's queue has used elements pushed and not yet published. */
     void pushed(int ring) {
         pushed[ring] = true;
+    }
+
+    /** Transmit ring r gave a frame at now (nanoTime): its run goes on, or a new one starts. */
+    void transmitted(int ring, long now) {
+        if (now - lastFrameAt[ring] > RUN_GAP_NANOS) runFrames[ring] = 0;
+        if (runFrames[ring] < BUSY_RUN_FRAMES) runFrames[ring]++;
+        lastFrameAt[ring] = now;
     }
 
     boolean closed() {
@@ -286,6 +304,7 @@ final class VhostSession {
     private String stop(int ring) {
         queues[ring] = null;
         pushed[ring] = owed[ring] = false;
+        runFrames[ring] = 0;
         if (ring % 2 == 0) {
             rx[ring / 2] = null;
             countLanes();
@@ -355,8 +374,9 @@ final class VhostSession {
 
     /**
      * Publishes what was pushed and interrupts the guest where its driver asks for it: once per
-     * flush for a receive ring; for a transmit ring, with deferTransmit, not now but at
-     * {@link #notifyDeferred} (true is then returned: the caller arranges that call).
+     * flush for a receive ring; for a transmit ring in a busy run ({@link #BUSY_RUN_FRAMES}), with
+     * deferTransmit, not now but at {@link #notifyDeferred} (true is then returned: the caller
+     * arranges that call).
      */
     boolean flush(boolean deferTransmit) {
         boolean deferred = false;
@@ -365,7 +385,7 @@ final class VhostSession {
             if (!pushed[r] || q == null) continue;
             pushed[r] = false;
             q.publish();
-            if (deferTransmit && r % 2 == 1) deferred = owed[r] = true;
+            if (deferTransmit && r % 2 == 1 && runFrames[r] >= BUSY_RUN_FRAMES) deferred = owed[r] = true;
             else if (q.shouldNotify() && call[r] >= 0) signal(call[r]);
         }
         return deferred;

@@ -18,6 +18,7 @@ import io.jslirp.virtio.Virtqueue;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.function.LongSupplier;
 
 /**
  * QEMU's vhost-user netdev (-netdev vhost-user): the guest's virtqueues read and written in its
@@ -54,14 +55,15 @@ public final class VhostUserLink implements Link {
     static final int MAX_FRAME = 14 + 65535;
     private static final int TAG_LISTENER = 1, TAG_SESSION = 2, TAG_TIMER = 3, TAG_KICK = 16;
     /**
-     * How long the guest's interrupt for the frames it transmitted waits (see {@link #flush}).
-     * Linux's virtio-net driver takes its used transmit buffers back itself before each frame it
-     * sends, and then moves its used_event on; only a driver that stopped sending still needs the
-     * interrupt. Sent at each flush, it cost a TCG guest uploading at MTU 1500 one interrupt per
-     * 1.5 frames (13,000–24,000 per 100 MiB); deferred 100 µs, about 2,000, and the upload ran up
-     * to 1.35× as fast (docs/benchmarks.md, "Interrupts for transmitted frames"). Not longer: a
-     * guest's TCP whose small-queue limit is reached (early in a connection, a few frames) waits
-     * for the interrupt, and with 500 µs a fresh VM's first 20 MiB went slower.
+     * How long the guest's interrupt for the frames it transmitted waits, once its transmit ring
+     * is busy ({@link VhostSession#BUSY_RUN_FRAMES}; see {@link #flush}). Linux's virtio-net driver
+     * takes its used transmit buffers back itself before each frame it sends, and then moves its
+     * used_event on; only a driver that stopped sending still needs the interrupt. Sent at each
+     * flush, it cost a TCG guest uploading at MTU 1500 one interrupt per 1.5 frames (13,000–24,000
+     * per 100 MiB); deferred 100 µs, about 2,000, and the upload ran up to 1.35× as fast
+     * (docs/benchmarks.md, "Interrupts for transmitted frames"). Short, and only in a busy run: a
+     * guest's TCP whose small-queue limit is reached (a few frames, early in a connection) waits for
+     * the interrupt; deferred 500 µs from a ring's first frame, a fresh VM's first 20 MiB went slower.
      */
     static final long TRANSMIT_INTERRUPT_DELAY_NANOS = 100_000L;
     private static final int MAX_ROUNDS = 64;
@@ -89,7 +91,9 @@ public final class VhostUserLink implements Link {
     /** Checksums and cuts for a guest whose driver did not take the offloads. */
     private final SoftOffload soft = new SoftOffload(MAX_FRAME);
     /** Which receive ring a frame toward the guest goes to, and the frames waiting for each ring's buffers. */
-    private final RxRings rings = new RxRings(VhostSession.MAX_QUEUE_PAIRS, System::nanoTime);
+    private final RxRings rings;
+    /** The clock the flows and the transmit rings' runs are timed by (System.nanoTime but in tests). */
+    private final LongSupplier clock;
     /** The pair whose transmit ring is read first next time: the rings are taken in turn. */
     private int nextTransmit;
     /** Chains the guest's driver got wrong, each dropped (it is pushed back used, empty). */
@@ -98,9 +102,11 @@ public final class VhostUserLink implements Link {
     /** Frames read from the transmit rings so far. */
     private long chains;
 
-    private VhostUserLink(int listener, UnixSocketFile file) {
+    private VhostUserLink(int listener, UnixSocketFile file, LongSupplier clock) {
         this.listener = listener;
         this.file = file;
+        this.clock = clock;
+        this.rings = new RxRings(VhostSession.MAX_QUEUE_PAIRS, clock);
         if (listener >= 0) poller.add(listener, Epoll.IN, TAG_LISTENER);
         poller.add(timer.fd(), Epoll.IN, TAG_TIMER);
     }
@@ -111,8 +117,13 @@ public final class VhostUserLink implements Link {
      * fails, naming the path as role ("the --vhost-user path").
      */
     public static VhostUserLink listenUnix(String path, String role) {
+        return listenUnix(path, role, System::nanoTime);
+    }
+
+    /** As {@link #listenUnix(String, String)}, timing by clock (a test's). */
+    static VhostUserLink listenUnix(String path, String role, LongSupplier clock) {
         UnixListener l = UnixListener.listen(path, role, false, 4);
-        return new VhostUserLink(l.fd(), l.file());
+        return new VhostUserLink(l.fd(), l.file(), clock);
     }
 
     /**
@@ -121,7 +132,7 @@ public final class VhostUserLink implements Link {
      */
     public static VhostUserLink connected(int fd) {
         Libc.setNonBlocking(fd);
-        VhostUserLink link = new VhostUserLink(-1, null);
+        VhostUserLink link = new VhostUserLink(-1, null, System::nanoTime);
         link.attach(fd);
         return link;
     }
@@ -265,6 +276,7 @@ public final class VhostUserLink implements Link {
             }
             if (n > 0) {
                 chains++;
+                s.transmitted(ring, clock.getAsLong());
                 return n;
             }
             badChains++;

@@ -29,29 +29,20 @@ public final class TimerFd implements AutoCloseable {
         return fd;
     }
 
-    /** Whether it was armed and has not been {@link #drain drained} or {@link #disarm disarmed} since. */
+    /** Whether it was armed and has not fired and been {@link #drain drained} since. */
     public boolean armed() {
         return armed;
     }
 
     /** Arms it to fire once, nanos (at least 1) from now; an armed timer is set anew. */
     public void arm(long nanos) {
-        set(Math.max(nanos, 1));
-        armed = true;
-    }
-
-    /** Stops it from firing (a fire not yet read stays readable until {@link #drain}). */
-    public void disarm() {
-        set(0);
-        armed = false;
-    }
-
-    private void set(long nanos) {
+        nanos = Math.max(nanos, 1); // (0 would disarm it)
         spec.set(ValueLayout.JAVA_LONG, 16, nanos / 1_000_000_000L);
         spec.set(ValueLayout.JAVA_LONG, 24, nanos % 1_000_000_000L);
         MemorySegment err = Native.scratch().errno;
         long r = Native.syscall(SETTIME, err, fd, 0, Native.address(spec, 0, 32), 0);
         if (r < 0) throw new SysException("timerfd_settime", Native.errno(err));
+        armed = true;
     }
 
     /** Reads a fire, if any, so that the descriptor is no longer readable: whether it had fired (the timer is then unarmed). */
