@@ -70,7 +70,7 @@ final class VhostSession {
      */
     static final int BUSY_RUN_FRAMES = 64;
     /** A pause this long between a transmit ring's frames ends its run. */
-    static final long RUN_GAP_NANOS = 1_000_000L;
+    static final long RUN_GAP_NANOS = 10_000_000L;
 
     private final int socket;
     private final Epoll poller;
