@@ -357,10 +357,11 @@ final class VhostFrontend implements AutoCloseable {
     }
 
     /**
-     * Waits (up to 5 s) for the device's descriptor fd to be readable, as its loop would (the
-     * deferred transmit interrupts' timer), then pumps; fails if it never is.
+     * Waits past the deferred transmit interrupts' delay, then (up to 5 s) for the device's
+     * descriptor fd to be readable, as its loop would, and pumps; fails if it never is.
      */
     void awaitDevice(int fd) {
+        java.util.concurrent.locks.LockSupport.parkNanos(2 * VhostUserLink.TRANSMIT_INTERRUPT_DELAY_NANOS);
         long until = System.nanoTime() + 5_000_000_000L;
         try (Epoll e = new Epoll(1)) {
             e.add(fd, Epoll.IN);

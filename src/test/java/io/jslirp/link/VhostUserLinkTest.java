@@ -155,17 +155,16 @@ class VhostUserLinkTest {
             assertThat(fe.signalled(fe.call[1])).as("its used_event moved on: no interrupt").isFalse();
 
             transmitOne(fe, 101);
-            transmitOne(fe, 102);
-            assertThat(fe.signalled(fe.call[1])).as("nothing before the delay").isFalse();
+            assertThat(fe.signalled(fe.call[1])).as("the interrupt waits again").isFalse();
             fe.awaitDevice(link.fd(0));
-            assertThat(fe.signalled(fe.call[1])).as("one interrupt for both frames, once the delay is over").isTrue();
+            assertThat(fe.signalled(fe.call[1])).as("the driver did not take its buffer back: the interrupt, once the delay is over").isTrue();
             fe.reclaimTransmitted(1);
 
             now[0] += VhostSession.RUN_GAP_NANOS + 1;
             transmitOne(fe, 103);
             assertThat(fe.signalled(fe.call[1])).as("after a pause, a new run: interrupted at the flush").isTrue();
-            assertThat(fe.usedIndex(1)).isEqualTo(VhostSession.BUSY_RUN_FRAMES + 3);
-            assertThat(fromGuest).hasSize(VhostSession.BUSY_RUN_FRAMES + 3);
+            assertThat(fe.usedIndex(1)).isEqualTo(VhostSession.BUSY_RUN_FRAMES + 2);
+            assertThat(fromGuest).hasSize(VhostSession.BUSY_RUN_FRAMES + 2);
         }
     }
 
