@@ -59,11 +59,11 @@ public final class VhostUserLink implements Link {
      * is busy ({@link VhostSession#BUSY_RUN_FRAMES}; see {@link #flush}). Linux's virtio-net driver
      * takes its used transmit buffers back itself before each frame it sends, and then moves its
      * used_event on; only a driver that stopped sending still needs the interrupt. Sent at each
-     * flush, it cost a TCG guest uploading at MTU 1500 one interrupt per 1.5 frames (13,000–24,000
-     * per 100 MiB); deferred 100 µs, about 2,000, and the upload ran up to 1.35× as fast
-     * (docs/benchmarks.md, "Interrupts for transmitted frames"). Short, and only in a busy run: a
-     * guest's TCP whose small-queue limit is reached (a few frames, early in a connection) waits for
-     * the interrupt; deferred 500 µs from a ring's first frame, a fresh VM's first 20 MiB went slower.
+     * flush, it cost a TCG guest uploading at MTU 1500 one interrupt per 1.5 frames (13,000–29,000
+     * per 100 MiB); deferred 100 µs, 2,000–3,000 (docs/benchmarks.md, "Interrupts for transmitted
+     * frames"). Short, and only in a busy run: a guest's TCP whose small-queue limit is reached (a
+     * few frames, early in a connection) waits for the interrupt; deferred 500 µs from a ring's first
+     * frame, a fresh VM's first 20 MiB went slower in most runs.
      */
     static final long TRANSMIT_INTERRUPT_DELAY_NANOS = 100_000L;
     private static final int MAX_ROUNDS = 64;
