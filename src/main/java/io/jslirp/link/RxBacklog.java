@@ -29,12 +29,10 @@ final class RxBacklog {
         start = end = 0;
     }
 
-    /** Queues the first length bytes of frame behind the virtio-net header's {@link RxFrames#HEADER} bytes: false when there is no room. */
-    boolean add(MemorySegment header, MemorySegment frame, int length) {
-        return add(header, frame, length, frame, 0, 0);
-    }
-
-    /** As {@link #add(MemorySegment, MemorySegment, int)}, the frame its head's first headLength bytes and then tailLength bytes of tail from tailOffset. */
+    /**
+     * Queues a frame behind the virtio-net header's {@link RxFrames#HEADER} bytes: head's first
+     * headLength bytes, then tailLength bytes of tail from tailOffset. False when there is no room.
+     */
     boolean add(MemorySegment header, MemorySegment head, int headLength, MemorySegment tail, long tailOffset, int tailLength) {
         int length = headLength + tailLength;
         int need = PREFIX + HEADER + length;

@@ -42,19 +42,11 @@ final class RxRings {
     }
 
     /**
-     * Puts the frame (its first length bytes) behind header's {@link RxFrames#HEADER} bytes into
+     * Puts a frame (head's first headLength bytes, then tailLength bytes of tail from tailOffset:
+     * a payload where it waits, copied once) behind header's {@link RxFrames#HEADER} bytes into
      * pair's receive ring, or, when the ring has no free buffer now or frames wait for it already,
      * behind them in its backlog: false (a drop) when the ring does not run or the backlog is full.
      * Frames already waiting are put first. A refusal by the ring's queue is thrown (the frame refused dropped).
-     */
-    boolean put(VhostSession s, int pair, MemorySegment header, MemorySegment frame, int length) throws VirtioException {
-        return put(s, pair, header, frame, length, frame, 0, 0);
-    }
-
-    /**
-     * As {@link #put(VhostSession, int, MemorySegment, MemorySegment, int)}, the frame in two
-     * pieces: head's first headLength bytes, then tailLength bytes of tail from tailOffset (a
-     * payload where it waits, copied once, into the ring or the backlog).
      */
     boolean put(VhostSession s, int pair, MemorySegment header, MemorySegment head, int headLength, MemorySegment tail,
             long tailOffset, int tailLength) throws VirtioException {

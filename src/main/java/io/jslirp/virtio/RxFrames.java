@@ -77,14 +77,7 @@ public final class RxFrames {
         this.tail = tail;
         this.tailOffset = tailOff;
         this.tailLength = tailLen;
-        try {
-            return putPieces(HEADER + headLen + tailLen);
-        } finally {
-            this.header = this.head = this.tail = null; // (no guest's or caller's memory kept past the call)
-        }
-    }
-
-    private int putPieces(long len) throws VirtioException {
+        long len = HEADER + headLen + tailLen;
         int n = 0;
         long done = 0;
         while (done < len) {
