@@ -68,7 +68,7 @@ final class LinkReceiver {
         int maxFrames = Pacing.batchFrames(small);
         int maxBytes = Pacing.batchBytes(small);
         int bytes = 0;
-        long requests = pacing.requestsSent();
+        long turns = pacing.hostTurns();
         for (int frames = 0; frames < maxFrames && bytes < maxBytes; frames++) {
             int n = link.receive(queue, rx);
             if (n == 0) {
@@ -90,12 +90,15 @@ final class LinkReceiver {
                 if (Log.debugEnabled()) e.printStackTrace();
             }
             bytes += n;
-            if (frames == 0 && !busy && link.pollSeesEveryFrame() && pacing.requestsSent() != requests) {
-                // An interactive request, on a queue without a backlog: it goes to be answered now,
-                // without first a read that finds the queue empty (a frame behind it keeps the tap
-                // readable: the registration is level-triggered). A ping-pong saves a system call
-                // a round trip. Not for every small frame: a download's ACKs would then come one an
-                // iteration, which cost it much of its rate (docs/benchmarks.md, Why the code is as it is).
+            if (frames == 0 && !busy && link.pollSeesEveryFrame() && pacing.hostTurns() != turns && pacing.mayStopEarly(queue)) {
+                // A frame that left the guest waiting for the host (a request, a connect, its end),
+                // on a queue without a backlog: it goes to be answered now, without first a read that
+                // finds the queue empty (a frame behind it keeps the tap readable: the registration
+                // is level-triggered). A ping-pong saves a system call a round trip, a connection
+                // opened, used once and closed three. Not for every small frame: a download's ACKs
+                // would then come one an iteration, which cost it much of its rate (docs/benchmarks.md,
+                // Why the code is as it is); nor right after such a stop found frames behind it.
+                pacing.stoppedEarly(queue);
                 backlogged[queue] = false;
                 loop.moved(bytes);
                 return;

@@ -117,7 +117,6 @@ public final class EventLoop implements Reactor, AutoCloseable {
      */
     @Override
     public boolean expectAnswer(int fd) {
-        pacing.requestSent();
         return fd < handlers.length && handlers[fd] != null && anticipation.expectAnswer(fd, registrations[fd], now());
     }
 

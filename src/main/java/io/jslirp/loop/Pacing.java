@@ -13,8 +13,9 @@ import java.util.Arrays;
  *     batch of a queue stopped at its budget (the queue is busy for {@link #BUSY_NANOS}); it asks
  *     how large the next batch may be ({@link #smallBatch}): while a guest's requests keep
  *     coming on quiet queues, busy ones get small batches for {@link #INTERACTIVE_NANOS}.
- * <li>The NAT: a small write to the host ({@link #isRequest}) whose answer the guest awaits
- *     ({@link #requestSent}, {@link #requestWritten}); it asks whether connections send short
+ * <li>The NAT: a frame that left the guest waiting for the host ({@link #hostTurn}: a
+ *     request, a connect, the guest's end), a small write to the host ({@link #isRequest}) whose
+ *     answer the guest awaits ({@link #requestWritten}); it asks whether connections send short
  *     bursts toward the guest ({@link #shortBursts}): for {@link #INTERACTIVE_NANOS} after one.
  * <li>The loop: the bytes each iteration moved ({@link #moved}); after a run of
  *     {@link #SHORT_RUN} iterations that moved little it may busy-poll ({@link #mayBusyPoll}), and
@@ -47,8 +48,15 @@ public final class Pacing {
     private long guestRequestAt = Long.MIN_VALUE / 2;
     /** Until when connections send short bursts toward the guest. */
     private long shortBurstsUntil = Long.MIN_VALUE;
-    /** Requests the NAT said it sent toward the host, ever: a reader sees whether a frame made one. */
-    private long requestsSent;
+    /**
+     * Frames that left the guest waiting for the host, ever (a request written to the host, a
+     * connect begun, the guest's end passed on): a reader sees whether a frame was one.
+     */
+    private long hostTurns;
+    /** Loop iterations begun, ever. */
+    private long iterations;
+    /** Per link queue: the iteration in which a batch of it last stopped early ({@link #stoppedEarly}). */
+    private long[] stoppedEarlyAt = new long[0];
     /** Iterations in a row that moved little data; bytes moved in this iteration. */
     private int shortIterations;
     private long movedThisIteration;
@@ -76,6 +84,26 @@ public final class Pacing {
         int old = lastBacklog.length;
         lastBacklog = Arrays.copyOf(lastBacklog, queues);
         Arrays.fill(lastBacklog, old, queues, Long.MIN_VALUE / 2);
+        stoppedEarlyAt = Arrays.copyOf(stoppedEarlyAt, queues);
+        Arrays.fill(stoppedEarlyAt, old, queues, Long.MIN_VALUE / 2);
+    }
+
+    /**
+     * Whether a batch of queue, which is not busy and whose first frame left the guest waiting for
+     * the host ({@link #hostTurns}), may stop after that frame, without the read that would find
+     * the queue empty (a tap's queue stays readable to epoll while frames wait in it): the guest
+     * sends nothing more until the answer. Not when the last batch that stopped so ran in the
+     * iteration just before this one: frames were waiting behind that one (a burst of connects, of
+     * requests on many connections), and this batch reads on until the queue is empty.
+     */
+    public boolean mayStopEarly(int queue) {
+        return queue >= stoppedEarlyAt.length || stoppedEarlyAt[queue] != iterations - 1;
+    }
+
+    /** A batch of queue stopped after its first frame ({@link #mayStopEarly}). */
+    public void stoppedEarly(int queue) {
+        linkQueues(queue + 1);
+        stoppedEarlyAt[queue] = iterations;
     }
 
     /** A batch of queue stopped at its budget at now (its next runs in the next iteration): the queue is busy. */
@@ -106,14 +134,17 @@ public final class Pacing {
         return bytes > 0 && bytes <= REQUEST_BYTES;
     }
 
-    /** A request went toward the host ({@link Reactor#expectAnswer}), whether or not the loop will poll for its answer. */
-    void requestSent() {
-        requestsSent++;
+    /**
+     * A guest's frame left it waiting for the host: it carried a request the NAT wrote to the host,
+     * began a host connect, or ended the guest's sending. Whether or not the loop will poll for the answer.
+     */
+    public void hostTurn() {
+        hostTurns++;
     }
 
-    /** How many requests have gone toward the host: a reader compares before and after a frame. */
-    public long requestsSent() {
-        return requestsSent;
+    /** How many frames have left the guest waiting for the host: a reader compares before and after a frame. */
+    public long hostTurns() {
+        return hostTurns;
     }
 
     /** A connection wrote, by now, a request whose answer the guest awaits: connections send short bursts for a while. */
@@ -131,6 +162,7 @@ public final class Pacing {
     /** An iteration begins: nothing moved yet. */
     void iterationStarted() {
         movedThisIteration = 0;
+        iterations++;
     }
 
     /** Handlers moved bytes (frames from the guest, data read from or written to host sockets). */

@@ -78,7 +78,7 @@ final class TcpFlow extends Flow implements Handler, HostSink {
     private long roomAtLeast;
     /** Whether a small request whose answer the guest awaits went to the host (an interactive exchange) since {@link #takeRequested}. */
     private boolean requested;
-    /** Once connected: new data, the peer's end and space after the socket was full, edge-triggered. */
+    /** From the connect on: its end, then new data, the peer's end and space after the socket was full, edge-triggered. */
     private static final int STREAM_EVENTS = Epoll.IN | Epoll.OUT | Epoll.RDHUP | Epoll.ET;
 
     /**
@@ -138,7 +138,7 @@ final class TcpFlow extends Flow implements Handler, HostSink {
     Outcome connect(int r) {
         if (r == 0) return connected();
         if (r == -Errno.EINPROGRESS) {
-            setInterest(Epoll.OUT);
+            setInterest(STREAM_EVENTS);
             return Outcome.NOTHING;
         }
         return connectFailed(-r);
@@ -176,7 +176,7 @@ final class TcpFlow extends Flow implements Handler, HostSink {
             int r = ns.connect(sockets, fd);
             if (r == 0) return connected();
             if (r == -Errno.EINPROGRESS) {
-                setInterest(Epoll.OUT);
+                setInterest(STREAM_EVENTS);
                 loop.schedule(nameserverTimer, clock.now() + Nameservers.ATTEMPT_TIMEOUT_NANOS);
                 return Outcome.NOTHING;
             }
@@ -211,7 +211,7 @@ final class TcpFlow extends Flow implements Handler, HostSink {
         }
         stream.socket(fd);
         setInterest(STREAM_EVENTS);
-        measureRoom(); // the SYN-ACK offers it
+        room(sockets.emptySendSpace(fd)); // the SYN-ACK offers it; nothing was written yet, so the send queue is empty
         return conn.hostConnected(clock.now());
     }
 
@@ -262,8 +262,10 @@ final class TcpFlow extends Flow implements Handler, HostSink {
      */
     Outcome segment(TcpSegment seg, long now) {
         wroteDirectly = 0;
+        boolean finished = conn.guestFinished();
         Outcome r = conn.onSegment(seg, this, now);
         if (Pacing.isRequest(wroteDirectly)) expectAnswer();
+        else if (!finished && conn.guestFinished()) loop.pacing().hostTurn(); // its end goes to the host at the flush
         return r;
     }
 
@@ -276,13 +278,16 @@ final class TcpFlow extends Flow implements Handler, HostSink {
     }
 
     /**
-     * After a small write to the host: where the guest now awaits the answer on a connection the
-     * host answered before, it is an interactive request. Not a connection's first: one connection
-     * per request (crr) made the loop poll in vain while the answering peer waited for the core,
-     * and fewer connections a second were made.
+     * After a small write to the host: where the guest now awaits the answer, its frame left it
+     * waiting for the host ({@link Pacing#hostTurn}). On a connection the host answered before, it
+     * is an interactive request the loop may poll for. Not a connection's first: one connection per
+     * request (crr) made the loop poll in vain while the answering peer waited for the core, and
+     * fewer connections a second were made.
      */
     private void expectAnswer() {
-        if (conn.awaitingHostData() && conn.hostBytesRead() > 0 && loop.expectAnswer(fd)) requested = true;
+        if (!conn.awaitingHostData()) return;
+        loop.pacing().hostTurn();
+        if (conn.hostBytesRead() > 0 && loop.expectAnswer(fd)) requested = true;
     }
 
     /** How many of length bytes at offset the host socket takes now: none while it connects, is gone or shut, or is full. */
@@ -303,7 +308,11 @@ final class TcpFlow extends Flow implements Handler, HostSink {
 
     /** The host socket's free space, for the window offered to the guest. */
     private void measureRoom() {
-        int room = sockets.sendSpace(fd);
+        room(sockets.sendSpace(fd));
+    }
+
+    /** The host socket's free space as measured (or -errno: then nothing changes). */
+    private void room(int room) {
         if (room < 0) return;
         roomAtLeast = room;
         conn.hostRoom(room);
@@ -315,17 +324,32 @@ final class TcpFlow extends Flow implements Handler, HostSink {
         owner.hostEvents(this, events);
     }
 
-    /** The host socket's events: the connect's end, data, end of stream, space, or an error; the flush acts on them. */
+    /**
+     * The host socket's events: the connect's end, data, end of stream, space, or an error; the
+     * flush acts on them. The socket is registered for all of them from its connect on, so the
+     * event that ends the connect also brings what arrived with it (edge-triggered, nothing
+     * reports it again). A connect that failed reports an error or a hangup (the socket is closed
+     * then); one that succeeded only its room: SO_ERROR is read only in the first case.
+     */
     Outcome hostEvents(int events) {
         if (connecting) {
-            int err = sockets.soError(fd);
-            return err == 0 ? connected() : connectFailed(err); // a connection to the DNS address may go on to the next nameserver
+            boolean maybeFailed = (events & (Epoll.ERR | Epoll.HUP)) != 0 || (events & Epoll.OUT) == 0;
+            int err = maybeFailed ? sockets.soError(fd) : 0;
+            if (err != 0) return connectFailed(err); // a connection to the DNS address may go on to the next nameserver
+            Outcome r = connected();
+            streamEvents(events);
+            return r;
         }
         if ((events & Epoll.ERR) != 0 && sockets.soError(fd) != 0) return conn.hostReset();
+        streamEvents(events);
+        return Outcome.NOTHING;
+    }
+
+    /** Data, the peer's end, or space: flags the connection's flush acts on. */
+    private void streamEvents(int events) {
         if ((events & (Epoll.RDHUP | Epoll.HUP)) != 0) conn.hostShutdown();
         else if ((events & Epoll.IN) != 0) conn.hostReadable();
         if ((events & Epoll.OUT) != 0) measureRoom = true;
-        return Outcome.NOTHING;
     }
 
     /** The connection's timer. */
@@ -376,7 +400,7 @@ final class TcpFlow extends Flow implements Handler, HostSink {
             loop.schedule(timer, conn.deadline());
             return r;
         }
-        if (!socketClosed) setInterest(connecting ? Epoll.OUT : STREAM_EVENTS);
+        if (!socketClosed) setInterest(STREAM_EVENTS);
         loop.schedule(timer, conn.deadline());
         return r;
     }

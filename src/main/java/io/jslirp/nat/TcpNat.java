@@ -175,6 +175,7 @@ public final class TcpNat {
         keepTrimming();
         halfOpen++;
         Outcome r = toNameservers ? flow.connectNameservers(new NameserverTries(dns.of(family.ipv6()))) : flow.connect(family.connect(fd, target, dstPort));
+        if (flow.connecting()) pacing.hostTurn(); // the guest waits for the host's answer
         settle(flow, true, r, true);
     }
 

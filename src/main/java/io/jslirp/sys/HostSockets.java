@@ -72,6 +72,14 @@ public interface HostSockets {
     /** About how many bytes a TCP socket's send buffer still takes ({@link Sockets#sendSpace}): 0 or more, or -errno. */
     int sendSpace(int fd);
 
+    /**
+     * {@link #sendSpace} of a TCP socket nothing was written to yet (its send queue is empty): the
+     * usable size of its send buffer, one system call instead of two. 0 or more, or -errno.
+     */
+    default int emptySendSpace(int fd) {
+        return sendSpace(fd);
+    }
+
     /** ioctl SIOCINQ / SIOCOUTQ: bytes in a TCP socket's receive queue, or in its send queue (not yet acknowledged); or -errno. */
     int queued(int fd, boolean receive);
 

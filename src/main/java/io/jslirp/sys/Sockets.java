@@ -369,11 +369,17 @@ public final class Sockets {
      * KiB, half from 4 MiB) less what it holds (SIOCOUTQ). 0 or more, or -errno.
      */
     public static int sendSpace(int fd) {
-        int size = getInt(fd, SOL_SOCKET, SO_SNDBUF);
+        int size = emptySendSpace(fd);
         if (size < 0) return size;
         int queued = ioctlInt(fd, SIOCOUTQ);
         if (queued < 0) return queued;
-        return Math.max(usableSendBuffer(size) - queued, 0);
+        return Math.max(size - queued, 0);
+    }
+
+    /** {@link #sendSpace} of a TCP socket whose send queue is empty (nothing written yet): its send buffer's usable size, or -errno. */
+    public static int emptySendSpace(int fd) {
+        int size = getInt(fd, SOL_SOCKET, SO_SNDBUF);
+        return size < 0 ? size : usableSendBuffer(size);
     }
 
     /** The bytes a send buffer of SO_SNDBUF size holds, less the kernel's per-buffer bookkeeping. */

@@ -80,6 +80,11 @@ class SystemSockets implements HostSockets {
     }
 
     @Override
+    public int emptySendSpace(int fd) {
+        return Sockets.emptySendSpace(fd);
+    }
+
+    @Override
     public int queued(int fd, boolean receive) {
         return Sockets.ioctlInt(fd, receive ? Sockets.SIOCINQ : Sockets.SIOCOUTQ);
     }

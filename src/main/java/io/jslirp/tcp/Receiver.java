@@ -301,7 +301,10 @@ final class Receiver {
     /**
      * At the flush, after the host socket took bytes or gained room: lesson 1, when the window
      * reopens from zero, or grows by a segment beyond what the guest was told, tell the guest in
-     * this iteration, not when its persist timer fires.
+     * this iteration, not when its persist timer fires. Except while the guest has sent no byte
+     * and still has the whole 64 KiB a SYN-ACK can offer (a SYN's window is never scaled): the
+     * larger window is then told with its first data's ACK, not in a frame of its own to every new
+     * connection (half of the connections of a connect-request-close run got one).
      */
     void checkWindow() {
         if (!windowCheck) return;
@@ -314,7 +317,8 @@ final class Receiver {
         // A window under one MSS counts as closed for the guest's sender (silly-window avoidance),
         // so crossing one MSS is a reopening too.
         boolean reopened = advertised == 0 || (advertised < config.mss() && window >= config.mss());
-        if (window > advertised && (reopened || space - advertised >= config.mss())) {
+        boolean untouchedSynWindow = rcvNxt == irs + 1 && advertised >= 0xffff;
+        if (window > advertised && (reopened || (space - advertised >= config.mss() && !untouchedSynWindow))) {
             ackPending = true;
         }
     }

@@ -31,8 +31,10 @@ class LinkReceiverTest {
         final int[] waiting;
         /** Per read that found a frame: its queue. */
         final List<Integer> reads = new ArrayList<>();
+        /** Reads, those that found the queue empty too. */
+        int calls;
         boolean gone;
-        /** Frames on which the NAT would send the host a request (their read counts one). */
+        /** Frames that leave the guest waiting for the host, as the NAT says of a request or a connect (their read counts one). */
         int requestsAhead;
         VirtualLoop loop;
 
@@ -53,12 +55,13 @@ class LinkReceiverTest {
         @Override
         public int receive(int queue, MemorySegment buffer) {
             if (gone) return -1;
+            calls++;
             if (waiting[queue] == 0) return 0;
             waiting[queue]--;
             reads.add(queue);
             if (requestsAhead > 0) {
                 requestsAhead--;
-                loop.expectAnswer(FD + 10); // as the NAT does when it writes the frame's request to the host
+                loop.pacing().hostTurn(); // as the NAT says when it writes the frame's request to the host
             }
             buffer.asSlice(0, FRAME).fill((byte) 0);
             return FRAME;
@@ -139,6 +142,35 @@ class LinkReceiverTest {
         assertThat(link.reads).as("one read: the request goes to be answered").hasSize(1);
         assertThat(loop.iterate()).as("the frames behind it keep the queue readable").isTrue();
         assertThat(link.waiting[0]).isZero();
+    }
+
+    @Test
+    void aFrameThatLeftTheGuestWaitingEndsItsBatchWithoutTheReadThatFindsTheQueueEmpty() {
+        link.waiting[0] = 1;
+        link.requestsAhead = 1;
+        loop.iterate();
+        assertThat(link.calls).as("the frame's read alone").isEqualTo(1);
+        loop.iterate(); // an iteration for something else
+        link.waiting[0] = 1;
+        link.requestsAhead = 1;
+        loop.iterate();
+        assertThat(link.calls).isEqualTo(2);
+
+        loop.iterate();
+        link.waiting[0] = 1; // a frame that leaves the guest waiting for nothing (an ACK)
+        loop.iterate();
+        assertThat(link.calls).as("read on until the queue is empty").isEqualTo(4);
+    }
+
+    @Test
+    void aBurstOfConnectsIsReadOnAfterTheFirstStop() {
+        link.waiting[0] = 5;
+        link.requestsAhead = 5;
+        loop.iterate();
+        assertThat(link.reads).hasSize(1);
+        loop.iterate();
+        assertThat(link.reads).as("the stop found frames behind it: the rest in one batch").hasSize(5);
+        assertThat(link.calls).as("and the read that found the queue empty").isEqualTo(6);
     }
 
     @Test

@@ -79,11 +79,24 @@ class PacingTest {
     }
 
     @Test
-    void requestsSentAreCountedForAReaderToCompare() {
-        long before = pacing.requestsSent();
-        pacing.requestSent();
-        pacing.requestSent();
-        assertThat(pacing.requestsSent() - before).isEqualTo(2);
+    void hostTurnsAreCountedForAReaderToCompare() {
+        long before = pacing.hostTurns();
+        pacing.hostTurn();
+        pacing.hostTurn();
+        assertThat(pacing.hostTurns() - before).isEqualTo(2);
+    }
+
+    @Test
+    void aQueueStopsEarlyUnlessItsLastEarlyStopWasInTheIterationBefore() {
+        pacing.linkQueues(2);
+        pacing.iterationStarted();
+        assertThat(pacing.mayStopEarly(0)).isTrue();
+        pacing.stoppedEarly(0);
+        pacing.iterationStarted();
+        assertThat(pacing.mayStopEarly(0)).as("frames were waiting behind the last early stop").isFalse();
+        assertThat(pacing.mayStopEarly(1)).as("another queue").isTrue();
+        pacing.iterationStarted();
+        assertThat(pacing.mayStopEarly(0)).as("an iteration without it between").isTrue();
     }
 
     @Test

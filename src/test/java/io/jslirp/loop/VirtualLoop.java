@@ -143,7 +143,6 @@ public final class VirtualLoop implements Reactor {
 
     @Override
     public boolean expectAnswer(int fd) {
-        pacing.requestSent();
         expectedAnswers.add(fd);
         return true;
     }
@@ -178,6 +177,7 @@ public final class VirtualLoop implements Reactor {
 
     /** One iteration; whether it did anything (a handler or timer ran, or one asked for another pass). */
     public boolean iterate() {
+        pacing.iterationStarted();
         again = false;
         boolean ran = false;
         List<Runnable> due = later;

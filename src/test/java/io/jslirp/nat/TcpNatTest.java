@@ -402,11 +402,49 @@ class TcpNatTest {
 
     @ParameterizedTest
     @MethodSource("versions")
+    void theEventThatEndsTheConnectBringsWhatTheHostSentWithIt(Version v) {
+        start(v);
+        h.send(syn(v));
+        FakeSockets.Socket host = h.sockets.last(Kind.TCP);
+        host.completeConnect().peerSends("early".getBytes()).peerFinishes(); // all before the loop looks: one edge
+        h.settle();
+        Packet synAck = h.receivedOne();
+        assertThat(host.errorsAsked).as("a connect that reports no error: SO_ERROR is not read").isZero();
+        h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 1).ack(synAck.seq + 1).bytes());
+        h.settle();
+        List<Packet> toGuest = h.received();
+        assertThat(toGuest.stream().map(p -> new String(p.payload)).reduce("", String::concat)).isEqualTo("early");
+        assertThat(toGuest.getLast().has(FIN)).as("the host's end after its data").isTrue();
+    }
+
+    @ParameterizedTest
+    @MethodSource("versions")
+    void aConnectARequestAndTheGuestsEndLeaveItWaitingForTheHostAndAnAckDoesNot(Version v) {
+        start(v);
+        long turns = h.loop.pacing().hostTurns();
+        h.send(syn(v));
+        assertThat(h.loop.pacing().hostTurns() - turns).as("the SYN: a connect begun").isEqualTo(1);
+        s = h.sockets.last(Kind.TCP);
+        s.completeConnect();
+        h.settle();
+        Packet synAck = h.receivedOne();
+        turns = h.loop.pacing().hostTurns();
+        h.send(fromGuest(v).flags(ACK).seq(GUEST_ISN + 1).ack(synAck.seq + 1).bytes());
+        assertThat(h.loop.pacing().hostTurns()).as("the handshake's ACK").isEqualTo(turns);
+        h.send(fromGuest(v).flags(ACK | PSH).seq(GUEST_ISN + 1).ack(synAck.seq + 1).payload("GET".getBytes()).bytes());
+        assertThat(h.loop.pacing().hostTurns() - turns).as("the connection's first request").isEqualTo(1);
+        h.send(fromGuest(v).flags(ACK | FIN).seq(GUEST_ISN + 4).ack(synAck.seq + 1).bytes());
+        assertThat(h.loop.pacing().hostTurns() - turns).as("the guest's end").isEqualTo(2);
+    }
+
+    @ParameterizedTest
+    @MethodSource("versions")
     void aRefusedConnectResetsTheGuestAndOtherFailuresAnswerAsARouter(Version v) {
         start(v);
         h.send(syn(v));
         h.sockets.last(Kind.TCP).failConnect(Errno.ECONNREFUSED);
         h.settle();
+        assertThat(h.sockets.last(Kind.TCP).errorsAsked).as("a failed connect's error is read").isEqualTo(1);
         Packet rst = h.receivedOne();
         assertThat(rst.flags).isEqualTo(RST | ACK);
         assertThat(rst.ack).isEqualTo(GUEST_ISN + 1);

@@ -53,6 +53,8 @@ public final class FakeSockets implements HostSockets, VirtualLoop.Readiness {
         public int room = 1 << 30;
         /** Times its free space was asked for ({@link #sendSpace}: two system calls on a real socket). */
         public int roomAsked;
+        /** Times its pending error was read ({@link #soError}). */
+        public int errorsAsked;
         // datagrams
         public final List<Datagram> sent = new ArrayList<>();
         private final ArrayDeque<Datagram> incoming = new ArrayDeque<>();
@@ -420,6 +422,7 @@ public final class FakeSockets implements HostSockets, VirtualLoop.Readiness {
     @Override
     public int soError(int fd) {
         Socket s = get(fd);
+        s.errorsAsked++;
         int e = s.pendingError;
         s.pendingError = 0;
         return e;

@@ -71,6 +71,21 @@ class TcpHandshakeTest {
     }
 
     @Test
+    void aWindowLargerThanASynAckCanOfferIsToldWithTheFirstAckNotInAFrameOfItsOwn() {
+        TcpHarness h = TcpHarness.with().guestWscale(7).connecting();
+        h.conn.hostRoom(4 << 20); // as the NAT measures the host socket at its connect
+        h.hostConnected();
+        assertThat(h.single(h.drain()).window()).as("never scaled in a SYN").isEqualTo(0xffff);
+        h.guest(seg(ACK).seq(h.g(1)).ack(h.r(1)).window(0xffff));
+        h.assertSent(h.flush());
+        h.conn.hostRoom(4 << 20); // measured again (the socket signalled room)
+        h.assertSent(h.flush()); // the guest may send 64 KiB and has sent nothing: nothing to tell it yet
+        h.host.socketRoom = Integer.MAX_VALUE;
+        h.guest(h.guestData(0, 100, 1));
+        h.assertSent(h.flush(), sent(ACK).ack(h.g(101)).window(h.config.receiveBuffer() >>> 5).len(0));
+    }
+
+    @Test
     void windowScaleZeroIsStillAnOffer() {
         // A guest offering shift 0 still negotiates scaling, so we must answer with our shift.
         TcpHarness h = TcpHarness.with().guestWscale(0).connecting();
