@@ -55,8 +55,12 @@ public final class Pacing {
     private long hostTurns;
     /** Loop iterations begun, ever. */
     private long iterations;
-    /** Per link queue: the iteration in which a batch of it last stopped early ({@link #stoppedEarly}). */
-    private long[] stoppedEarlyAt = new long[0];
+    /**
+     * Per link queue: the last iteration in which a batch of it reads on to the end (up to its
+     * budget, or until the queue is empty) whatever its first frame: the one after a batch of it
+     * stopped early ({@link #stoppedEarly}) or hit its budget.
+     */
+    private long[] readOnUntil = new long[0];
     /** Iterations in a row that moved little data; bytes moved in this iteration. */
     private int shortIterations;
     private long movedThisIteration;
@@ -84,32 +88,34 @@ public final class Pacing {
         int old = lastBacklog.length;
         lastBacklog = Arrays.copyOf(lastBacklog, queues);
         Arrays.fill(lastBacklog, old, queues, Long.MIN_VALUE / 2);
-        stoppedEarlyAt = Arrays.copyOf(stoppedEarlyAt, queues);
-        Arrays.fill(stoppedEarlyAt, old, queues, Long.MIN_VALUE / 2);
+        readOnUntil = Arrays.copyOf(readOnUntil, queues);
+        Arrays.fill(readOnUntil, old, queues, Long.MIN_VALUE / 2);
     }
 
     /**
      * Whether a batch of queue, which is not busy and whose first frame left the guest waiting for
      * the host ({@link #hostTurns}), may stop after that frame, without the read that would find
      * the queue empty (a tap's queue stays readable to epoll while frames wait in it): the guest
-     * sends nothing more until the answer. Not when the last batch that stopped so ran in the
-     * iteration just before this one: frames were waiting behind that one (a burst of connects, of
-     * requests on many connections), and this batch reads on until the queue is empty.
+     * sends nothing more until the answer. Not in the iteration after a batch of it stopped so, or
+     * hit its budget: frames were waiting behind that one (a burst of connects, of requests on
+     * many connections; with thousands of connections an iteration can outlast {@link #BUSY_NANOS}),
+     * and this batch reads on.
      */
     public boolean mayStopEarly(int queue) {
-        return queue >= stoppedEarlyAt.length || stoppedEarlyAt[queue] != iterations - 1;
+        return queue >= readOnUntil.length || iterations > readOnUntil[queue];
     }
 
     /** A batch of queue stopped after its first frame ({@link #mayStopEarly}). */
     public void stoppedEarly(int queue) {
         linkQueues(queue + 1);
-        stoppedEarlyAt[queue] = iterations;
+        readOnUntil[queue] = iterations + 1;
     }
 
     /** A batch of queue stopped at its budget at now (its next runs in the next iteration): the queue is busy. */
     public void backlogged(int queue, long now) {
         linkQueues(queue + 1);
         lastBacklog[queue] = now;
+        readOnUntil[queue] = iterations + 1;
     }
 
     /** Whether a batch of queue starting at now is small: the queue is busy while a guest's requests come on others. */

@@ -83,8 +83,7 @@ public final class Warmup implements Runnable {
      * each connection (an address the stack has no handle for, one whose last reference goes, a
      * lease just bound); a first segment each way the size of a request or of a response's header,
      * 1 to 300 bytes (small copies), and transfers of odd lengths; a download answers the guest's request, in two writes
-     * (a header, then the body), as an HTTP server does, so the handshake's window update goes out
-     * alone; a reader that stops for PAUSE_NANOS every PAUSE_EVERY reads, the guest in a download
+     * (a header, then the body), as an HTTP server does; a reader that stops for PAUSE_NANOS every PAUSE_EVERY reads, the guest in a download
      * (QEMU under TCG: the stream link's output waits while the guest still sends) and the host peer
      * in an upload (a slow server: the guest's bytes wait in the stack's buffer); frames written to
      * the link in two pieces now and then (a frame's head read before its tail); every connection
@@ -92,8 +91,8 @@ public final class Warmup implements Runnable {
      * that the host peer resets (the reset goes to the guest: the warm-up's end resets what is
      * left, and must not meet that path for the first time then) and one of CHAT_ROUNDS 1-byte
      * exchanges, THINK_NANOS apart (an interactive session: short loop iterations, with --busy-poll
-     * busy polling that finds nothing, a handshake whose window update goes out alone,
-     * REQUEST_DELAY_NANOS before the first request).
+     * busy polling that finds nothing, REQUEST_DELAY_NANOS between the handshake and the first
+     * request, so the handshake's ACK is met alone).
      */
     static final int PAUSE_EVERY = 128;
     static final long PAUSE_NANOS = 2_000_000L;

@@ -97,6 +97,11 @@ class PacingTest {
         assertThat(pacing.mayStopEarly(1)).as("another queue").isTrue();
         pacing.iterationStarted();
         assertThat(pacing.mayStopEarly(0)).as("an iteration without it between").isTrue();
+        pacing.backlogged(0, 0);
+        pacing.iterationStarted();
+        assertThat(pacing.mayStopEarly(0)).as("the iteration after a batch that hit its budget, busy or not").isFalse();
+        pacing.iterationStarted();
+        assertThat(pacing.mayStopEarly(0)).isTrue();
     }
 
     @Test
