@@ -77,7 +77,11 @@
 #   stack's process, by `perf trace -s`, on stderr; it slows the stack: compare no timings of such a
 #   run; VM_SYSCALLS=qemu: QEMU's instead, what each stack's way of writing costs the guest's side),
 #   VM_PERF_DIR=DIR (a `perf record -g` of it per transfer into DIR, of QEMU with VM_TRACE=qemu; add
-#   JSLIRP_JAVA_OPTS=-XX:+DumpPerfMapAtExit for the JIT's code); VM_QEMU_EXTRA (more QEMU arguments,
+#   JSLIRP_JAVA_OPTS=-XX:+DumpPerfMapAtExit for the JIT's code); VM_PIN=QEMU_CPUS:STACK_CPUS (e.g.
+#   0:1; `taskset -c` lists: QEMU on the first, every cell's stack on the second, so that neither takes
+#   the other's core: under TCG the vCPU thread needs a whole core, and on a 2-core machine an
+#   unpinned stack's compiler threads take it now and then; the servers stay unpinned; vhost2 cells
+#   want two CPUs for QEMU); VM_QEMU_EXTRA (more QEMU arguments,
 #   split at spaces, @NAME@ replaced by the boot's name such as jslirp-stream-65520-1a:
 #   `-object filter-dump,id=d0,netdev=n0,file=/tmp/@NAME@.pcap,maxlen=100` captures on QEMU's side, which,
 #   beside a stack's own capture, says whether a frame waited in QEMU or in the stack; `-mem-prealloc`
@@ -109,6 +113,11 @@ CELLS=${VM_CELLS:-"jslirp:stream:1500 jslirp:stream:65520 jslirp:dgram:1500 jsli
 read -ra PASSTS <<<"${PASST:-passt}"
 PY=/usr/bin/python3; [[ -x $PY ]] || PY=python3
 QEMU=qemu-system-x86_64
+PIN_QEMU=() PIN_STACK=()
+if [[ -n ${VM_PIN:-} ]]; then
+  [[ $VM_PIN =~ ^[0-9,-]+:[0-9,-]+$ ]] || { echo "vm-bench: VM_PIN must be QEMU_CPUS:STACK_CPUS, e.g. 0:1, not $VM_PIN" >&2; exit 1; }
+  PIN_QEMU=(taskset -c "${VM_PIN%%:*}") PIN_STACK=(taskset -c "${VM_PIN#*:}")
+fi
 BOOT_SECS=90
 TICK_MS=$(( 1000 / $(getconf CLK_TCK) ))
 # What each transfer moves, and in which direction (down: the guest hashes; up: the sink does).
@@ -463,7 +472,7 @@ run_vm() {
   local extra=${VM_QEMU_EXTRA:-}
   [[ -z $TURNS ]] || extra+=" -object filter-dump,id=turns,netdev=n0,file=$workdir/turns-$name.pcap,maxlen=80"
   rm -f "$fifo"; mkfifo "$fifo"
-  "$QEMU" -accel tcg -m "$MEM_MIB" -smp "${VCPUS:-1}" -nographic -no-reboot -no-user-config \
+  "${PIN_QEMU[@]}" "$QEMU" -accel tcg -m "$MEM_MIB" -smp "${VCPUS:-1}" -nographic -no-reboot -no-user-config \
     -kernel "$kernel" -initrd "$initrd" -append "console=ttyS0 quiet panic=-1 ipv6.disable=1" \
     "$@" ${extra//@NAME@/$name} -device "virtio-net-pci,netdev=n0,romfile=${DEVICE_EXTRA:-}" </dev/null 2>"$workdir/qemu-$name.err" >"$fifo" &
   qpid=$!; pids+=("$qpid")
@@ -491,7 +500,7 @@ start_stack() {
     jslirp|jslirpB)
       local mode=socket cmd=$VM_STACK_CMD; [[ $netdev == dgram ]] && mode=dgram; [[ $netdev == vhost* ]] && mode=vhost-user
       [[ $stack == jslirpB ]] && cmd=$VM_STACK_CMD_B
-      bash -c "exec $cmd --mtu $mtu --$mode \"\$1\"" vm-stack "$sock" >"$workdir/stack.out" 2>&1 &
+      bash -c "exec ${PIN_STACK[*]} $cmd --mtu $mtu --$mode \"\$1\"" vm-stack "$sock" >"$workdir/stack.out" 2>&1 &
       wait_secs=180 ;;   # another VM_STACK_CMD may build first
     passt*)
       bin=${PASSTS[${stack#passt}]}
@@ -499,7 +508,7 @@ start_stack() {
         --no-dhcp-dns --no-dhcp-search --no-icmp -t none -u none)
       [[ $(id -u) -eq 0 ]] && args+=(--runas 0)
       [[ $netdev == vhost ]] && args+=(--vhost-user)
-      "$bin" "${args[@]}" >"$workdir/stack.out" 2>&1 & ;;
+      "${PIN_STACK[@]}" "$bin" "${args[@]}" >"$workdir/stack.out" 2>&1 & ;;
   esac
   STACK_PID=$!; pids+=("$STACK_PID")
   case $netdev in
@@ -686,7 +695,7 @@ report() {  # report CELL...: the Markdown report on stdout
   echo "## bench/vm.sh: ${SIZE_MIB} MiB and the first ${WARM_MIB} MiB, both directions ($(date -u '+%Y-%m-%d %H:%M UTC'))"
   echo
   echo "- machine: $(nproc) cores, kernel $(uname -r); load average $LOAD_START at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end (a shared machine: other work ran beside)"
-  echo "- VM: $("$QEMU" --version | head -1), TCG, 1 vCPU (2 in vhost2 cells), ${MEM_MIB} MiB, virtio-net; best of $REPEAT runs per figure, runs interleaved; took $(awk -v a="$started" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }') s"
+  echo "- VM: $("$QEMU" --version | head -1), TCG, 1 vCPU (2 in vhost2 cells), ${MEM_MIB} MiB, virtio-net; best of $REPEAT runs per figure, runs interleaved; took $(awk -v a="$started" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }') s${VM_PIN:+; QEMU pinned to CPUs ${VM_PIN%%:*}, the stacks to ${VM_PIN#*:} (VM_PIN)}"
   local passts=
   if [[ " $CELLS " == *" passt:"* ]]; then
     for i in "${!PASSTS[@]}"; do passts+="; $(passt_version "${PASSTS[$i]}") = $(command -v "${PASSTS[$i]}" || echo "${PASSTS[$i]}")"; done
