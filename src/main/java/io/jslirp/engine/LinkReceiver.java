@@ -95,7 +95,7 @@ final class LinkReceiver {
                 // on a queue without a backlog: it goes to be answered now, without first a read that
                 // finds the queue empty (a frame behind it keeps the tap readable: the registration
                 // is level-triggered). A ping-pong saves a system call a round trip, a connection
-                // opened, used once and closed three. Not for every small frame: a download's ACKs
+                // opened, used once and closed up to three. Not for every small frame: a download's ACKs
                 // would then come one an iteration, which cost it much of its rate (docs/benchmarks.md,
                 // Why the code is as it is); nor right after such a stop found frames behind it.
                 pacing.stoppedEarly(queue);

@@ -82,9 +82,9 @@ public final class Warmup implements Runnable {
      * ran interpreted and profiled for most of the first 20 MiB): DHCP from 0.0.0.0 and ARP before
      * each connection (an address the stack has no handle for, one whose last reference goes, a
      * lease just bound); a first segment each way the size of a request or of a response's header,
-     * 1 to 300 bytes (small copies), and transfers of odd lengths; a download answers the guest's request, in two writes
-     * (a header, then the body), as an HTTP server does; a reader that stops for PAUSE_NANOS every PAUSE_EVERY reads, the guest in a download
-     * (QEMU under TCG: the stream link's output waits while the guest still sends) and the host peer
+     * 1 to 300 bytes (small copies), and transfers of odd lengths; a download answers the guest's
+     * request, in two writes (a header, then the body), as an HTTP server does; a reader that stops
+     * for PAUSE_NANOS every PAUSE_EVERY reads, the guest in a download (QEMU under TCG: the stream link's output waits while the guest still sends) and the host peer
      * in an upload (a slow server: the guest's bytes wait in the stack's buffer); frames written to
      * the link in two pieces now and then (a frame's head read before its tail); every connection
      * closed to the end (the guest acknowledges the stack's FIN); and in each round one connection
