@@ -168,9 +168,12 @@ final class GuestCommand implements Executor {
      * whose end is the command's (the init, where there is one).
      */
     Process go() throws Exception {
+        // Handled before the command starts: a TERM that came as soon as it ran (a caller that
+        // waits for it to appear, then stops it) found the JVM's default and ended jslirp alone.
+        SignalForwarding forwarding = new SignalForwarding();
         go.complete(true);
         Launched l = Serving.joined(started);
-        endWithJslirp(l);
+        forwarding.launched(l);
         return l.command();
     }
 
@@ -221,31 +224,62 @@ final class GuestCommand implements Executor {
         return e == null;
     }
 
-    private static void endWithJslirp(Launched l) {
-        Process p = l.command();
-        // Ctrl-C belongs to the command (a shell ignores it); the network lives as long as the command.
-        Signal.handle(new Signal("INT"), sun.misc.SignalHandler.SIG_IGN);
-        AtomicBoolean signalled = new AtomicBoolean();
-        for (String name : new String[] {"TERM", "HUP"}) {
-            Signal.handle(new Signal(name), s -> {
-                if (signalled.getAndSet(true)) {
-                    kill(l, "KILL");
-                    return;
+    /**
+     * SIGTERM and SIGHUP to jslirp go on to the command (and what runs under it), which has
+     * {@link #GRACE_MILLIS} to end before it is killed; a second one kills it at once. SIGINT is
+     * the command's (a shell ignores it): the network lives as long as the command. Installed
+     * before the command starts; a signal that comes before it has is passed on once it has.
+     */
+    private static final class SignalForwarding {
+        private final AtomicBoolean signalled = new AtomicBoolean();
+        /** The command, once started; guarded by this. */
+        private Launched launched;
+        /** A signal that came before the command started; guarded by this. */
+        private String early;
+
+        SignalForwarding() {
+            Signal.handle(new Signal("INT"), sun.misc.SignalHandler.SIG_IGN);
+            for (String name : new String[] {"TERM", "HUP"}) Signal.handle(new Signal(name), s -> received(name));
+        }
+
+        /** The command started: what came before is passed on, and the command goes if the JVM ends first. */
+        void launched(Launched l) {
+            String pending;
+            synchronized (this) {
+                launched = l;
+                pending = early;
+            }
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                if (l.command().isAlive()) kill(l, "KILL");
+            }, "command-end"));
+            if (pending != null) pass(l, pending);
+        }
+
+        private void received(String name) {
+            Launched l;
+            synchronized (this) {
+                l = launched;
+                if (l == null && early == null) early = name;
+            }
+            if (l != null) pass(l, name);
+        }
+
+        private void pass(Launched l, String name) {
+            if (signalled.getAndSet(true)) {
+                kill(l, "KILL");
+                return;
+            }
+            Log.debug(() -> "SIG" + name + ": passed on to the command");
+            kill(l, name);
+            Process p = l.command();
+            Thread.ofPlatform().daemon().name("command-grace").start(() -> {
+                try {
+                    if (!p.waitFor(GRACE_MILLIS, TimeUnit.MILLISECONDS)) kill(l, "KILL");
+                } catch (InterruptedException ignored) {
+                    // the JVM is ending: the shutdown hook kills it
                 }
-                Log.debug(() -> "SIG" + name + ": passed on to the command");
-                kill(l, name);
-                Thread.ofPlatform().daemon().name("command-grace").start(() -> {
-                    try {
-                        if (!p.waitFor(GRACE_MILLIS, TimeUnit.MILLISECONDS)) kill(l, "KILL");
-                    } catch (InterruptedException ignored) {
-                        // the JVM is ending: the shutdown hook kills it
-                    }
-                });
             });
         }
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            if (p.isAlive()) kill(l, "KILL");
-        }, "command-end"));
     }
 
     /**
