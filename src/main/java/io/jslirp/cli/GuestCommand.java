@@ -234,8 +234,9 @@ final class GuestCommand implements Executor {
         private final AtomicBoolean signalled = new AtomicBoolean();
         /** The command, once started; guarded by this. */
         private Launched launched;
-        /** A signal that came before the command started; guarded by this. */
+        /** The first signal that came before the command started, and how many did; guarded by this. */
         private String early;
+        private int earlyCount;
 
         SignalForwarding() {
             Signal.handle(new Signal("INT"), sun.misc.SignalHandler.SIG_IGN);
@@ -245,21 +246,23 @@ final class GuestCommand implements Executor {
         /** The command started: what came before is passed on, and the command goes if the JVM ends first. */
         void launched(Launched l) {
             String pending;
+            int count;
             synchronized (this) {
                 launched = l;
                 pending = early;
+                count = earlyCount;
             }
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 if (l.command().isAlive()) kill(l, "KILL");
             }, "command-end"));
-            if (pending != null) pass(l, pending);
+            for (int i = 0; i < Math.min(count, 2); i++) pass(l, pending); // a second one kills it
         }
 
         private void received(String name) {
             Launched l;
             synchronized (this) {
                 l = launched;
-                if (l == null && early == null) early = name;
+                if (l == null && earlyCount++ == 0) early = name;
             }
             if (l != null) pass(l, name);
         }
