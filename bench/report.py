@@ -234,7 +234,7 @@ def conns_table(R):
                          ratio(mem[s], peer_best(mem, s, False)), "n/a (kernel)" if kernel else fmt(anon[s], "%.0f"),
                          ratio(anon[s], peer_best(anon, s, False)), "n/a (kernel)" if kernel else fmt(start[s], "%.0f")])
     return table(["connections", "stack", "succeeded", "all open after s", "done after s", "guest segments resent % ↓",
-                  "guest retransmission timeouts ↓", "tap0 drops ↓", "peak RSS MB ↓",
+                  "guest retransmission timeouts ↓", "tap drops ↓", "peak RSS MB ↓",
                   "vs best peer", "peak anonymous MB ↓", "vs best peer", "peak RSS before the first connection MB"], rows,
                  ["---:", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"])
 
@@ -531,7 +531,7 @@ def report(R, png_note):
          "first connection: the VmHWM the stack had reached by then, its own start (a JVM's start-up, a warm-up "
          "where it has one), which no connection's memory is. Guest segments resent: the share of the TCP segments "
          "the namespace's kernel sent that it sent again (its /proc/net/snmp RetransSegs ÷ OutSegs over the cell), "
-         "its retransmission timeouts (TCPTimeouts), and the frames its tap0 dropped on their way to the stack "
+         "its retransmission timeouts (TCPTimeouts), and the frames its tap (tap0; the host interface's name for jslirp as pasta) dropped on their way to the stack "
          "(tx_dropped: the stack did not read them in time)."
          % (m["CONN_BYTES"], m["CONN_TIMEOUT"])),
         ("idle", "## An idle instance", idle_table,

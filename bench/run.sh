@@ -471,13 +471,14 @@ anon_peak() {
 
 # tcp_counters: "out_segs retrans_segs rto tx_dropped" of the client namespace (fresh for each cell,
 # so counted from its start): TCP segments the guest sent, those it sent again, retransmission
-# timeouts it took (/proc/net/snmp, /proc/net/netstat), and frames its tap0 dropped on their way to
-# the stack (0 where there is no tap0: veth)
+# timeouts it took (/proc/net/snmp, /proc/net/netstat), and frames its interfaces dropped on their
+# way to the stack (tx_dropped of every device but lo: tap0, or the host's interface name that jslirp
+# as pasta copies; a veth drops none)
 tcp_counters() {
   in_ns sh -c 'awk '\''/^Tcp:/ { if (!h) { for (i = 1; i <= NF; i++) c[$i] = i; h = 1 } else { o = $c["OutSegs"]; r = $c["RetransSegs"] } }
     END { printf "%s %s", o, r }'\'' /proc/net/snmp
     awk '\''/^TcpExt:/ { if (!h) { for (i = 1; i <= NF; i++) c[$i] = i; h = 1 } else { t = $c["TCPTimeouts"] } } END { printf " %s", t + 0 }'\'' /proc/net/netstat
-    d=$(cat /sys/class/net/tap0/statistics/tx_dropped 2>/dev/null || echo 0); echo " $d"'
+    d=0; for f in /sys/class/net/*/statistics/tx_dropped; do case $f in */lo/*) ;; *) d=$((d + $(cat "$f" 2>/dev/null || echo 0))) ;; esac; done; echo " $d"'
 }
 
 # cell_conns STACK N: N concurrent connections, then the stack's peak memory (VmHWM, kB), its
@@ -501,7 +502,7 @@ cell_conns() {
   if [[ -n $c0 && -n $c1 ]]; then
     read -r o0 r0 t0 d0 <<<"$c0"; read -r o1 r1 t1 d1 <<<"$c1"
     tcp="{\"out_segs\": $((o1 - o0)), \"retrans_segs\": $((r1 - r0)), \"timeouts\": $((t1 - t0)), \"tap_tx_dropped\": $((d1 - d0))}"
-    log "    guest TCP: $((o1 - o0)) segments sent, $((r1 - r0)) of them again, $((t1 - t0)) timeouts; tap0 dropped $((d1 - d0))"
+    log "    guest TCP: $((o1 - o0)) segments sent, $((r1 - r0)) of them again, $((t1 - t0)) timeouts; its tap dropped $((d1 - d0))"
   fi
   if [[ -n $sp ]]; then
     sleep 0.1; stop_pid "$sp"
