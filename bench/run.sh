@@ -472,8 +472,8 @@ anon_peak() {
 # tcp_counters: "out_segs retrans_segs rto tx_dropped" of the client namespace (fresh for each cell,
 # so counted from its start): TCP segments the guest sent, those it sent again, retransmission
 # timeouts it took (/proc/net/snmp, /proc/net/netstat), and frames its interfaces dropped on their
-# way to the stack (tx_dropped of every device but lo: tap0, or the host's interface name that jslirp
-# as pasta copies; a veth drops none)
+# way to the stack (tx_dropped of every device but lo: tap0, the host interface's name that jslirp as
+# pasta gives its tap, or the veth's end)
 tcp_counters() {
   in_ns sh -c 'awk '\''/^Tcp:/ { if (!h) { for (i = 1; i <= NF; i++) c[$i] = i; h = 1 } else { o = $c["OutSegs"]; r = $c["RetransSegs"] } }
     END { printf "%s %s", o, r }'\'' /proc/net/snmp
