@@ -2,8 +2,8 @@
 SIZE bytes (its own id first, then a shared pseudo-random block) and reading them back; prints
 one line: "ok N" when every connection got exactly its own bytes back, else what went wrong.
 
-Each socket uses CUBIC where the kernel has it. 1,000 flows overrun the tap's queues (15,000-40,000
-frames dropped per run here), and the host default here, BBR (v1), then takes some flows for a
+Each socket uses CUBIC where the kernel has it. 1,000 flows overran the tap's queues before the
+window credit (15,000-40,000 frames dropped per run here), and the host default here, BBR (v1), then takes some flows for a
 policed path: it paces them at about 1 KB/s for minutes (bbr bw 5520bps in ss -ti), so one run in
 four took 100-220 s instead of 40 and one hit the 300-s limit. With CUBIC every run took 10-15 s.
 This test is about the bytes, not about the guest's congestion control."""

@@ -73,6 +73,7 @@ final class LinkReceiver {
             int n = link.receive(queue, rx);
             if (n == 0) {
                 backlogged[queue] = false;
+                pacing.caughtUp(queue);
                 loop.moved(bytes);
                 return;
             }
@@ -100,6 +101,7 @@ final class LinkReceiver {
                 // Why the code is as it is); nor right after such a stop found frames behind it.
                 pacing.stoppedEarly(queue);
                 backlogged[queue] = false;
+                pacing.caughtUp(queue);
                 loop.moved(bytes);
                 return;
             }

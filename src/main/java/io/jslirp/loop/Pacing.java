@@ -44,6 +44,9 @@ public final class Pacing {
 
     /** Per link queue: when a batch of it last hit its budget. */
     private long[] lastBacklog = new long[0];
+    /** Per link queue: whether its last batch stopped at its budget (frames may wait unread); how many do. */
+    private boolean[] backlog = new boolean[0];
+    private int backloggedQueues;
     /** When frames last arrived on a queue that was not busy. */
     private long guestRequestAt = Long.MIN_VALUE / 2;
     /** Until when connections send short bursts toward the guest. */
@@ -90,6 +93,7 @@ public final class Pacing {
         Arrays.fill(lastBacklog, old, queues, Long.MIN_VALUE / 2);
         readOnUntil = Arrays.copyOf(readOnUntil, queues);
         Arrays.fill(readOnUntil, old, queues, Long.MIN_VALUE / 2);
+        backlog = Arrays.copyOf(backlog, queues);
     }
 
     /**
@@ -116,6 +120,23 @@ public final class Pacing {
         linkQueues(queue + 1);
         lastBacklog[queue] = now;
         readOnUntil[queue] = iterations + 1;
+        if (!backlog[queue]) {
+            backlog[queue] = true;
+            backloggedQueues++;
+        }
+    }
+
+    /** A batch of queue ended without reaching its budget: the queue was found empty (or its batch stopped early). */
+    public void caughtUp(int queue) {
+        if (queue < backlog.length && backlog[queue]) {
+            backlog[queue] = false;
+            backloggedQueues--;
+        }
+    }
+
+    /** Whether a link queue's last batch stopped at its budget: frames may wait unread there. */
+    public boolean linkBacklogged() {
+        return backloggedQueues > 0;
     }
 
     /** Whether a batch of queue starting at now is small: the queue is busy while a guest's requests come on others. */

@@ -90,6 +90,7 @@ final class TcpFlow extends Flow implements Handler, HostSink {
         this.owner = owner;
         this.family = family;
         this.conn = conn;
+        conn.attach(this);
         this.stream = stream;
         this.loop = loop;
         this.clock = loop.clock();

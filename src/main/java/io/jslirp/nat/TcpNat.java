@@ -24,6 +24,7 @@ import io.jslirp.tcp.GuestSyn;
 import io.jslirp.tcp.Outcome;
 import io.jslirp.tcp.TcpConnection;
 import io.jslirp.tcp.TcpContext;
+import io.jslirp.tcp.WindowCredit;
 import io.jslirp.util.BufferPool;
 import io.jslirp.util.Log;
 import io.jslirp.wire.Ipv4;
@@ -77,6 +78,10 @@ public final class TcpNat {
      */
     private final Pacing pacing;
     private final BufferPool buffers;
+    /** How many connections may have a window open to the guest at once (admission of its sending: see {@link WindowCredit}). */
+    private final WindowCredit credit = new WindowCredit(WindowCredit.UNITS);
+    /** The flushes so far: the credit's iterations. */
+    private long flushes;
     /** Where every flow's peeks at its host socket go (a loop iteration uses them at once): the one copy of bytes toward the guest. */
     private final PeekArea peekArea;
     /** Armed while the pool keeps free blocks: after a burst, what no connection reuses goes back within two rounds. */
@@ -220,12 +225,12 @@ public final class TcpNat {
 
     /**
      * What a connection of family is made with: its TCP parameters and output, and this NAT's
-     * buffer pool; made once per family, not for each connection.
+     * buffer pool and window credit; made once per family, not for each connection.
      */
     private TcpContext tcpContext(Family family) {
         TcpContext c = family.ipv6() ? tcp6 : tcp4;
         if (c == null || c.config() != family.tcp() || c.out() != family.output()) {
-            c = new TcpContext(family.tcp(), buffers, family.output());
+            c = new TcpContext(family.tcp(), buffers, family.output(), credit);
             if (family.ipv6()) tcp6 = c;
             else tcp4 = c;
         }
@@ -334,6 +339,7 @@ public final class TcpNat {
      */
     public void flush() {
         long now = clock.now();
+        credit.iteration(++flushes, pacing.linkBacklogged(), now);
         List<TcpFlow> carried = continuing;
         continuing = continuingNext;
         for (int i = 0; i < dirty.size(); i++) flushFlow(dirty.get(i), now);
@@ -341,6 +347,12 @@ public final class TcpNat {
         for (int i = 0; i < carried.size(); i++) flushFlow(carried.get(i), now);
         carried.clear();
         continuingNext = carried;
+        // Then the connections whose turn came, as the flushes above gave units back: a window update each.
+        Object owner;
+        for (int turns = credit.waiting(); turns > 0 && (owner = credit.serve()) != null; turns--) {
+            TcpFlow flow = (TcpFlow) owner;
+            if (flow.markDirty()) flushFlow(flow, now);
+        }
         if (!continuing.isEmpty()) loop.runAgain();
     }
 

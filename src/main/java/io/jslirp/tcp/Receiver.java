@@ -73,6 +73,15 @@ final class Receiver {
     private final TcpConfig config;
     private final BufferPool buffers;
     private final Timers timers;
+    /** The window credit all connections of the link share (admission of the guest's sending, see {@link WindowCredit}). */
+    private final WindowCredit credit;
+    // The credit's state of this connection (WindowCredit keeps it): holding a unit, granted one
+    // whose window update has not gone, waiting in its queue, ended; where it is in the holders;
+    // the iteration from which on an idle holder gives its unit back; the owner the NAT flushes.
+    boolean holding, granted, waiting, ended, used;
+    int holderIndex = -1;
+    long activeIn, activeAt;
+    Object owner;
     private RingBuffer toHost = NO_BUFFER;
 
     private final int irs;
@@ -111,11 +120,18 @@ final class Receiver {
 
     /** The receiving half for a guest whose SYN (or SYN-ACK) had sequence number guestIsn and options synOptions. */
     Receiver(int guestIsn, TcpOptions synOptions, TcpConfig config, BufferPool buffers, Timers timers) {
+        this(guestIsn, synOptions, config, buffers, timers, WindowCredit.unlimited());
+    }
+
+    /** As above, the connection one of those that share credit. */
+    Receiver(int guestIsn, TcpOptions synOptions, TcpConfig config, BufferPool buffers, Timers timers, WindowCredit credit) {
         this.config = config;
         this.buffers = buffers;
         this.timers = timers;
+        this.credit = credit;
         this.irs = guestIsn;
         this.rcvNxt = guestIsn + 1;
+        this.advertisedRightEdge = this.lastAckSent = rcvNxt; // nothing offered or acknowledged yet
         this.runStart = this.runEnd = rcvNxt;
         this.windowScaling = synOptions.windowScale >= 0;
         this.rcvShift = windowScaling ? config.windowShift() : 0;
@@ -320,7 +336,26 @@ final class Receiver {
         boolean untouchedSynWindow = rcvNxt == irs + 1 && advertised >= 0xffff;
         if (window > advertised && (reopened || (space - advertised >= config.mss() && !untouchedSynWindow))) {
             ackPending = true;
+        } else if (advertised < config.mss() && wantsMore(advertised) && !credit.mayWiden(this)) {
+            credit.refused(this); // spent, and the host would take more: its turn comes (WindowCredit)
         }
+    }
+
+    /** A unit of the credit was granted: the window may widen, and the guest must hear of it. */
+    void windowGranted() {
+        windowCheck = true;
+    }
+
+    /** Whether the host side would take at least an MSS beyond the offered window, and the guest may still send. */
+    private boolean wantsMore(int offered) {
+        return !guestFinished && windowSpace() - offered >= config.mss();
+    }
+
+    /** The window our SYN-ACK offers: what the buffers allow, up to 64 KiB (a SYN's window is never scaled), within the credit. */
+    int synWindow() {
+        int offered = Math.max(advertisedRightEdge - rcvNxt, 0); // a SYN-ACK sent again offers what the first did, at least
+        int space = Math.max(Math.min(windowSpace(), 0xffff), offered);
+        return space > offered && !credit.mayWiden(this) ? offered : space;
     }
 
     /**
@@ -355,6 +390,7 @@ final class Receiver {
         // 3.8.6); toHost takes what the host socket then refuses.
         int offered = Math.max(advertisedRightEdge - rcvNxt, 0);
         int space = Math.max(windowSpace(), Math.min(offered, toHostLimit - toHost.size()));
+        if (space > offered && !credit.mayWiden(this)) space = offered; // others' turn first (WindowCredit)
         return (Math.min(space, 0xffff << rcvShift) >>> rcvShift) << rcvShift;
     }
 
@@ -372,7 +408,12 @@ final class Receiver {
 
     /** A segment acknowledging ack and offering window bytes went to the guest. */
     void ackSent(int ack, int window) {
-        advertisedRightEdge = rcvNxt + window;
+        int edge = rcvNxt + window;
+        boolean widened = Seq.gt(edge, advertisedRightEdge);
+        boolean moved = ack != lastAckSent;
+        advertisedRightEdge = edge;
+        boolean open = window >= config.mss() && !guestFinished;
+        credit.acked(this, moved, widened, open, !open && wantsMore(window));
         lastAckSent = ack;
         ackPending = false;
         timers.stopAckHold();
@@ -429,6 +470,7 @@ final class Receiver {
     }
 
     void close() {
+        credit.forget(this);
         if (toHost != NO_BUFFER) toHost.close();
     }
 }

@@ -98,7 +98,7 @@ final class SegmentWriter {
         // SACK on: the guest then recovers from loss and reordering by our SACK blocks, and its
         // blocks steer our recovery (SackRecovery).
         if (receiver.sackPermitted()) hdr = Tcp.appendSackPermitted(f, off, hdr);
-        int window = Math.min(receiver.windowSpace(), 0xffff); // never scaled in a SYN
+        int window = receiver.synWindow(); // never scaled in a SYN
         int rcvNxt = receiver.rcvNxt();
         Tcp.write(f, off, out.tcpHeader().ports(remotePort, guestPort).seq(iss).ack(rcvNxt).flags(Tcp.SYN | Tcp.ACK).window(window)
                 .length(hdr));

@@ -73,11 +73,19 @@ public final class TcpConnection {
         this.remotePort = addresses.remotePort();
         this.config = context.config();
         TcpOptions options = syn.options();
-        this.receiver = new Receiver(syn.isn(), options, config, context.buffers(), timers);
+        this.receiver = new Receiver(syn.isn(), options, config, context.buffers(), timers, context.credit());
         int sendMss = Sender.sendMss(config, options);
         this.writer = new SegmentWriter(context.out(), addresses, receiver, sendMss);
         int sndShift = options.windowScale >= 0 ? options.windowScale : 0;
         this.sender = new Sender(iss, sndShift, sendMss, host, writer, rtt);
+    }
+
+    /**
+     * What the NAT knows the connection by: {@link WindowCredit#serve} returns it for the
+     * connection whose turn came.
+     */
+    public void attach(Object owner) {
+        receiver.owner = owner;
     }
 
     /** The connection's recovery, made when first needed. */

@@ -16,6 +16,7 @@ import io.jslirp.sys.Errno;
 import io.jslirp.sys.FakeSockets;
 import io.jslirp.sys.FakeSockets.Kind;
 import io.jslirp.sys.Sockets;
+import io.jslirp.tcp.WindowCredit;
 import io.jslirp.wire.build.FrameBuilder;
 import java.util.List;
 import java.util.stream.Stream;
@@ -520,6 +521,34 @@ class TcpNatTest {
         assertThat(second.closed).isTrue();
         assertThat(h.transport().tcpConnections()).isZero();
         assertThat(iss).isNotNegative();
+    }
+
+    /**
+     * The window credit through the NAT: beyond {@link WindowCredit#UNITS} connections that hold a
+     * window (opened, their first bytes still to come), the next one is offered none; when one of
+     * them ends, the flush gives its unit to the one that waited, with a window update.
+     */
+    @ParameterizedTest
+    @MethodSource("versions")
+    void beyondTheCreditAConnectionIsOfferedNoWindowUntilAUnitComesBack(Version v) {
+        start(v);
+        int units = WindowCredit.UNITS;
+        for (int i = 0; i <= units; i++) {
+            FrameBuilder guest = FrameBuilder.ip(v.guest(), v.gateway()).tcp(30000 + i, PORT);
+            h.send(guest.flags(SYN).seq(GUEST_ISN).window(65535).mss(1460).bytes());
+            h.sockets.last(Kind.TCP).completeConnect();
+            h.settle();
+            Packet synAck = h.receivedOne();
+            assertThat(synAck.window).as("connection %d's SYN-ACK", i).isEqualTo(i < units ? 65535 : 0);
+            h.send(FrameBuilder.ip(v.guest(), v.gateway()).tcp(30000 + i, PORT).flags(ACK).seq(GUEST_ISN + 1).ack(synAck.seq + 1).bytes());
+            assertThat(h.received()).isEmpty();
+        }
+        h.send(FrameBuilder.ip(v.guest(), v.gateway()).tcp(30000, PORT).flags(RST).seq(GUEST_ISN + 1).bytes());
+        Packet update = h.receivedOne();
+        assertThat(update.destinationPort).isEqualTo(30000 + units);
+        assertThat(update.flags).isEqualTo(ACK);
+        assertThat(update.window).isPositive();
+        assertThat(update.ack).isEqualTo(GUEST_ISN + 1);
     }
 
     /** Retransmission toward the guest on the virtual clock: the unacknowledged segment again after the initial RTO. */

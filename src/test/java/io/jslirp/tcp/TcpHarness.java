@@ -57,7 +57,7 @@ final class TcpHarness {
     long now = START;
 
     private TcpHarness(TcpConfig config, int irs, int iss, int guestMss, int guestWscale, int guestTsVal, boolean guestSack,
-                       boolean largeSegments) {
+                       boolean largeSegments, WindowCredit credit) {
         this.config = config;
         this.buffers = new BufferPool(config.bufferBudget());
         out.large = largeSegments;
@@ -71,7 +71,8 @@ final class TcpHarness {
         TcpOptions opts = new TcpOptions();
         assertThat(Tcp.parseOptions(s, OFFSET, opts)).isTrue();
         this.conn = new TcpConnection(new FlowAddresses(GUEST, GUEST_PORT, REMOTE, REMOTE_PORT), new GuestSyn(irs, 64240, opts), iss,
-                new TcpContext(config, buffers, out), host);
+                new TcpContext(config, buffers, out, credit), host);
+        conn.attach(this);
     }
 
     // ---- construction ----
@@ -90,6 +91,7 @@ final class TcpHarness {
         private int guestTsVal = NONE;
         private boolean guestSack;
         private boolean largeSegments;
+        private WindowCredit credit = WindowCredit.unlimited();
 
         static TcpConfig fullSize(TcpConfig c) {
             return new TcpConfig(c.mss(), c.receiveBuffer(), c.sendBuffer(), Math.max(c.receiveBuffer(), c.sendBuffer()), c.timeWaitNanos(), c.bufferBudget());
@@ -145,9 +147,15 @@ final class TcpHarness {
             return this;
         }
 
+        /** The connection shares credit with others (see {@link WindowCredit}); it is attached to its harness. */
+        Builder credit(WindowCredit c) {
+            credit = c;
+            return this;
+        }
+
         /** The connection just after the guest's SYN, waiting for the host connect. */
         TcpHarness connecting() {
-            return new TcpHarness(config, irs, iss, guestMss, guestWscale, guestTsVal, guestSack, largeSegments);
+            return new TcpHarness(config, irs, iss, guestMss, guestWscale, guestTsVal, guestSack, largeSegments, credit);
         }
 
         /** The connection after the three-way handshake; the guest's handshake ACK carried guestWindow. */
