@@ -58,7 +58,7 @@ public final class WindowCredit {
     /** The receivers holding a unit (each knows its index here), looked through for idle ones. */
     private final ArrayList<Receiver> holders = new ArrayList<>();
     /** A holder that has not sent a byte yet gives its unit back only after this long without one. */
-    static final long UNUSED_NANOS = 1_000_000_000L;
+    static final long UNUSED_NANOS = 250_000_000L;
     /** A holder gives its unit back after this long without a byte, even while the link stays backlogged. */
     static final long IDLE_NANOS = 100_000_000L;
     /** The NAT's flushes so far, and the last one at which the link had nothing left unread; the time of the last. */
