@@ -36,7 +36,6 @@ final class LinkReceiver {
     private final Capture capture;
     private final MemorySegment rx = Arena.ofAuto().allocate(65536 + 64, 64);
     private final Runnable[] batches;
-    private final boolean[] backlogged;
 
     LinkReceiver(Link link, Stack stack, Reactor loop, Capture capture) {
         this.link = link;
@@ -47,7 +46,6 @@ final class LinkReceiver {
         int queues = link.queues();
         pacing.linkQueues(queues);
         batches = new Runnable[queues];
-        backlogged = new boolean[queues];
         for (int q = 0; q < queues; q++) {
             int queue = q;
             batches[q] = () -> receiveBatch(queue, loop.clock().now());
@@ -56,7 +54,7 @@ final class LinkReceiver {
     }
 
     private void onReadable(int queue) {
-        if (backlogged[queue]) return; // its next batch is scheduled already
+        if (pacing.backlogged(queue)) return; // its next batch is scheduled already
         long now = loop.clock().now();
         if (pacing.framesArrived(queue, now)) loop.expectNextRequest(link.fd(queue));
         receiveBatch(queue, now);
@@ -72,7 +70,6 @@ final class LinkReceiver {
         for (int frames = 0; frames < maxFrames && bytes < maxBytes; frames++) {
             int n = link.receive(queue, rx);
             if (n == 0) {
-                backlogged[queue] = false;
                 pacing.caughtUp(queue);
                 loop.moved(bytes);
                 return;
@@ -100,7 +97,6 @@ final class LinkReceiver {
                 // would then come one an iteration, which cost it much of its rate (docs/benchmarks.md,
                 // Why the code is as it is); nor right after such a stop found frames behind it.
                 pacing.stoppedEarly(queue);
-                backlogged[queue] = false;
                 pacing.caughtUp(queue);
                 loop.moved(bytes);
                 return;
@@ -108,7 +104,6 @@ final class LinkReceiver {
         }
         loop.moved(bytes);
         // More may be waiting, on the tap or held by the link where epoll cannot see it.
-        backlogged[queue] = true;
         pacing.backlogged(queue, now);
         loop.continueAfterReady(batches[queue]);
     }

@@ -134,6 +134,11 @@ public final class Pacing {
         }
     }
 
+    /** Whether queue's last batch stopped at its budget: its next batch is scheduled, frames may wait unread there. */
+    public boolean backlogged(int queue) {
+        return queue < backlog.length && backlog[queue];
+    }
+
     /** Whether a link queue's last batch stopped at its budget: frames may wait unread there. */
     public boolean linkBacklogged() {
         return backloggedQueues > 0;

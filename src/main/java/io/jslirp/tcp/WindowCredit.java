@@ -65,8 +65,8 @@ public final class WindowCredit {
     private long iteration, drained = Long.MIN_VALUE, now;
     /** The iteration in which idle holders were last looked for. */
     private long swept = Long.MIN_VALUE;
-    /** Units that came back because their connection was idle, ever; waiters served, ever. */
-    private long forgiven, served;
+    /** Units that came back because their connection was idle, ever. */
+    private long forgiven;
 
     /** A credit of units open windows. */
     public WindowCredit(int units) {
@@ -102,28 +102,23 @@ public final class WindowCredit {
         r.waiting = false;
         r.granted = true;
         held++;
-        served++;
         r.windowGranted();
         return r.owner;
     }
 
-    /** Units held now (for status and tests). */
+    /** Units held now (for tests). */
     public int held() {
         return held;
     }
 
-    /** Connections waiting for a unit now (for status and tests; some may have ended). */
+    /** Connections waiting for a unit now (some may have ended): the most turns a flush can serve. */
     public int waiting() {
         return waiters.size();
     }
 
-    /** Units that came back from idle connections, and waiters served, ever (for status and tests). */
+    /** Units that came back from idle connections, ever (for tests). */
     public long forgiven() {
         return forgiven;
-    }
-
-    public long served() {
-        return served;
     }
 
     // ---- the receivers ----
