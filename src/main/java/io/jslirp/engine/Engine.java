@@ -89,12 +89,13 @@ public final class Engine {
     }
 
     /**
-     * Every figure by name: the stack's counters, then the table's flows opened and open by kind
-     * (from the loop's thread, or after it stopped; elsewhere they may lag a little).
+     * Every figure by name: the stack's counters, then the table's flows opened and open by kind,
+     * then the TCP window credit's (from the loop's thread, or after it stopped; elsewhere they may
+     * lag a little).
      */
     public void figures(ObjLongConsumer<String> sink) {
         stack.counters().forEach(sink);
-        transport.flowTable().figures(sink);
+        transport.figures(sink);
     }
 
     /** The figures as one line of name=value pairs, for logs. */

@@ -43,6 +43,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.ObjLongConsumer;
 
 /**
  * Carries the guest's TCP, UDP and ICMP echo flows of both IP versions over host sockets (one TCP,
@@ -185,6 +186,12 @@ public final class HostTransport {
     /** The one table of flows, every kind. */
     public Flows flowTable() {
         return flows;
+    }
+
+    /** The host side's figures by name: the table's flows opened and open by kind, then the TCP window credit's. */
+    public void figures(ObjLongConsumer<String> sink) {
+        flows.figures(sink);
+        tcp.figures(sink);
     }
 
     /** Open TCP connections (also those through forwarded ports, and forwarded clients not yet answered), both versions. */

@@ -25,6 +25,10 @@ final class GuestDial extends Flow {
     /** Resends the SYN, then gives up (set by the owner, whose method it runs). */
     Timer timer;
     int syns;
+    /** The window our SYN offers (every copy of it): decided by the window credit at the first. */
+    int window;
+    /** Whether the credit's unit taken for that window is still ours (until the first SYN timeout). */
+    boolean unit;
 
     /**
      * The dial of flow (the guest's address and port, and the source it sees the connection come

@@ -35,6 +35,7 @@ import io.jslirp.wire.TcpSegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.ObjLongConsumer;
 
 /**
  * The guest's TCP connections of both IP versions, each re-originated as a non-blocking host
@@ -243,12 +244,18 @@ public final class TcpNat {
 
     private void sendSyn(GuestDial d) {
         long now = clock.now();
-        TcpConnection.sendSyn(tcpContext(d.family), d.addresses(), d.iss, now);
+        TcpContext context = tcpContext(d.family);
+        if (d.syns == 0) {
+            d.window = TcpConnection.dialWindow(context);
+            d.unit = d.window > 0;
+        }
+        TcpConnection.sendSyn(context, d.addresses(), d.iss, d.window, now);
         loop.schedule(d.timer, now + (FIRST_SYN_TIMEOUT_NANOS << d.syns));
         d.syns++;
     }
 
     private void dialTimedOut(GuestDial d) {
+        returnUnit(d); // a guest this slow to answer keeps no one else waiting (its SYN's window stays open, uncounted)
         if (d.syns < GuestDial.MAX_SYNS) {
             sendSyn(d);
             return;
@@ -273,7 +280,7 @@ public final class TcpNat {
         loop.schedule(d.timer, Long.MAX_VALUE);
         SocketStream stream = new SocketStream(sockets, peekArea);
         TcpConnection conn = TcpConnection.openedToGuest(d.addresses(), new GuestSyn(h.seq(), h.window(), seg.options()), d.iss,
-                tcpContext(d.family), stream);
+                d.window, d.unit, tcpContext(d.family), stream);
         TcpFlow flow = new TcpFlow(this, d.family, loop, conn, stream,
                 new HostPeer(d.fd, OutboundPolicy.UNREACHABLE, d.hostPort(), d.client));
         flows.replace(d, flow, State.OPEN);
@@ -281,8 +288,16 @@ public final class TcpNat {
         markDirty(flow); // the handshake's last ACK goes at the flush
     }
 
+    /** The credit's unit d's SYN took comes back, if it still has it. */
+    private void returnUnit(GuestDial d) {
+        if (!d.unit) return;
+        d.unit = false;
+        TcpConnection.dialUnitReturned(tcpContext(d.family));
+    }
+
     /** Gives up a dial; the host client gets a RST when reset. */
     private void endDial(GuestDial d, boolean reset) {
+        returnUnit(d);
         flows.transition(d, State.CLOSED);
         loop.schedule(d.timer, Long.MAX_VALUE);
         if (reset) sockets.setLingerZero(d.fd);
@@ -377,6 +392,11 @@ public final class TcpNat {
     private void trimBuffers() {
         buffers.trim();
         if (buffers.freeBytes() > 0 || flows.size(Kind.TCP) > 0) loop.schedule(trim, clock.now() + TRIM_NANOS);
+    }
+
+    /** The window credit's figures, by name (see {@link WindowCredit#figures}). */
+    public void figures(ObjLongConsumer<String> sink) {
+        credit.figures(sink);
     }
 
     /** The connections' buffer memory (for tests and status): in use, and kept free for reuse. */

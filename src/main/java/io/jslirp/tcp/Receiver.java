@@ -341,6 +341,17 @@ final class Receiver {
         }
     }
 
+    /**
+     * Our SYN toward the guest (a connection we opened) offered window bytes: the window does not
+     * shrink from there. unit: the credit's unit reserved for that SYN ({@link WindowCredit#reserve})
+     * is still out, and this connection takes it over as a granted one; else its window is open
+     * uncounted, as an idle connection's is, until the guest sends.
+     */
+    void offeredInSyn(int window, boolean unit) {
+        advertisedRightEdge = rcvNxt + window;
+        granted = unit;
+    }
+
     /** A unit of the credit was granted: the window may widen, and the guest must hear of it. */
     void windowGranted() {
         windowCheck = true;

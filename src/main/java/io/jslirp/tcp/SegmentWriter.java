@@ -74,8 +74,8 @@ final class SegmentWriter {
         if (len > 0) receiver.dataSent();
     }
 
-    /** Sends the SYN of a connection we open toward the guest (see {@link TcpConnection#sendSyn}). */
-    static void sendSyn(TcpContext context, FlowAddresses addresses, int iss, long now) {
+    /** Sends the SYN of a connection we open toward the guest, offering window (see {@link TcpConnection#sendSyn}). */
+    static void sendSyn(TcpContext context, FlowAddresses addresses, int iss, int window, long now) {
         TcpOutput out = context.out();
         TcpConfig config = context.config();
         MemorySegment f = out.frame();
@@ -83,7 +83,6 @@ final class SegmentWriter {
         int hdr = Tcp.writeSynOptions(f, off, config.mss(), config.windowShift());
         hdr = Tcp.appendTimestamps(f, off, hdr, (int) (now / 1_000_000L), 0);
         hdr = Tcp.appendSackPermitted(f, off, hdr);
-        int window = Math.min(Math.min(config.initialBuffer(), config.receiveBuffer()), 0xffff);
         Tcp.write(f, off, out.tcpHeader().ports(addresses.remotePort(), addresses.guestPort()).seq(iss).ack(0).flags(Tcp.SYN)
                 .window(window).length(hdr));
         out.sendTcp(addresses.remoteAddress(), addresses.guestAddress(), hdr);

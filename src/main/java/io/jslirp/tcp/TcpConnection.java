@@ -95,24 +95,44 @@ public final class TcpConnection {
     }
 
     /**
-     * Sends, from remote to the guest, the SYN (sequence number iss) of a connection jslirp opens
-     * toward the guest (a forwarded port), offering what our SYN-ACK offers: MSS from the MTU,
-     * window scaling, timestamps and SACK. The guest's SYN-ACK then makes the connection
-     * ({@link #openedToGuest}).
+     * The window the SYN of a connection jslirp opens toward the guest offers: its first buffer's
+     * (at most 64 KiB: a SYN's window is never scaled) when the window credit has a unit for it
+     * ({@link WindowCredit#reserve}), else none: the connection then waits its turn once made, as
+     * one the guest opened does. A dial gives the unit back ({@link #dialUnitReturned}) when it
+     * ends without a connection, or when the guest has not answered by the first SYN timeout.
      */
-    public static void sendSyn(TcpContext context, FlowAddresses addresses, int iss, long now) {
-        SegmentWriter.sendSyn(context, addresses, iss, now);
+    public static int dialWindow(TcpContext context) {
+        if (!context.credit().reserve()) return 0;
+        TcpConfig config = context.config();
+        return Math.min(Math.min(config.initialBuffer(), config.receiveBuffer()), 0xffff);
+    }
+
+    /** The unit {@link #dialWindow} took for a dial's SYN comes back: the dial ended, or the guest was slow to answer. */
+    public static void dialUnitReturned(TcpContext context) {
+        context.credit().unreserve();
     }
 
     /**
-     * The connection of a SYN sent with {@link #sendSyn} that the guest answered with synAck:
-     * established, and the handshake's last ACK goes out at the next flush.
+     * Sends, from remote to the guest, the SYN (sequence number iss, offering window: see
+     * {@link #dialWindow}) of a connection jslirp opens toward the guest (a forwarded port),
+     * offering what our SYN-ACK offers: MSS from the MTU, window scaling, timestamps and SACK. The
+     * guest's SYN-ACK then makes the connection ({@link #openedToGuest}).
      */
-    public static TcpConnection openedToGuest(FlowAddresses addresses, GuestSyn synAck, int iss, TcpContext context,
-                                              HostStream host) {
+    public static void sendSyn(TcpContext context, FlowAddresses addresses, int iss, int window, long now) {
+        SegmentWriter.sendSyn(context, addresses, iss, window, now);
+    }
+
+    /**
+     * The connection of a SYN sent with {@link #sendSyn} (offering window, with the credit's unit
+     * still reserved for it when unit) that the guest answered with synAck: established, and the
+     * handshake's last ACK goes out at the next flush.
+     */
+    public static TcpConnection openedToGuest(FlowAddresses addresses, GuestSyn synAck, int iss, int window, boolean unit,
+                                              TcpContext context, HostStream host) {
         TcpConnection c = new TcpConnection(addresses, synAck, iss, context, host);
         c.state = State.ESTABLISHED;
         c.sender.established(synAck.window()); // a SYN-ACK's window is never scaled
+        c.receiver.offeredInSyn(window, unit);
         c.receiver.ackDue();
         return c;
     }

@@ -2,6 +2,7 @@ package io.jslirp.tcp;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.function.ObjLongConsumer;
 
 /**
  * How many connections may hold a window open to the guest at once, all connections of a link
@@ -67,6 +68,8 @@ public final class WindowCredit {
     private long swept = Long.MIN_VALUE;
     /** Units that came back because their connection was idle, ever. */
     private long forgiven;
+    /** Times a connection began to wait for a unit, ever. */
+    private long waits;
 
     /** A credit of units open windows. */
     public WindowCredit(int units) {
@@ -104,6 +107,39 @@ public final class WindowCredit {
         held++;
         r.windowGranted();
         return r.owner;
+    }
+
+    /**
+     * A unit for the SYN of a connection we open toward the guest (a forwarded port's), whose
+     * window it offers before the connection exists: taken when nobody waits and one is free, and
+     * counted from now on, until the connection made takes it over ({@link Receiver#offeredInSyn})
+     * or {@link #unreserve} gives it back (the guest never answered). Without one the SYN offers
+     * no window, and the connection waits its turn once made.
+     */
+    public boolean reserve() {
+        if (firstWaiter() != null || !unitFree()) return false;
+        held++;
+        return true;
+    }
+
+    /** Gives back a unit {@link #reserve} took for a SYN whose connection was never made. */
+    public void unreserve() {
+        held--;
+    }
+
+    /**
+     * The credit's figures for the status report: units held now ({@code tcp_window_holders}),
+     * connections waiting for one now ({@code tcp_window_waiting}), times a connection began to
+     * wait ({@code tcp_window_waits}) and units taken back from idle holders
+     * ({@code tcp_window_reclaimed}), ever.
+     */
+    public void figures(ObjLongConsumer<String> sink) {
+        long waitingNow = 0;
+        for (Receiver r : waiters) if (!r.ended) waitingNow++;
+        sink.accept("tcp_window_holders", held);
+        sink.accept("tcp_window_waiting", waitingNow);
+        sink.accept("tcp_window_waits", waits);
+        sink.accept("tcp_window_reclaimed", forgiven);
     }
 
     /** Units held now (for tests). */
@@ -184,6 +220,7 @@ public final class WindowCredit {
         if (r.waiting || r.ended) return;
         r.waiting = true;
         waiters.add(r);
+        waits++;
     }
 
     private void hold(Receiver r) {

@@ -84,6 +84,119 @@ class ForwardsTest {
         assertThat(h.flows()).isEmpty();
     }
 
+    /** The window credit's figures of h (tcp_window_holders, tcp_window_waiting, ...). */
+    private static java.util.Map<String, Long> credit(NatHarness h) {
+        java.util.Map<String, Long> figures = new java.util.HashMap<>();
+        h.transport().figures(figures::put);
+        return figures;
+    }
+
+    /** Opens the guest's own connections to the gateway (the host's loopback), each through its handshake; returns their SYN-ACKs' windows. */
+    private static java.util.List<Integer> guestConnections(NatHarness h, int first, int count) {
+        java.util.List<Integer> windows = new java.util.ArrayList<>();
+        for (int port = first; port < first + count; port++) {
+            FrameBuilder guest = FrameBuilder.ip(Version.V4.guest(), Version.V4.gateway()).tcp(port, 9000);
+            h.send(guest.flags(SYN).seq(1000).window(65535).mss(1460).bytes());
+            h.sockets.last(Kind.TCP).completeConnect();
+            h.settle();
+            Packet synAck = h.receivedOne();
+            windows.add(synAck.window);
+            h.send(FrameBuilder.ip(Version.V4.guest(), Version.V4.gateway()).tcp(port, 9000).flags(ACK).seq(1001).ack(synAck.seq + 1).bytes());
+        }
+        return windows;
+    }
+
+    /**
+     * A forwarded connection's SYN goes through the window credit as the guest's own connections
+     * do: with every unit held it offers no window, the handshake's ACK none either, and the
+     * connection gets a window update when its turn comes.
+     */
+    @Test
+    void aForwardedSynOffersNoWindowWhileEveryUnitOfTheCreditIsHeld() {
+        NatHarness h = NatHarness.with().forward(tcp4()).build();
+        h.guestAnnounces(4);
+        assertThat(guestConnections(h, 30000, io.jslirp.tcp.WindowCredit.UNITS)).containsOnly(65535);
+        long[] client = Packet.halves("127.0.0.1");
+        listener(h).clientConnects(client[0], client[1], 50000);
+        h.settle();
+        Packet syn = h.receivedOne();
+        assertThat(syn.flags).isEqualTo(SYN);
+        assertThat(syn.window).as("no unit free").isZero();
+        h.send(FrameBuilder.ip(Version.V4.guest(), Version.V4.gateway()).tcp(GUEST_PORT, syn.sourcePort).flags(SYN | ACK).seq(500).ack(syn.seq + 1)
+                .window(65535).mss(1460).bytes());
+        Packet ack = h.receivedOne();
+        assertThat(ack.flags).isEqualTo(ACK);
+        assertThat(ack.window).as("the handshake's ACK").isZero();
+        assertThat(credit(h)).containsEntry("tcp_window_holders", (long) io.jslirp.tcp.WindowCredit.UNITS)
+                .containsEntry("tcp_window_waiting", 1L).containsEntry("tcp_window_waits", 1L);
+
+        h.send(FrameBuilder.ip(Version.V4.guest(), Version.V4.gateway()).tcp(30000, 9000).flags(io.jslirp.engine.Packet.RST).seq(1001).bytes());
+        Packet update = h.receivedOne();
+        assertThat(update.destinationPort).as("its turn").isEqualTo(GUEST_PORT);
+        assertThat(update.window).isPositive();
+        assertThat(update.ack).isEqualTo(501);
+        assertThat(credit(h)).containsEntry("tcp_window_waiting", 0L);
+    }
+
+    /**
+     * With a unit free, a forwarded SYN offers its window and that unit is the connection's: the
+     * guest's next connection beyond the credit waits, and the handshake's ACK never offers less
+     * than the SYN did. A guest that has not answered by the first SYN timeout gives the unit back
+     * (its SYN's window stays what it was), and so does a dial that ends.
+     */
+    @Test
+    void aForwardedSynsWindowHoldsAUnitUntilTheGuestIsSlowToAnswer() {
+        NatHarness h = NatHarness.with().forward(tcp4()).build();
+        h.guestAnnounces(4);
+        long[] client = Packet.halves("127.0.0.1");
+        listener(h).clientConnects(client[0], client[1], 50000);
+        h.settle();
+        Packet syn = h.receivedOne();
+        assertThat(syn.window).as("the first buffer's").isPositive();
+        assertThat(credit(h)).containsEntry("tcp_window_holders", 1L);
+        int units = io.jslirp.tcp.WindowCredit.UNITS;
+        assertThat(guestConnections(h, 30000, units)).as("the last one beyond the credit").endsWith(65535, 0)
+                .filteredOn(w -> w == 0).hasSize(1);
+        h.send(FrameBuilder.ip(Version.V4.guest(), Version.V4.gateway()).tcp(GUEST_PORT, syn.sourcePort).flags(SYN | ACK).seq(500).ack(syn.seq + 1)
+                .window(65535).mss(1460).bytes());
+        Packet ack = h.receivedOne();
+        assertThat(ack.flags).isEqualTo(ACK);
+        assertThat(ack.window).as("never less than the SYN offered").isGreaterThanOrEqualTo(syn.window);
+        assertThat(credit(h)).containsEntry("tcp_window_holders", (long) units).containsEntry("tcp_window_waiting", 1L);
+
+        // A second client while every unit is held: its SYN offers none.
+        listener(h).clientConnects(client[0], client[1], 50001);
+        h.settle();
+        assertThat(h.receivedOne().window).isZero();
+
+        NatHarness slow = NatHarness.with().forward(tcp4()).build();
+        slow.guestAnnounces(4);
+        listener(slow).clientConnects(client[0], client[1], 50000);
+        slow.settle();
+        Packet first = slow.receivedOne();
+        assertThat(first.window).isPositive();
+        assertThat(credit(slow)).containsEntry("tcp_window_holders", 1L);
+        slow.advance(NatHarness.SECOND + NatHarness.SECOND / 10);
+        Packet again = slow.receivedOne();
+        assertThat(again.flags).isEqualTo(SYN);
+        assertThat(again.window).as("the same SYN").isEqualTo(first.window);
+        assertThat(credit(slow)).as("given back at the first SYN timeout").containsEntry("tcp_window_holders", 0L);
+        slow.send(FrameBuilder.ip(Version.V4.guest(), Version.V4.gateway()).tcp(GUEST_PORT, again.sourcePort).flags(SYN | ACK).seq(500)
+                .ack(again.seq + 1).window(65535).mss(1460).bytes());
+        assertThat(slow.receivedOne().window).as("still not shrunk").isGreaterThanOrEqualTo(first.window);
+
+        NatHarness refused = NatHarness.with().forward(tcp4()).build();
+        refused.guestAnnounces(4);
+        listener(refused).clientConnects(client[0], client[1], 50000);
+        refused.settle();
+        Packet offered = refused.receivedOne();
+        assertThat(credit(refused)).containsEntry("tcp_window_holders", 1L);
+        refused.send(FrameBuilder.ip(Version.V4.guest(), Version.V4.gateway()).tcp(GUEST_PORT, offered.sourcePort)
+                .flags(io.jslirp.engine.Packet.RST | ACK).seq(0).ack(offered.seq + 1).bytes());
+        assertThat(refused.flows()).isEmpty();
+        assertThat(credit(refused)).as("the dial ended").containsEntry("tcp_window_holders", 0L);
+    }
+
     @Test
     void withPreserveSourceARemoteClientKeepsItsAddressAndALoopbackOneDoesNot() {
         NatHarness h = NatHarness.with().preserveSource().forward(tcp4()).build();

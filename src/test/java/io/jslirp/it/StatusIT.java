@@ -92,7 +92,8 @@ class StatusIT {
                         "127.0.0.1:" + udpPort, "5", "7", "0", "0", flow[10]);
                 assertThat(out[10]).matches("\\d+s");
                 assertThat(table).containsPattern("(?m)^frames_in +[1-9]\\d*$").containsPattern("(?m)^refused_at_limit +0$")
-                        .containsPattern("(?m)^open_tcp_connections +2$");
+                        .containsPattern("(?m)^open_tcp_connections +2$").containsPattern("(?m)^tcp_window_waiting +0$")
+                        .containsPattern("(?m)^tcp_window_holders +[0-2]$");
 
                 // --json prints get_status's reply: the same figures, machine-readable.
                 Cmd.Result json = Cmd.run(T, Stack.Kind.JSLIRP.executable(), "status", "--api-socket", api.toString(), "--json");

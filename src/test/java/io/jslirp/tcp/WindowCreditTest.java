@@ -60,6 +60,13 @@ class WindowCreditTest {
         return h.flush();
     }
 
+    /** The credit's figures for the status report, by name. */
+    private java.util.Map<String, Long> figures() {
+        java.util.Map<String, Long> figures = new java.util.HashMap<>();
+        credit.figures(figures::put);
+        return figures;
+    }
+
     @Test
     void underTheCreditTheWindowIsWhatTheBufferAllows() {
         TcpHarness[] a = new TcpHarness[1];
@@ -113,6 +120,7 @@ class WindowCreditTest {
         flushBegins(false);
         assertThat(credit.serve()).as("the link was read to its end after a's last ACK: a is idle").isSameAs(b[0]);
         assertThat(credit.forgiven()).isEqualTo(1);
+        assertThat(figures()).containsEntry("tcp_window_reclaimed", 1L).containsEntry("tcp_window_holders", 1L);
         assertThat(b[0].flush().getFirst().window()).isEqualTo(WINDOW);
         // a's window stays open (a window never shrinks), uncounted; it does not widen while b holds the unit.
         assertThat(guestSends(a[0], 100, 100).getFirst().window()).isEqualTo(WINDOW - 100);
@@ -160,6 +168,8 @@ class WindowCreditTest {
         a[0].hostReset();
         assertThat(a[0].conn.state()).isEqualTo(TcpConnection.State.CLOSED);
         assertThat(credit.held()).isZero();
+        assertThat(figures()).as("b ended: only c waits").containsEntry("tcp_window_holders", 0L).containsEntry("tcp_window_waiting", 1L)
+                .containsEntry("tcp_window_waits", 2L);
         assertThat(credit.serve()).as("b ended: c's turn").isSameAs(c[0]);
         assertThat(c[0].flush().getFirst().window()).isEqualTo(WINDOW);
         assertThat(credit.waiting()).isZero();
