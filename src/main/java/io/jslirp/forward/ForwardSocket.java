@@ -37,7 +37,7 @@ final class ForwardSocket {
             throw new IllegalArgumentException("cannot bind forward " + forward + " to interface " + forward.device() + ": " + Errno.describe(-r));
         }
         r = sockets.bind(s, host.hi(), host.lo(), forward.hostPort());
-        if (r == 0 && tcp) r = sockets.listen(s, 128);
+        if (r == 0 && tcp) r = sockets.listen(s, Sockets.CLIENT_BACKLOG);
         if (r < 0) {
             sockets.close(s);
             throw new IllegalArgumentException("cannot " + (tcp ? "listen on " : "bind ") + host + ":" + forward.hostPort()

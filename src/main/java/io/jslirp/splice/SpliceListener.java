@@ -42,7 +42,7 @@ public final class SpliceListener implements AutoCloseable {
         sockets.setInt(s, Sockets.SOL_SOCKET, Sockets.SO_REUSEADDR, 1);
         if (local.ipv6()) sockets.setInt(s, Sockets.IPPROTO_IPV6, Sockets.IPV6_V6ONLY, 1);
         int r = sockets.bind(s, local.hi(), local.lo(), local.port());
-        if (r == 0) r = sockets.listen(s, 128);
+        if (r == 0) r = sockets.listen(s, Sockets.CLIENT_BACKLOG);
         if (r < 0) {
             sockets.close(s);
             throw new SysException("listen on " + local, -r);

@@ -200,6 +200,16 @@ public final class Sockets {
         }
     }
 
+    /**
+     * The backlog of a listening socket that takes the host's clients for the guest (a forwarded
+     * port, pasta's spliced ports): the kernel caps it at net.core.somaxconn (4096 since Linux 5.4,
+     * glibc's SOMAXCONN). A small one lets a burst of clients overflow the accept queue before the
+     * loop takes them; past that the kernel answers with SYN cookies, and a client whose handshake's
+     * last ACK it then drops believes itself connected to a socket that does not exist (a client
+     * that only reads waits forever: ManyConnectionsIT's forwarded burst stalled with 128).
+     */
+    public static final int CLIENT_BACKLOG = 4096;
+
     /** 0 or -errno. */
     public static int listen(int fd, int backlog) {
         MemorySegment err = scratch().errno;

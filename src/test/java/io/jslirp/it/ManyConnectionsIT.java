@@ -113,6 +113,65 @@ class ManyConnectionsIT {
         }
     }
 
+    /**
+     * The same burst the other way round, through a forwarded port: 2,000 host clients connect at
+     * once (500 connects in flight) and a server in the guest sends each 16 KiB. Our SYNs toward the
+     * guest go through the window credit too: beyond its units they offer no window, and the guest's
+     * server waits for its connection's turn (a window update) before it sends. Every client gets
+     * exactly the bytes, and under 2 % of the guest's segments are sent again (here 0.05-0.5 %, all
+     * of them tail loss probes: no retransmission timeout, no fast retransmit). With the forward's
+     * listen backlog at 128, the burst overflowed it: the host's kernel answered with SYN cookies
+     * and dropped the handshakes' last ACKs while the queue was full, and a thousand clients waited
+     * on connections that existed only on their side (Sockets.CLIENT_BACKLOG).
+     */
+    @Test
+    @Timeout(300)
+    void aBurstOfHostClientsOfAForwardedPortTakesTurnsToo() throws Exception {
+        ItEnv.assumeStack();
+        ItEnv.assumeJslirp("-t and the window credit are jslirp's");
+        ItEnv.assumeTools("bash");
+        Path script = guestScript("forwarded_burst.py");
+        int clients = 2000, size = 16 << 10;
+        int hostPort;
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            hostPort = probe.getLocalPort();
+        }
+        Path serverLog = tmp.resolve("server.log");
+        try (Namespace ns = Namespace.create();
+             Stack.Running stack = Stack.attach(ns, Stack.Options.configured().extra("-t", hostPort + ":8080"))) {
+            Process server = new ProcessBuilder(ns.inside(java.util.List.of("bash", "-c", "ulimit -n 8192 && exec " + ItEnv.python() + " "
+                    + script + " serve " + clients + " " + size + " 8080")))
+                    .redirectErrorStream(true).redirectOutput(serverLog.toFile()).start();
+            try {
+                for (int i = 0; i < 100 && !Files.readString(serverLog).contains("listening"); i++) Namespace.sleep(100);
+                assertThat(Files.readString(serverLog)).as("the guest's server").contains("listening");
+                long[] before = guestTcp(ns);
+                Cmd.Result r = Cmd.run(Duration.ofSeconds(240), "bash", "-c", "ulimit -n 8192 && " + ItEnv.python() + " " + script
+                        + " fetch " + clients + " " + size + " 127.0.0.1 " + hostPort);
+                assertThat(r.out().strip()).as("%s\n%s\n%s", r, Files.readString(serverLog), stack.describe()).isEqualTo("ok " + clients);
+                assertThat(server.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).as("the guest's server ends").isTrue();
+                assertThat(Files.readString(serverLog)).contains("served " + clients);
+                long[] after = guestTcp(ns);
+                long resent = after[0] - before[0], sent = after[1] - before[1];
+                System.out.printf("[%s] %d clients of a forwarded port, 16 KiB each from the guest at once: %d of %d guest segments resent, %.1f s%n",
+                        Stack.Kind.selected(), clients, resent, sent, r.took().toNanos() / 1e9);
+                assertThat(sent).as("the guest sent its 32 MiB").isGreaterThan(clients * 11L);
+                assertThat(resent * 50).as("segments resent (%d of %d)", resent, sent).isLessThan(sent);
+            } finally {
+                Cmd.killTree(server.toHandle());
+            }
+        }
+    }
+
+    /** The namespace's TCP counters RetransSegs and OutSegs (/proc/net/snmp). */
+    private static long[] guestTcp(Namespace ns) {
+        Cmd.Result r = ns.bash(Duration.ofSeconds(10), "grep '^Tcp:' /proc/net/snmp");
+        String[] lines = r.out().strip().split("\n");
+        java.util.List<String> names = java.util.List.of(lines[0].split(" +"));
+        String[] values = lines[1].split(" +");
+        return new long[] {Long.parseLong(values[names.indexOf("RetransSegs")]), Long.parseLong(values[names.indexOf("OutSegs")])};
+    }
+
     /** The guest-side script of that name (from /it/), copied where the namespace's shell can run it, with the module the scripts share. */
     private Path guestScript(String name) throws IOException {
         for (String file : new String[] {name, "echo_exchange.py"}) {
