@@ -48,7 +48,7 @@ final class SplicePorts implements PastaPorts {
             if (loopbackTcp) {
                 engine.transport().loopbackClients((fd, client, guestPort) ->
                         splices.splice(HostSockets.SYSTEM, fd, client, intoNamespace(c, ns, Endpoint.isMapped(client[0], client[1]), guestPort),
-                                false));
+                                false, true));
             }
             if (loopbackUdp) {
                 engine.transport().loopbackDatagrams((sockets, fd, ipv6, guestPort) -> new UdpFlows(splices, sockets, fd,

@@ -34,8 +34,7 @@ public final class ForwardListener implements HostForward {
             for (int i = 0; i < ACCEPT_BUDGET; i++) {
                 int accepted = sockets.accept(fd, client);
                 if (accepted < 0) return;
-                if (Inbound.spliced(loopbackClients, client)) {
-                    loopbackClients.take(accepted, client, forward.guestPort());
+                if (Inbound.spliced(loopbackClients, client) && loopbackClients.take(accepted, client, forward.guestPort())) {
                     continue;
                 }
                 Family family = routes.family(forward, socket.fixedGuest);

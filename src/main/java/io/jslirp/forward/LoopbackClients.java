@@ -7,10 +7,11 @@ package io.jslirp.forward;
 @FunctionalInterface
 public interface LoopbackClients {
     /**
-     * A loopback client of a forward: its descriptor (now the taker's), its address (hi, lo, port;
-     * IPv4 mapped) and the guest port it is for.
+     * A loopback client of a forward: its descriptor, its address (hi, lo, port; IPv4 mapped) and
+     * the guest port it is for. True: taken (the descriptor is now the taker's); false: it cannot
+     * be taken now (no descriptors left to splice it), and goes through the guest's link instead.
      */
-    void take(int fd, long[] client, int guestPort);
+    boolean take(int fd, long[] client, int guestPort);
 
     /** Whether hi:lo is a loopback address: 127.0.0.0/8 (IPv4 mapped) or ::1. */
     static boolean isLoopback(long hi, long lo) {

@@ -12,7 +12,7 @@ import io.jslirp.sys.SysException;
  * clients of -t (the host's loopback to the namespace's). The target socket is bound to the
  * client's own loopback address (127.0.0.2 stays 127.0.0.2), its port the kernel's, as pasta does.
  * Clients from other addresses go to others when there is one (the tap path of -t), else are
- * spliced too.
+ * spliced too; so do loopback clients for which no descriptors are left to splice them.
  */
 public final class SpliceListener implements AutoCloseable {
     private static final int ACCEPT_BUDGET = 64;
@@ -55,8 +55,8 @@ public final class SpliceListener implements AutoCloseable {
                 boolean loopback = Endpoint.isLoopback(peer[0], peer[1]);
                 if (others != null && !loopback) {
                     others.take(client, peer);
-                } else {
-                    splices.splice(sockets, client, peer, target, loopback);
+                } else if (!splices.splice(sockets, client, peer, target, loopback, others != null)) {
+                    others.take(client, peer); // no descriptors for a splice: through the tap
                 }
             }
         });

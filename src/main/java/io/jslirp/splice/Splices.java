@@ -38,8 +38,11 @@ public final class Splices implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
     /** One datagram at a time, for every UDP splice of the loop. */
     final MemorySegment datagram = arena.allocate(65536, 8);
-    /** Counters: connections spliced, refused by the target (or failed to start), ended by a reset; bytes each way. */
-    long spliced, refused, resets, toTarget, toClient;
+    /**
+     * Counters: connections spliced, refused by the target (or failed to start), ended by a reset,
+     * handed back for want of descriptors; bytes each way.
+     */
+    long spliced, refused, resets, declined, toTarget, toClient;
     /** Datagrams and bytes the UDP splices carried, and datagrams dropped (no flow left, a send failed). */
     long datagrams, datagramBytes, datagramDrops;
     private boolean warnedPipes;
@@ -89,15 +92,17 @@ public final class Splices implements AutoCloseable {
     /**
      * Splices client (a connected socket, now this object's, whose peer is peer: address hi, lo and
      * port) to a new connection toward target, the new socket bound to the peer's address (port 0)
-     * first when keepAddress. If no connection can be started, the client is reset.
+     * first when keepAddress; true. If no connection can be started, the client is reset; except,
+     * when declinable, for want of descriptors (a splice takes five: a socket and two pipes; EMFILE,
+     * ENFILE): then false, and the client is still the caller's, for a path that needs none more
+     * (the tap: a burst of thousands of loopback clients at once reached the descriptor limit).
      */
-    public void splice(HostSockets clientSockets, int client, long[] peer, Endpoint target, boolean keepAddress) {
+    public boolean splice(HostSockets clientSockets, int client, long[] peer, Endpoint target, boolean keepAddress, boolean declinable) {
         long bindHi = keepAddress ? peer[0] : 0, bindLo = keepAddress ? peer[1] : 0;
         HostSockets ts = target.sockets();
         int t = ts.tcp(target.ipv6());
         if (t < 0) {
-            fail(clientSockets, client, "socket", -t);
-            return;
+            return !declined(declinable, -t) && fail(clientSockets, client, "socket", -t);
         }
         if ((bindHi != 0 || bindLo != 0) && Endpoint.isMapped(bindHi, bindLo) != target.ipv6()) {
             ts.bind(t, bindHi, bindLo, 0); // the client's loopback address where it can be kept; the kernel's choice else
@@ -106,8 +111,8 @@ public final class Splices implements AutoCloseable {
         if (a < 0 || b < 0) {
             if (a >= 0) closePipe(a);
             ts.close(t);
-            fail(clientSockets, client, "pipe2", (int) -(a < 0 ? a : b));
-            return;
+            int errno = (int) -(a < 0 ? a : b);
+            return !declined(declinable, errno) && fail(clientSockets, client, "pipe2", errno);
         }
         sizePipe(a);
         sizePipe(b);
@@ -118,8 +123,7 @@ public final class Splices implements AutoCloseable {
             closePipe(a);
             closePipe(b);
             ts.close(t);
-            fail(clientSockets, client, "connect " + target, -r);
-            return;
+            return fail(clientSockets, client, "connect " + target, -r);
         }
         spliced++;
         AddressBook book = flows.addresses();
@@ -129,6 +133,14 @@ public final class Splices implements AutoCloseable {
         flows.add(c, r < 0 ? State.OPENING : State.OPEN, loop.clock().now());
         book.release(from); // the table holds them now
         book.release(to);
+        return true;
+    }
+
+    /** Whether a splice that failed with errno is declined (see {@link #splice}): counted, and false for the caller. */
+    private boolean declined(boolean declinable, int errno) {
+        if (!declinable || !Errno.isDescriptorLimit(errno)) return false;
+        if (declined++ == 0) Log.warn("splice: no descriptor left for a splice (" + Errno.describe(errno) + "): loopback clients go through the tap");
+        return true;
     }
 
     private void sizePipe(long pipe) {
@@ -144,11 +156,13 @@ public final class Splices implements AutoCloseable {
         io.jslirp.sys.Libc.close(Pipes.writeEnd(pipe));
     }
 
-    private void fail(HostSockets sockets, int client, String what, int errno) {
+    /** Resets client, a splice to it having failed at what with errno; true (the client was taken). */
+    private boolean fail(HostSockets sockets, int client, String what, int errno) {
         refused++;
         Log.debug(() -> "splice: " + what + ": " + Errno.describe(errno));
         sockets.setLingerZero(client);
         sockets.close(client);
+        return true;
     }
 
     /** A connection ended: forget it. */
@@ -174,6 +188,11 @@ public final class Splices implements AutoCloseable {
         return resets;
     }
 
+    /** Loopback clients handed back for want of descriptors (they went through the tap). */
+    public long declined() {
+        return declined;
+    }
+
     /** Bytes moved from clients to their targets, and back. */
     public long toTarget() {
         return toTarget;
@@ -193,8 +212,8 @@ public final class Splices implements AutoCloseable {
 
     /** One line for the status report or a log. */
     public String summary() {
-        return "splice: " + size() + " open, " + spliced + " spliced, " + refused + " refused, " + resets + " reset, "
-                + toTarget + " bytes to targets, " + toClient + " to clients; udp " + datagrams + " datagrams, "
+        return "splice: " + size() + " open, " + spliced + " spliced, " + refused + " refused, " + resets + " reset, " + declined
+                + " through the tap for want of descriptors, " + toTarget + " bytes to targets, " + toClient + " to clients; udp " + datagrams + " datagrams, "
                 + datagramDrops + " dropped";
     }
 

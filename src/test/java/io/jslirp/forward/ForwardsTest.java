@@ -197,6 +197,24 @@ class ForwardsTest {
         assertThat(credit(refused)).as("the dial ended").containsEntry("tcp_window_holders", 0L);
     }
 
+    /** A loopback client the splice cannot take (no descriptors left for it) reaches the guest through the link instead. */
+    @Test
+    void aLoopbackClientTheSpliceCannotTakeGoesThroughTheLink() {
+        NatHarness h = NatHarness.with().build();
+        java.util.List<Integer> offered = new java.util.ArrayList<>();
+        h.transport().loopbackClients((fd, client, guestPort) -> offered.add(guestPort) && false);
+        h.transport().forward(tcp4());
+        h.guestAnnounces(4);
+        long[] client = Packet.halves("127.0.0.1");
+        FakeSockets.Socket accepted = listener(h).clientConnects(client[0], client[1], 50000);
+        h.settle();
+        assertThat(offered).as("offered to the splice first").containsExactly(GUEST_PORT);
+        Packet syn = h.receivedOne();
+        assertThat(syn.flags).isEqualTo(SYN);
+        assertThat(syn.destinationPort).isEqualTo(GUEST_PORT);
+        assertThat(accepted.closed).isFalse();
+    }
+
     @Test
     void withPreserveSourceARemoteClientKeepsItsAddressAndALoopbackOneDoesNot() {
         NatHarness h = NatHarness.with().preserveSource().forward(tcp4()).build();

@@ -234,6 +234,38 @@ class SpliceTest {
         assertThat(lt.call(() -> splices.spliced())).isZero();
     }
 
+    /**
+     * A loopback client for which no descriptor is left to splice it (a splice takes a socket and
+     * two pipes; a burst of thousands of clients at once reached the limit) goes to others, the tap
+     * path of -t, rather than being reset; where there are no others it is reset.
+     */
+    @Test
+    void aLoopbackClientWithNoDescriptorsLeftForASpliceGoesToOthers() throws Exception {
+        HostSockets real = ns.sockets();
+        HostSockets exhausted = (HostSockets) java.lang.reflect.Proxy.newProxyInstance(HostSockets.class.getClassLoader(),
+                new Class<?>[] {HostSockets.class}, (proxy, m, args) -> m.getName().equals("tcp") ? -Errno.EMFILE : m.invoke(real, args));
+        CompletableFuture<String> taken = new CompletableFuture<>();
+        int port = lt.call(() -> new SpliceListener(lt.loop, splices, Endpoint.loopback(HostSockets.SYSTEM, false, 0),
+                Endpoint.loopback(exhausted, false, 80), (fd, peer) -> {
+                    taken.complete(Endpoint.format(peer[0], peer[1]));
+                    HostSockets.SYSTEM.close(fd);
+                }).port());
+        try (Socket c = new Socket(lo4(), port)) {
+            assertThat(taken.get(10, TimeUnit.SECONDS)).isEqualTo("127.0.0.1");
+        }
+        assertThat(lt.call(() -> splices.declined())).isEqualTo(1);
+        assertThat(lt.call(() -> splices.refused())).isZero();
+
+        int alone = lt.call(() -> new SpliceListener(lt.loop, splices, Endpoint.loopback(HostSockets.SYSTEM, false, 0),
+                Endpoint.loopback(exhausted, false, 80), null).port());
+        try (Socket c = new Socket(lo4(), alone)) {
+            c.setSoTimeout(10_000);
+            assertThatThrownBy(() -> c.getInputStream().read()).as("reset").isInstanceOf(java.net.SocketException.class);
+        }
+        assertThat(lt.call(() -> splices.refused())).isEqualTo(1);
+        assertThat(lt.call(() -> splices.declined())).isEqualTo(1);
+    }
+
     @Test
     void udpFlowsKeepTheSourcePortAndEndWhenIdle() throws Exception {
         try (DatagramSocket echo = ns.call(() -> new DatagramSocket(new InetSocketAddress(lo4(), 0)))) {
