@@ -322,6 +322,38 @@ class PastaPortsIT {
         assertThat(refused("127.0.0.1", port)).as("to the namespace's own address: nothing there").isTrue();
     }
 
+    /**
+     * Host-loopback clients of -t beyond what the instance's descriptors can splice: 600 at once
+     * under a limit of 1,024 descriptors (a splice holds five beside the client's: the target's
+     * socket and two pipes), each reading 16 KiB from a server in the namespace, all connected
+     * before any reads. Those for which no descriptors are left go through the tap instead of being
+     * reset (before: reset), so every client gets exactly its bytes.
+     */
+    @Test
+    @Timeout(240)
+    void loopbackClientsBeyondTheDescriptorsForSplicesGoThroughTheTap() throws Exception {
+        int port = freeBase() + 18, clients = 600;
+        String ns = netns();
+        Path dir = Files.createTempDirectory("jslirp-burst-");
+        Path script = dir.resolve("forwarded_burst.py");
+        try (InputStream in = getClass().getResourceAsStream("/it/forwarded_burst.py")) {
+            Files.copy(in, script);
+        }
+        closing.add(() -> {
+            Files.deleteIfExists(script);
+            Files.deleteIfExists(dir);
+        });
+        Process server = namespaces.started(new ProcessBuilder("ip", "netns", "exec", ns, ItEnv.python(), script.toString(), "serve",
+                String.valueOf(clients), "16384", String.valueOf(port)).redirectErrorStream(true).start());
+        BufferedReader out = new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
+        assertThat(out.readLine()).isEqualTo("listening");
+        pasta(Map.of(), List.of("prlimit", "--nofile=1024:1024"), ns, "-t", String.valueOf(port), "-u", "none", "-T", "none", "-U", "none");
+        Cmd.Result r = Cmd.run(Duration.ofSeconds(120), "bash", "-c", "ulimit -n 8192 && " + ItEnv.python() + " " + script + " fetch "
+                + clients + " 16384 127.0.0.1 " + port);
+        assertThat(r.out().strip()).as("%s", r).isEqualTo("ok " + clients);
+        assertThat(out.readLine()).isEqualTo("served " + clients);
+    }
+
     /** -T auto: a server started on the host's loopback after pasta is reached from the namespace's, and dropped after. */
     @Test
     @Timeout(240)
@@ -398,7 +430,13 @@ class PastaPortsIT {
 
     /** Podman's list around the port options given, with env added to bin/pasta's environment. */
     private void pasta(Map<String, String> env, String ns, String... ports) throws Exception {
-        List<String> c = new ArrayList<>(List.of(ItEnv.home().resolve("bin/pasta").toString(), "--config-net"));
+        pasta(env, List.of(), ns, ports);
+    }
+
+    /** As above, bin/pasta started by the command prefix (e.g. prlimit's). */
+    private void pasta(Map<String, String> env, List<String> prefix, String ns, String... ports) throws Exception {
+        List<String> c = new ArrayList<>(prefix);
+        c.addAll(List.of(ItEnv.home().resolve("bin/pasta").toString(), "--config-net"));
         c.addAll(List.of(ports));
         c.addAll(List.of("--dns-forward", "169.254.1.1", "--no-map-gw", "--quiet", "--netns", "/run/netns/" + ns, "--map-guest-addr",
                 "169.254.1.2"));
