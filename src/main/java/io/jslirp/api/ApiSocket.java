@@ -1,5 +1,6 @@
 package io.jslirp.api;
 
+import io.jslirp.loop.AcceptPause;
 import io.jslirp.loop.Reactor;
 import io.jslirp.loop.Clock;
 import io.jslirp.loop.Handler;
@@ -33,6 +34,7 @@ public final class ApiSocket {
     private final UnixSocketFile file;
     private final ApiRequests requests;
     private final int fd;
+    private final AcceptPause pause;
     private int clients;
 
     /**
@@ -51,6 +53,7 @@ public final class ApiSocket {
         this.requests = requests;
         this.file = l.file();
         this.fd = l.fd();
+        this.pause = new AcceptPause(loop, fd, "API socket");
         loop.register(fd, Epoll.IN, events -> accept());
     }
 
@@ -62,7 +65,10 @@ public final class ApiSocket {
     private void accept() {
         for (int i = 0; i < MAX_CLIENTS; i++) {
             int client = Sockets.accept4(fd, null);
-            if (client < 0) return;
+            if (client < 0) {
+                pause.failed(-client);
+                return;
+            }
             if (clients >= MAX_CLIENTS) {
                 Log.warn("API socket: more than " + MAX_CLIENTS + " clients at once, one dropped");
                 Libc.close(client);
@@ -75,6 +81,7 @@ public final class ApiSocket {
 
     /** Stops serving and removes the socket file. */
     public void close() {
+        pause.cancel();
         loop.unregister(fd);
         Libc.close(fd);
         file.release();

@@ -3,6 +3,7 @@ package io.jslirp.forward;
 import io.jslirp.nat.Family;
 import io.jslirp.nat.TcpNat;
 
+import io.jslirp.loop.AcceptPause;
 import io.jslirp.loop.Reactor;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.HostSockets;
@@ -17,6 +18,7 @@ public final class ForwardListener implements HostForward {
 
     private final Reactor loop;
     private final ForwardSocket socket;
+    private final AcceptPause pause;
     private final long[] client = new long[3];
 
     /**
@@ -30,10 +32,14 @@ public final class ForwardListener implements HostForward {
         GuestRoutes routes = context.routes();
         this.socket = new ForwardSocket(sockets, addresses, forward);
         int fd = socket.fd;
+        this.pause = new AcceptPause(loop, fd, "forward " + forward);
         loop.register(fd, Epoll.IN, events -> {
             for (int i = 0; i < ACCEPT_BUDGET; i++) {
                 int accepted = sockets.accept(fd, client);
-                if (accepted < 0) return;
+                if (accepted < 0) {
+                    pause.failed(-accepted);
+                    return;
+                }
                 if (Inbound.spliced(loopbackClients, client) && loopbackClients.take(accepted, client, forward.guestPort())) {
                     continue;
                 }
@@ -52,6 +58,7 @@ public final class ForwardListener implements HostForward {
 
     @Override
     public void close() {
+        pause.cancel();
         loop.unregister(socket.fd);
         socket.close();
     }

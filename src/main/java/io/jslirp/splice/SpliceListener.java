@@ -1,5 +1,6 @@
 package io.jslirp.splice;
 
+import io.jslirp.loop.AcceptPause;
 import io.jslirp.loop.Reactor;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.HostSockets;
@@ -27,6 +28,7 @@ public final class SpliceListener implements AutoCloseable {
     private final HostSockets sockets;
     private final Endpoint local;
     private final int fd;
+    private final AcceptPause pause;
     private final long[] peer = new long[3];
 
     /**
@@ -48,10 +50,14 @@ public final class SpliceListener implements AutoCloseable {
             throw new SysException("listen on " + local, -r);
         }
         this.fd = s;
+        this.pause = new AcceptPause(loop, s, "splice listener on " + local);
         loop.register(s, Epoll.IN, events -> {
             for (int i = 0; i < ACCEPT_BUDGET; i++) {
                 int client = sockets.accept(fd, peer);
-                if (client < 0) return;
+                if (client < 0) {
+                    pause.failed(-client);
+                    return;
+                }
                 boolean loopback = Endpoint.isLoopback(peer[0], peer[1]);
                 if (others != null && !loopback) {
                     others.take(client, peer);
@@ -73,6 +79,7 @@ public final class SpliceListener implements AutoCloseable {
 
     @Override
     public void close() {
+        pause.cancel();
         loop.unregister(fd);
         sockets.close(fd);
     }

@@ -215,6 +215,28 @@ class ForwardsTest {
         assertThat(accepted.closed).isFalse();
     }
 
+    /**
+     * A forwarded port at the descriptor limit: accept fails (EMFILE) while the client waits in the
+     * kernel's queue. The listener rests instead of being tried again in every iteration (the loop
+     * held a core at 100 %; the virtual loop fails a test whose handlers never settle), and takes
+     * the client once it is watched again after the pause and a descriptor is free.
+     */
+    @Test
+    void aForwardAtTheDescriptorLimitRestsAndTakesItsClientOnceItCan() {
+        NatHarness h = NatHarness.with().forward(tcp4()).build();
+        h.guestAnnounces(4);
+        FakeSockets.Socket l = listener(h);
+        long[] client = Packet.halves("127.0.0.1");
+        h.sockets.acceptError = -Errno.EMFILE;
+        l.clientConnects(client[0], client[1], 50000);
+        h.settle();
+        assertThat(h.received()).isEmpty();
+        assertThat(h.loop.interest(l.fd)).as("not watched while it rests").isZero();
+        h.sockets.acceptError = 0; // a flow ended
+        h.advance(io.jslirp.loop.AcceptPause.PAUSE_NANOS);
+        assertThat(h.receivedOne().flags).as("the client taken: our SYN toward the guest").isEqualTo(SYN);
+    }
+
     @Test
     void withPreserveSourceARemoteClientKeepsItsAddressAndALoopbackOneDoesNot() {
         NatHarness h = NatHarness.with().preserveSource().forward(tcp4()).build();

@@ -267,9 +267,13 @@ public final class FakeSockets implements HostSockets, VirtualLoop.Readiness {
         return 0;
     }
 
+    /** What accept answers while not 0 (-errno), as a process out of descriptors does (EMFILE), its clients left waiting. */
+    public int acceptError;
+
     @Override
     public int accept(int fd, long[] peer) {
         Socket s = get(fd);
+        if (acceptError != 0 && !s.clients.isEmpty()) return acceptError;
         Socket c = s.clients.poll();
         if (c == null) return -Errno.EAGAIN;
         pendingAccept.remove(c.fd);
