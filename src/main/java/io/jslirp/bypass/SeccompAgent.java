@@ -2,6 +2,7 @@ package io.jslirp.bypass;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.jslirp.loop.AcceptPause;
 import io.jslirp.loop.Reactor;
 import io.jslirp.sys.Epoll;
 import io.jslirp.sys.Errno;
@@ -46,6 +47,7 @@ public final class SeccompAgent {
     private final Reactor loop;
     private final Consumer<SeccompNotify> serve;
     private final UnixListener listener;
+    private final AcceptPause pause;
     private final FdMessages messages = new FdMessages();
     private final MemorySegment chunk = Arena.ofAuto().allocate(1 << 16, 8);
     private final ArrayDeque<Client> clients = new ArrayDeque<>();
@@ -56,6 +58,7 @@ public final class SeccompAgent {
         this.loop = loop;
         this.serve = serve;
         this.listener = listener;
+        this.pause = new AcceptPause(loop, listener.fd(), "seccomp agent socket");
         loop.register(listener.fd(), Epoll.IN, events -> accept());
     }
 
@@ -75,6 +78,7 @@ public final class SeccompAgent {
 
     /** Stops listening (the socket file stays, as the control socket's: an isolated instance cannot remove it). */
     public void close() {
+        pause.cancel();
         loop.unregister(listener.fd());
         for (Client c : List.copyOf(clients)) c.drop(null);
         listener.close();
@@ -83,7 +87,10 @@ public final class SeccompAgent {
     private void accept() {
         for (int i = 0; i < MAX_CLIENTS; i++) {
             int fd = Sockets.accept4(listener.fd(), null);
-            if (fd < 0) return;
+            if (fd < 0) {
+                pause.failed(-fd);
+                return;
+            }
             if (clients.size() >= MAX_CLIENTS) clients.poll().drop("more than " + MAX_CLIENTS + " clients at once");
             Client c = new Client(fd);
             clients.add(c);

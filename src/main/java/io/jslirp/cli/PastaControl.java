@@ -1,6 +1,7 @@
 package io.jslirp.cli;
 
 import io.jslirp.loop.Handler;
+import io.jslirp.loop.AcceptPause;
 import io.jslirp.loop.Reactor;
 import io.jslirp.loop.Timer;
 import io.jslirp.pasta.ControlProtocol;
@@ -56,6 +57,7 @@ final class PastaControl implements PastaPorts {
     private static final class Server {
         private final Context c;
         private final Reactor loop;
+        private final AcceptPause pause;
         private final int fd;
         private final UnixListener listener;
         private final List<ForwardRule> splice;
@@ -83,6 +85,7 @@ final class PastaControl implements PastaPorts {
                 throw new IllegalArgumentException("Couldn't open control socket " + path + ": " + Main.oneLine(e));
             }
             this.fd = listener.fd();
+            this.pause = new AcceptPause(loop, fd, "control socket");
             loop.register(fd, Epoll.IN, events -> accept());
             c.engine().atShutdown(this::close);
         }
@@ -90,7 +93,10 @@ final class PastaControl implements PastaPorts {
         private void accept() {
             for (int i = 0; i < MAX_WAITING; i++) {
                 int client = Sockets.accept4(fd, null);
-                if (client < 0) break;
+                if (client < 0) {
+                    pause.failed(-client);
+                    break;
+                }
                 if (waiting.size() >= MAX_WAITING) {
                     Log.warn("control socket: more than " + MAX_WAITING + " clients waiting, one dropped");
                     Libc.close(client);
@@ -174,6 +180,7 @@ final class PastaControl implements PastaPorts {
         }
 
         private void close() {
+            pause.cancel();
             loop.unregister(fd);
             listener.close();
             for (int w : waiting) Libc.close(w);
