@@ -32,19 +32,18 @@ public final class AcceptPause {
     }
 
     /**
-     * accept on the listener returned -errno: whether it was for want of resources, in which case
-     * the listener rests (the caller stops accepting for this event). EAGAIN and a client that
-     * went away before it was taken are not.
+     * accept on the listener returned -errno (the caller stops accepting for this event): for want
+     * of resources, the listener rests. EAGAIN, and a client that went away before it was taken,
+     * leave it watched.
      */
-    public boolean failed(int errno) {
-        if (!Errno.isDescriptorLimit(errno) && errno != Errno.ENOBUFS && errno != Errno.ENOMEM) return false;
+    public void failed(int errno) {
+        if (!Errno.isDescriptorLimit(errno) && errno != Errno.ENOBUFS && errno != Errno.ENOMEM) return;
         if (!warned) {
             warned = true;
             Log.warn(what + ": cannot take a client (" + Errno.describe(errno) + "): clients wait, and are taken as flows end");
         }
         loop.modify(fd, 0);
         loop.schedule(resume, loop.clock().now() + PAUSE_NANOS);
-        return true;
     }
 
     /** The listener closes: no resumption. */

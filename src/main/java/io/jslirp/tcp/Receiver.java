@@ -387,7 +387,7 @@ final class Receiver {
 
     /** What toHost starts with. */
     private int firstCapacity() {
-        return Math.min(config.initialBuffer(), config.receiveBuffer());
+        return config.firstBuffer();
     }
 
     /** toHost's capacity, also before it exists. */

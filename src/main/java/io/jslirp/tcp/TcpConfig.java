@@ -41,6 +41,11 @@ public record TcpConfig(int mss, int receiveBuffer, int sendBuffer, int initialB
         return new TcpConfig(mss, maxBuffer, maxBuffer, initialBuffer, timeWaitNanos, budget);
     }
 
+    /** What a connection's buffer toward the host starts with: initialBuffer, within receiveBuffer. */
+    public int firstBuffer() {
+        return Math.min(initialBuffer, receiveBuffer);
+    }
+
     /** Our window-scale shift: the smallest that fits the receive buffer in 16 bits. */
     public int windowShift() {
         int shift = 0;

@@ -103,8 +103,7 @@ public final class TcpConnection {
      */
     public static int dialWindow(TcpContext context) {
         if (!context.credit().reserve()) return 0;
-        TcpConfig config = context.config();
-        return Math.min(Math.min(config.initialBuffer(), config.receiveBuffer()), 0xffff);
+        return Math.min(context.config().firstBuffer(), 0xffff);
     }
 
     /** The unit {@link #dialWindow} took for a dial's SYN comes back: the dial ended, or the guest was slow to answer. */

@@ -66,8 +66,8 @@ public final class WindowCredit {
     private long iteration, drained = Long.MIN_VALUE, now;
     /** The iteration in which idle holders were last looked for. */
     private long swept = Long.MIN_VALUE;
-    /** Units that came back because their connection was idle, ever. */
-    private long forgiven;
+    /** Units taken back because their connection was idle, ever. */
+    private long reclaimed;
     /** Times a connection began to wait for a unit, ever. */
     private long waits;
 
@@ -139,7 +139,7 @@ public final class WindowCredit {
         sink.accept("tcp_window_holders", held);
         sink.accept("tcp_window_waiting", waitingNow);
         sink.accept("tcp_window_waits", waits);
-        sink.accept("tcp_window_reclaimed", forgiven);
+        sink.accept("tcp_window_reclaimed", reclaimed);
     }
 
     /** Units held now (for tests). */
@@ -152,9 +152,9 @@ public final class WindowCredit {
         return waiters.size();
     }
 
-    /** Units that came back from idle connections, ever (for tests). */
-    public long forgiven() {
-        return forgiven;
+    /** Units taken back from idle connections, ever (for tests). */
+    public long reclaimed() {
+        return reclaimed;
     }
 
     // ---- the receivers ----
@@ -262,7 +262,7 @@ public final class WindowCredit {
             long idle = now - r.activeAt;
             if (r.used ? r.activeIn < drained || idle >= IDLE_NANOS : idle >= UNUSED_NANOS) { // (later holders, visited already, fill the gap)
                 release(r);
-                forgiven++;
+                reclaimed++;
             }
         }
         return held < units;

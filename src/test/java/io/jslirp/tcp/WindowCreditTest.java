@@ -119,7 +119,7 @@ class WindowCreditTest {
         assertThat(credit.serve()).as("what a's last ACK let the guest send may still wait unread in the link").isNull();
         flushBegins(false);
         assertThat(credit.serve()).as("the link was read to its end after a's last ACK: a is idle").isSameAs(b[0]);
-        assertThat(credit.forgiven()).isEqualTo(1);
+        assertThat(credit.reclaimed()).isEqualTo(1);
         assertThat(figures()).containsEntry("tcp_window_reclaimed", 1L).containsEntry("tcp_window_holders", 1L);
         assertThat(b[0].flush().getFirst().window()).isEqualTo(WINDOW);
         // a's window stays open (a window never shrinks), uncounted; it does not widen while b holds the unit.
