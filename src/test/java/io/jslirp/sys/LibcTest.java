@@ -23,8 +23,13 @@ class LibcTest {
         Thread t = Thread.ofPlatform().start(() -> {
             tid[0] = Libc.gettid();
             long x = 0;
-            long until = System.nanoTime() + 50_000_000L;
-            while (System.nanoTime() < until) x += x * 31 + 7;
+            // 50 ms of this thread's own CPU time, not of the clock: on a shared machine a wall-clock
+            // spin got 17 ms of CPU once.
+            var cpu = java.lang.management.ManagementFactory.getThreadMXBean();
+            long until = cpu.getCurrentThreadCpuTime() + 50_000_000L;
+            while (cpu.getCurrentThreadCpuTime() < until) {
+                for (int i = 0; i < 1000; i++) x += x * 31 + 7;
+            }
             if (x == 42) System.out.print("");
             busy.countDown();
             try {
