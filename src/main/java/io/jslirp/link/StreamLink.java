@@ -13,6 +13,7 @@ import io.jslirp.wire.QemuStream;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.function.IntUnaryOperator;
 
 /**
  * QEMU's stream transport (-netdev stream, and -netdev socket over TCP): Ethernet frames over a
@@ -51,6 +52,10 @@ public final class StreamLink implements Link {
 
     private final Epoll poller = new Epoll(4);
     private final int listener;
+    /** accept4 on the listener: the connection's descriptor or -errno (a test's own in tests). */
+    private final IntUnaryOperator accept;
+    /** The listener's rest while a connection cannot be taken for want of descriptors; null without a listener. */
+    private final ListenerRest rest;
     /** The socket file of a unix listener, else null. */
     private final UnixSocketFile file;
     private final boolean endsWithPeer;
@@ -82,8 +87,9 @@ public final class StreamLink implements Link {
      */
     private boolean drained;
 
-    private StreamLink(int listener, UnixSocketFile file, int peer) {
+    private StreamLink(int listener, UnixSocketFile file, int peer, IntUnaryOperator accept) {
         this.listener = listener;
+        this.accept = accept;
         this.file = file;
         this.endsWithPeer = listener < 0;
         Arena arena = Arena.ofAuto();
@@ -91,6 +97,7 @@ public final class StreamLink implements Link {
         this.out = arena.allocate(OUT_CAPACITY, 64);
         this.iov = arena.allocate(16L * (2 * MAX_GATHERED + 1), 8);
         if (listener >= 0) poller.add(listener, Epoll.IN);
+        this.rest = listener < 0 ? null : new ListenerRest(poller, listener, 0, 0, file != null ? "the VM's socket" : "the VM's TCP socket");
         if (peer >= 0) attach(peer);
     }
 
@@ -100,8 +107,13 @@ public final class StreamLink implements Link {
      * IllegalArgumentException when that fails, naming the path as role ("the QEMU socket").
      */
     public static StreamLink listenUnix(String path, String role) {
+        return listenUnix(path, role, fd -> Sockets.accept4(fd, null));
+    }
+
+    /** As {@link #listenUnix(String, String)}, taking connections with accept (a test's, to make it fail). */
+    static StreamLink listenUnix(String path, String role, IntUnaryOperator accept) {
         UnixListener l = UnixListener.listen(path, role, false, 4);
-        return new StreamLink(l.fd(), l.file(), -1);
+        return new StreamLink(l.fd(), l.file(), -1, accept);
     }
 
     /** As {@link #listenUnix(String, String)}, the path named "the VM's socket" in messages. */
@@ -120,13 +132,13 @@ public final class StreamLink implements Link {
             Libc.close(fd);
             throw new IllegalArgumentException("cannot listen on " + io.jslirp.wire.Ipv4.format(addr) + ":" + port + ": " + Errno.describe(-r));
         }
-        return new StreamLink(fd, null, -1);
+        return new StreamLink(fd, null, -1, f -> Sockets.accept4(f, null));
     }
 
     /** Serves one connected stream socket (handed over by a parent process); the link ends with it. */
     public static StreamLink connected(int fd) {
         Libc.setNonBlocking(fd);
-        return new StreamLink(-1, null, fd);
+        return new StreamLink(-1, null, fd, null);
     }
 
     private void attach(int fd) {
@@ -223,11 +235,18 @@ public final class StreamLink implements Link {
         return false;
     }
 
-    /** Takes a waiting connection (replacing the current peer); false when none was waiting. */
+    /**
+     * Takes a waiting connection (replacing the current peer); false when none was waiting or it
+     * cannot be taken now (the listener then rests: {@link ListenerRest}).
+     */
     private boolean acceptPending() {
         if (listener < 0) return false;
-        int fd = Sockets.accept4(listener, null);
-        if (fd < 0) return false;
+        if (rest.resting() && !rest.wake()) return false;
+        int fd = accept.applyAsInt(listener);
+        if (fd < 0) {
+            rest.failed(-fd);
+            return false;
+        }
         if (peer >= 0) detach("replaced by a new connection");
         attach(fd);
         Log.debug(() -> "stream peer connected");
@@ -404,6 +423,7 @@ public final class StreamLink implements Link {
     public void close() {
         if (peer >= 0) Libc.close(peer);
         if (listener >= 0) Libc.close(listener);
+        if (rest != null) rest.close();
         poller.close();
         if (file != null) file.release();
     }

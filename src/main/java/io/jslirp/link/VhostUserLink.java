@@ -18,6 +18,7 @@ import io.jslirp.virtio.Virtqueue;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.function.IntUnaryOperator;
 import java.util.function.LongSupplier;
 
 /**
@@ -53,7 +54,7 @@ import java.util.function.LongSupplier;
 public final class VhostUserLink implements Link {
     /** Largest frame either way: an Ethernet header and a 64 KiB IP datagram. */
     static final int MAX_FRAME = 14 + 65535;
-    private static final int TAG_LISTENER = 1, TAG_SESSION = 2, TAG_TIMER = 3, TAG_KICK = 16;
+    private static final int TAG_LISTENER = 1, TAG_SESSION = 2, TAG_TIMER = 3, TAG_REST = 4, TAG_KICK = 16;
     /**
      * How long the guest's interrupt for the frames it transmitted waits, once its transmit ring
      * is busy ({@link VhostSession#BUSY_RUN_FRAMES}; see {@link #flush}). Linux's virtio-net driver
@@ -72,6 +73,10 @@ public final class VhostUserLink implements Link {
     /** Fires when the deferred transmit interrupts are due. */
     private final TimerFd timer = new TimerFd();
     private final int listener;
+    /** accept4 on the listener: the connection's descriptor or -errno (a test's own in tests). */
+    private final IntUnaryOperator accept;
+    /** The listener's rest while a front-end cannot be taken for want of descriptors; null without a listener. */
+    private final ListenerRest rest;
     private final UnixSocketFile file;
     private VhostSession session;
     /**
@@ -102,12 +107,14 @@ public final class VhostUserLink implements Link {
     /** Frames read from the transmit rings so far. */
     private long chains;
 
-    private VhostUserLink(int listener, UnixSocketFile file, LongSupplier clock) {
+    private VhostUserLink(int listener, UnixSocketFile file, LongSupplier clock, IntUnaryOperator accept) {
         this.listener = listener;
+        this.accept = accept;
         this.file = file;
         this.clock = clock;
         this.rings = new RxRings(VhostSession.MAX_QUEUE_PAIRS, clock);
         if (listener >= 0) poller.add(listener, Epoll.IN, TAG_LISTENER);
+        this.rest = listener < 0 ? null : new ListenerRest(poller, listener, TAG_LISTENER, TAG_REST, "the vhost-user socket");
         poller.add(timer.fd(), Epoll.IN, TAG_TIMER);
     }
 
@@ -122,8 +129,13 @@ public final class VhostUserLink implements Link {
 
     /** As {@link #listenUnix(String, String)}, timing by clock (a test's). */
     static VhostUserLink listenUnix(String path, String role, LongSupplier clock) {
+        return listenUnix(path, role, clock, fd -> Sockets.accept4(fd, null));
+    }
+
+    /** As {@link #listenUnix(String, String, LongSupplier)}, taking front-ends with accept (a test's, to make it fail). */
+    static VhostUserLink listenUnix(String path, String role, LongSupplier clock, IntUnaryOperator accept) {
         UnixListener l = UnixListener.listen(path, role, false, 4);
-        return new VhostUserLink(l.fd(), l.file(), clock);
+        return new VhostUserLink(l.fd(), l.file(), clock, accept);
     }
 
     /**
@@ -132,7 +144,7 @@ public final class VhostUserLink implements Link {
      */
     public static VhostUserLink connected(int fd) {
         Libc.setNonBlocking(fd);
-        VhostUserLink link = new VhostUserLink(-1, null, System::nanoTime);
+        VhostUserLink link = new VhostUserLink(-1, null, System::nanoTime, null);
         link.attach(fd);
         return link;
     }
@@ -190,6 +202,8 @@ public final class VhostUserLink implements Link {
     private void event(int tag) {
         if (tag == TAG_LISTENER) {
             accept();
+        } else if (tag == TAG_REST) {
+            rest.wake();
         } else if (tag == TAG_TIMER) {
             if (timer.drain() && session != null) session.notifyDeferred();
         } else if (session != null) {
@@ -204,8 +218,11 @@ public final class VhostUserLink implements Link {
     }
 
     private void accept() {
-        int fd = Sockets.accept4(listener, null);
-        if (fd < 0) return;
+        int fd = accept.applyAsInt(listener);
+        if (fd < 0) {
+            rest.failed(-fd); // (for want of descriptors the listener rests: the loop does not spin)
+            return;
+        }
         attach(fd);
         poller.remove(listener); // the next front-end waits for this one to end
         Log.debug(() -> "vhost-user front-end connected");
@@ -399,6 +416,7 @@ public final class VhostUserLink implements Link {
         if (session != null) session.close();
         session = null;
         if (listener >= 0) Libc.close(listener);
+        if (rest != null) rest.close();
         poller.close();
         timer.close();
         if (file != null) file.release();

@@ -37,7 +37,7 @@ public final class AcceptPause {
      * leave it watched.
      */
     public void failed(int errno) {
-        if (!Errno.isDescriptorLimit(errno) && errno != Errno.ENOBUFS && errno != Errno.ENOMEM) return;
+        if (!Errno.isResourceShortage(errno)) return;
         if (!warned) {
             warned = true;
             Log.warn(what + ": cannot take a client (" + Errno.describe(errno) + "): clients wait, and are taken as flows end");

@@ -32,6 +32,15 @@ public final class Errno {
         return errno == EMFILE || errno == ENFILE;
     }
 
+    /**
+     * Whether errno says a call failed for want of resources that come back as others are freed:
+     * no descriptor left ({@link #isDescriptorLimit}) or no memory (ENOBUFS, ENOMEM). A listener
+     * whose accept fails so rests rather than trying again at once.
+     */
+    public static boolean isResourceShortage(int errno) {
+        return isDescriptorLimit(errno) || errno == ENOBUFS || errno == ENOMEM;
+    }
+
     /** E.g. {@code "Connection refused (ECONNREFUSED)"}; {@code "errno 999"} for unknown values. */
     public static String describe(int errno) {
         String desc = cString(DESC, errno);

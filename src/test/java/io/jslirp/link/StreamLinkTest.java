@@ -295,6 +295,25 @@ class StreamLinkTest {
     }
 
     /**
+     * A VM that connects while the instance has no descriptor left (accept fails with EMFILE)
+     * does not keep the link's descriptor readable: the listener rests between attempts, so the
+     * loop does not spin, and the VM is served once a descriptor is free.
+     */
+    @Test
+    void aConnectionThatFindsNoDescriptorLeftWaitsWithoutSpinningAndIsServedLater() throws Exception {
+        Path path = dir.resolve("r.sock");
+        RefusingAccept accept = new RefusingAccept();
+        try (StreamLink link = StreamLink.listenUnix(path.toString(), "the test's socket", accept);
+             SocketChannel vm = SocketChannel.open(UnixDomainSocketAddress.of(path))) {
+            vm.write(framed(frame(64, 5)));
+            accept.refuse(3, link.fd(0), () -> assertThat(link.receive(0, buffer)).isZero());
+            assertThat(link.connected()).isFalse();
+            accept.allow();
+            assertThat(next(link)).as("the waiting VM's frame, once it could be taken").isEqualTo(frame(64, 5));
+        }
+    }
+
+    /**
      * A read that took all the socket had hands out its frames and ends the batch without reading
      * again; what comes next, and a new connection waiting while the current peer is still there
      * but idle (a VM restarted before its old socket closed), is still taken on later calls.

@@ -8,6 +8,7 @@ import io.jslirp.engine.EngineConfig;
 import io.jslirp.stack.Counters;
 import io.jslirp.stack.NetworkConfig;
 import io.jslirp.stack.Stack;
+import io.jslirp.sys.Epoll;
 import io.jslirp.sys.EventFd;
 import io.jslirp.vhostuser.Encoder;
 import io.jslirp.vhostuser.Message;
@@ -120,6 +121,32 @@ class VhostUserLinkTest {
             link.flush();
             assertThat(fe.received()).isEqualTo(late);
             assertThat(fe.signalled(fe.call[0])).isTrue();
+        }
+    }
+
+    /**
+     * A front-end that connects while the instance has no descriptor left (accept fails with
+     * EMFILE) does not keep the link's descriptor readable: the listener rests between attempts,
+     * so the loop does not spin, and the front-end is served once a descriptor is free.
+     */
+    @Test
+    void aFrontEndThatFindsNoDescriptorLeftWaitsWithoutSpinningAndIsServedLater() throws Exception {
+        RefusingAccept accept = new RefusingAccept();
+        link = VhostUserLink.listenUnix(socket().toString(), "the test's socket", System::nanoTime, accept);
+        try (VhostFrontend fe = frontend("mem"); Epoll loop = new Epoll(1)) {
+            accept.refuse(3, link.fd(0), this::pump);
+            assertThat(link.connected()).isFalse();
+            accept.allow();
+            loop.add(link.fd(0), Epoll.IN);
+            for (int i = 0; i < 100 && !link.connected(); i++) {
+                if (loop.wait(100) > 0) pump();
+            }
+            assertThat(link.connected()).as("taken once the rest was over").isTrue();
+            fe.setUp(4);
+            byte[] out = frame(590, 7);
+            fe.transmit(out);
+            pump();
+            assertThat(fromGuest).containsExactly(out);
         }
     }
 
