@@ -403,6 +403,34 @@ def forwards_udp_table(R):
     return table(head, rows, ["---:", "---", "---"] + ["---:"] * 6)
 
 
+def forwards_burst_table(R):
+    """Per MTU and forward, each stack that has it: the burst of clients, intact or not, its time, the guest's resends."""
+    rows = []
+    for mtu in R.mtus:
+        for fwd, label in FORWARDS:
+            runs = {s: next((r for r in R.runs if r["family"] == "forwards" and r["test"] == "burst" and r["stack"] == s
+                             and r["mtu"] == mtu and r["fwd"] == fwd), None) for s in R.stacks}
+            secs = {s: (r["res"].get("seconds") if r and r["res"].get("ok") else None) for s, r in runs.items()}
+            veth = next((r for r in R.runs if r["family"] == "forwards" and r["test"] == "burst" and r["stack"] == "veth"
+                         and r["mtu"] == mtu and r["fwd"] == "direct"), None)
+            veth_secs = veth["res"].get("seconds") if veth and veth["res"].get("ok") else None
+            for s, r in runs.items():
+                if not r:
+                    continue
+                res = r["res"]
+                tcp = r.get("guest_tcp") or {}
+                other = COUNTERPART.get(s)
+                outcome = "all %s intact" % "{:,}".format(res["n"]) if res.get("ok") else "**failed**: " + res.get("error", "?")
+                rows.append([mtu, label, s, outcome, fmt(secs[s], "%.2f"), ratio(secs[s], veth_secs),
+                             ratio(secs[s], secs.get(other)) if other else "–", fmt(resent_percent(tcp), "%.2f"),
+                             fmt(tcp.get("timeouts"), "%d")])
+    if not rows:
+        return "(no burst cells)"
+    return table(["MTU", "forward", "stack", "clients", "done after s ↓", "vs veth", "vs other",
+                  "guest segments resent % ↓", "guest retransmission timeouts ↓"], rows,
+                 ["---:", "---", "---", "---", "---:", "---:", "---:", "---:", "---:"])
+
+
 def targets_table(R):
     """The project's goals for jslirp, each with its worst cell; a jslirp n/a counts as missed."""
     if "jslirp" not in R.stacks:
@@ -567,6 +595,12 @@ def report(R, png_note):
          "The same sessions: iperf3 UDP at unlimited rate, %s-byte datagrams, through `-u`/`-U` of iperf3's port "
          "(jslirp-pasta, pasta) or `add_hostfwd` with proto udp (slirp4netns, jslirp attach); Gbit/s received "
          "and datagrams lost. **vs other** as above." % m.get("UDP_LEN", "?")),
+        ("forwards", "## Forwarded ports: a burst of clients", forwards_burst_table,
+         "The same sessions: %s clients at once (at most 500 connects in flight, every connection open before any "
+         "is read), each reading %s bytes that a server sends on every connection it accepts, checked by sha256 "
+         "(src/test/resources/it/forwarded_burst.py). Seconds from the first connect to the last byte; the "
+         "served namespace's TCP counters over the cell (for -t and add_hostfwd its server sent the bytes, for -T "
+         "and veth its clients read them). **vs other** as above." % (m.get("FW_BURST", "?"), m.get("FW_BURST_BYTES", "?"))),
     ]
     for fam, title, fn, note in sections:
         if fam in R.tests:

@@ -52,7 +52,11 @@
 #               127.0.0.1:HP → the guest's CP (slirp4netns, jslirp attach with --api-socket; the same
 #               host client), and `-T P-P:P-P` (pasta, jslirp-pasta; a namespace client at its
 #               127.0.0.1:P, the servers on host 127.0.0.1:P); veth: no forward, the same cells
-#               directly between its two namespaces (the kernel's limit).
+#               directly between its two namespaces (the kernel's limit). Then a burst through the
+#               same forward: BENCH_FW_BURST (1000) clients at once, each reading 16 KiB of a
+#               connection of its own (src/test/resources/it/forwarded_burst.py, sha256 of every
+#               byte): intact or not, seconds, and the share of the served namespace's TCP segments
+#               it sent again.
 #   bypass      `jslirp run --bypass` (issue 47) beside the host's own loopback, a veth pair and `jslirp
 #               run` without it: bench/bypass.sh's table (its rows, cells and repeats, BENCH_SECONDS per
 #               cell, the last MTU of BENCH_MTUS), written to bench/results/bypass.md and printed after
@@ -138,7 +142,10 @@ RRLOAD_RT=${BENCH_RRLOAD_RT:-0}
 tag="jsb$$"
 VETH_A=10.77.77.1 VETH_B=10.77.77.2
 PASTA_LO=169.254.1.3    # jslirp-pasta's --map-host-loopback: the namespace's way to the host's loopback
-FW_NS_IPERF=8001 FW_NS_ECHO=8002  # forwards -t and add_hostfwd: the namespace servers' ports
+FW_NS_IPERF=8001 FW_NS_ECHO=8002 FW_NS_BURST=8003  # forwards -t and add_hostfwd: the namespace servers' ports
+FW_BURST=${BENCH_FW_BURST:-1000}  # forwards: clients of the burst cell, at once (0: no burst cell)
+FW_BURST_BYTES=16384    # forwards: bytes each burst client reads
+BURST_PY=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)/src/test/resources/it/forwarded_burst.py
 SERVE_PREFIX=()         # serve: a command the echo and once servers run under (rrload's chrt)
 FW_KIND=""              # forwards: the next stack started gets this forward ("", t, T, api) ...
 FW_MAP=()               # ... with these specs (HP-HP:CP-CP for -t/-T, HP:CP for add_hostfwd)
@@ -620,15 +627,16 @@ fw_kinds() {
 # both directions and round trips through it. Records "dir" as in the throughput family: g2h =
 # namespace → host (for -t and add_hostfwd that is -R: the host is the client).
 fw_session() {
-  local stack=$1 mtu=$2 kind=$3 pi pe ci ce up cell dir d args res
+  local stack=$1 mtu=$2 kind=$3 pi pe pb ci ce cb sb guest up cell dir d args res
   SESSION_FAILED=0
   log "MTU $mtu, $stack: forwards ($kind)"
   pi=$(free_port)
   pe=$(free_port); while [[ $pe == "$pi" ]]; do pe=$(free_port); done
+  pb=$(free_port); while [[ $pb == "$pi" || $pb == "$pe" ]]; do pb=$(free_port); done
   case $kind in
-    t) FW_MAP=("$pi-$pi:$FW_NS_IPERF-$FW_NS_IPERF" "$pe-$pe:$FW_NS_ECHO-$FW_NS_ECHO") ;;
-    T) FW_MAP=("$pi-$pi:$pi-$pi" "$pe-$pe:$pe-$pe") ;;
-    api) FW_MAP=("$pi:$FW_NS_IPERF" "$pe:$FW_NS_ECHO") ;;
+    t) FW_MAP=("$pi-$pi:$FW_NS_IPERF-$FW_NS_IPERF" "$pe-$pe:$FW_NS_ECHO-$FW_NS_ECHO" "$pb-$pb:$FW_NS_BURST-$FW_NS_BURST") ;;
+    T) FW_MAP=("$pi-$pi:$pi-$pi" "$pe-$pe:$pe-$pe" "$pb-$pb:$pb-$pb") ;;
+    api) FW_MAP=("$pi:$FW_NS_IPERF" "$pe:$FW_NS_ECHO" "$pb:$FW_NS_BURST") ;;
     *) FW_MAP=() ;;
   esac
   FW_KIND=$kind; [[ $kind == direct ]] && FW_KIND=""
@@ -636,16 +644,19 @@ fw_session() {
     FW_KIND="" FW_MAP=()
     case $kind in
       t|api)  # servers in the namespace, the client on the host at 127.0.0.1:HP
+        guest=$NS
         SRV_NS=$NS SRV_ADDR=0.0.0.0 NS="" TARGET=127.0.0.1 up=h2g
         serve iperf "$FW_NS_IPERF" && serve echo "$FW_NS_ECHO" || SESSION_FAILED=1
-        ci=$pi ce=$pe ;;
+        ci=$pi ce=$pe cb=$pb sb=$FW_NS_BURST ;;
       T)      # servers on host loopback, the client at the namespace's 127.0.0.1:P
+        guest=$NS
         SRV_NS="" SRV_ADDR=127.0.0.1 TARGET=127.0.0.1 up=g2h
         serve iperf "$pi" && serve echo "$pe" || SESSION_FAILED=1
-        ci=$pi ce=$pe ;;
+        ci=$pi ce=$pe cb=$pb sb=$pb ;;
       direct) # veth: as its other cells
-        up=g2h
-        serve iperf && ci=$SERVER_PORT && serve echo && ce=$SERVER_PORT || SESSION_FAILED=1 ;;
+        guest=$NS up=g2h
+        serve iperf && ci=$SERVER_PORT && serve echo && ce=$SERVER_PORT || SESSION_FAILED=1
+        cb=$(free_port); sb=$cb ;;
     esac
     if ((!SESSION_FAILED)); then
       # TCP (1 stream), then UDP through the -u/-U or add_hostfwd udp of iperf3's port
@@ -669,12 +680,49 @@ fw_session() {
         [[ $res == "{"*"}" ]] || res='{"error": "client failed"}'
         record "{\"family\": \"forwards\", \"test\": \"rr\", \"stack\": \"$stack\", \"mtu\": $mtu, \"fwd\": \"$kind\", \"res\": $res}"
       done
+      if ((FW_BURST > 0)) && stack_alive; then  # (whatever cell failed before)
+        fw_burst "$stack" "$mtu" "$kind" "$sb" "$cb" "$guest" || SESSION_FAILED=1
+      fi
     fi
   else
     SESSION_FAILED=1
   fi
   FW_KIND="" FW_MAP=()
   down "$stack"
+}
+
+# fw_burst STACK MTU KIND SPORT CPORT GUEST: FW_BURST clients of one server at once (forwarded_burst.py:
+# at most 500 connects in flight, every connection open before any is read), each reading
+# FW_BURST_BYTES from a connection of its own, every byte checked by sha256; the server listens on
+# SPORT at SRV_ADDR in SRV_NS, the clients (in NS, "" the host) dial TARGET:CPORT. Records whether all
+# came intact, the seconds it took, and the TCP counters of GUEST, the namespace the stack serves
+# (tcp_counters: the server's for -t and add_hostfwd, the clients' for -T and veth).
+fw_burst() {
+  local stack=$1 mtu=$2 kind=$3 sport=$4 cport=$5 guest=$6 pre=() sp out c0 c1 tcp=null o0 r0 t0 d0 o1 r1 t1 d1 s0 s1 res
+  [[ -n $SRV_NS ]] && pre=(ip netns exec "$SRV_NS")
+  "${pre[@]}" "$PY" "$BURST_PY" serve "$FW_BURST" "$FW_BURST_BYTES" "$sport" "$SRV_ADDR" >"$workdir/burst-$sport.log" 2>&1 &
+  sp=$!; track "$sp"
+  for _ in $(seq 50); do grep -q listening "$workdir/burst-$sport.log" 2>/dev/null && break; sleep 0.1; done
+  log "  forward $kind: a burst of $FW_BURST clients"
+  c0=$(NS=$guest tcp_counters) || c0=""
+  s0=$(date +%s%N)
+  out=$(in_ns timeout 90 "$PY" "$BURST_PY" fetch "$FW_BURST" "$FW_BURST_BYTES" "$TARGET" "$cport" 2>&1 | tail -n 1) || true
+  s1=$(date +%s%N)
+  c1=$(NS=$guest tcp_counters) || c1=""
+  stop_pid "$sp"
+  if [[ -n $c0 && -n $c1 ]]; then
+    read -r o0 r0 t0 d0 <<<"$c0"; read -r o1 r1 t1 d1 <<<"$c1"
+    tcp="{\"out_segs\": $((o1 - o0)), \"retrans_segs\": $((r1 - r0)), \"timeouts\": $((t1 - t0)), \"tap_tx_dropped\": $((d1 - d0))}"
+  fi
+  if [[ $out == "ok $FW_BURST" ]]; then
+    res="{\"ok\": true, \"n\": $FW_BURST, \"seconds\": $(awk -v a="$s0" -v b="$s1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')}"
+    log "    all intact after $(awk -v a="$s0" -v b="$s1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }') s"
+  else
+    [[ -n $out ]] || out="timed out"
+    res="{\"ok\": false, \"n\": $FW_BURST, \"error\": \"$(printf '%s' "$out" | tr -d '"\\' | cut -c1-200)\"}"
+    log "    failed: $out"
+  fi
+  record "{\"family\": \"forwards\", \"test\": \"burst\", \"stack\": \"$stack\", \"mtu\": $mtu, \"fwd\": \"$kind\", \"res\": $res, \"guest_tcp\": $tcp}"
 }
 
 # session STACK MTU WHAT...: bring the stack up once and run the cells WHAT (throughput udp rr crr
@@ -738,7 +786,7 @@ main() {
       [[ -e $lock ]] && flock -w 180 "$lock" true
     done
   fi
-  for k in SECS MTUS STACKS TESTS CONNS REPEAT FIRST_SETTLE FIRST_N FIRST_MIB FIRST_REPEAT CRR_CLIENTS CONN_BYTES CONN_TIMEOUT UDP_LEN IDLE_SETTLE IDLE_INSTANCES RRLOAD_N RRLOAD_RT; do meta "$k" "${!k}"; done
+  for k in SECS MTUS STACKS TESTS CONNS REPEAT FIRST_SETTLE FIRST_N FIRST_MIB FIRST_REPEAT CRR_CLIENTS CONN_BYTES CONN_TIMEOUT UDP_LEN IDLE_SETTLE IDLE_INSTANCES RRLOAD_N RRLOAD_RT FW_BURST FW_BURST_BYTES; do meta "$k" "${!k}"; done
   meta clk_tck "$(getconf CLK_TCK)"
 
   for mtu in $MTUS; do

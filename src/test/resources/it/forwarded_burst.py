@@ -1,7 +1,8 @@
 """Both ends of ManyConnectionsIT's forwarded burst: SIZE bytes (the same pseudo-random block for
 every connection) sent by a server in the guest to each of N host clients of a forwarded port.
 
-  forwarded_burst.py serve N SIZE PORT        in the namespace: listens on PORT, prints "listening",
+  forwarded_burst.py serve N SIZE PORT [ADDR] in the namespace: listens on ADDR:PORT (ADDR 0.0.0.0
+                                              unless given), prints "listening",
                                               sends the block on each of N connections and closes it;
                                               prints "served N"
   forwarded_burst.py fetch N SIZE HOST PORT   on the host: opens N connections to HOST:PORT (at most
@@ -16,10 +17,10 @@ block = random.Random(1234).randbytes(SIZE)
 sel = selectors.DefaultSelector()
 
 
-def serve(port):
+def serve(port, addr):
     server = socket.socket()
     server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    server.bind(("0.0.0.0", port))
+    server.bind((addr, port))
     server.listen(4096)
     server.setblocking(False)
     sel.register(server, selectors.EVENT_READ, None)
@@ -105,6 +106,6 @@ def fetch(host, port):
 
 
 if mode == "serve":
-    serve(int(sys.argv[4]))
+    serve(int(sys.argv[4]), sys.argv[5] if len(sys.argv) > 5 else "0.0.0.0")
 else:
     fetch(sys.argv[4], int(sys.argv[5]))
