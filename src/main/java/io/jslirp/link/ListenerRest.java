@@ -31,7 +31,7 @@ final class ListenerRest implements AutoCloseable {
 
     /**
      * For listener, watched by poller for Epoll.IN with listenerTag; the timer goes into poller
-     * with timerTag. what names the listener in the warning ("the VM's socket").
+     * with timerTag. what names the listener in the warning ("the VM's socket PATH").
      */
     ListenerRest(Epoll poller, int listener, int listenerTag, int timerTag, String what) {
         this.poller = poller;

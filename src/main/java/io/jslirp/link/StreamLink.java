@@ -87,7 +87,8 @@ public final class StreamLink implements Link {
      */
     private boolean drained;
 
-    private StreamLink(int listener, UnixSocketFile file, int peer, IntUnaryOperator accept) {
+    /** name: the listener's in messages ("the VM's socket PATH"), unused without one. */
+    private StreamLink(int listener, String name, UnixSocketFile file, int peer, IntUnaryOperator accept) {
         this.listener = listener;
         this.accept = accept;
         this.file = file;
@@ -97,7 +98,7 @@ public final class StreamLink implements Link {
         this.out = arena.allocate(OUT_CAPACITY, 64);
         this.iov = arena.allocate(16L * (2 * MAX_GATHERED + 1), 8);
         if (listener >= 0) poller.add(listener, Epoll.IN);
-        this.rest = listener < 0 ? null : new ListenerRest(poller, listener, 0, 0, file != null ? "the VM's socket" : "the VM's TCP socket");
+        this.rest = listener < 0 ? null : new ListenerRest(poller, listener, 0, 0, name);
         if (peer >= 0) attach(peer);
     }
 
@@ -113,7 +114,7 @@ public final class StreamLink implements Link {
     /** As {@link #listenUnix(String, String)}, taking connections with accept (a test's, to make it fail). */
     static StreamLink listenUnix(String path, String role, IntUnaryOperator accept) {
         UnixListener l = UnixListener.listen(path, role, false, 4);
-        return new StreamLink(l.fd(), l.file(), -1, accept);
+        return new StreamLink(l.fd(), "the VM's socket " + path, l.file(), -1, accept);
     }
 
     /** As {@link #listenUnix(String, String)}, the path named "the VM's socket" in messages. */
@@ -132,13 +133,13 @@ public final class StreamLink implements Link {
             Libc.close(fd);
             throw new IllegalArgumentException("cannot listen on " + io.jslirp.wire.Ipv4.format(addr) + ":" + port + ": " + Errno.describe(-r));
         }
-        return new StreamLink(fd, null, -1, f -> Sockets.accept4(f, null));
+        return new StreamLink(fd, "the VM's socket " + io.jslirp.wire.Ipv4.format(addr) + ":" + port, null, -1, f -> Sockets.accept4(f, null));
     }
 
     /** Serves one connected stream socket (handed over by a parent process); the link ends with it. */
     public static StreamLink connected(int fd) {
         Libc.setNonBlocking(fd);
-        return new StreamLink(-1, null, fd, null);
+        return new StreamLink(-1, null, null, fd, null);
     }
 
     private void attach(int fd) {

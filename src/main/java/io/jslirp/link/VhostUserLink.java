@@ -107,14 +107,15 @@ public final class VhostUserLink implements Link {
     /** Frames read from the transmit rings so far. */
     private long chains;
 
-    private VhostUserLink(int listener, UnixSocketFile file, LongSupplier clock, IntUnaryOperator accept) {
+    /** name: the listener's in messages ("the vhost-user socket PATH"), unused without one. */
+    private VhostUserLink(int listener, String name, UnixSocketFile file, LongSupplier clock, IntUnaryOperator accept) {
         this.listener = listener;
         this.accept = accept;
         this.file = file;
         this.clock = clock;
         this.rings = new RxRings(VhostSession.MAX_QUEUE_PAIRS, clock);
         if (listener >= 0) poller.add(listener, Epoll.IN, TAG_LISTENER);
-        this.rest = listener < 0 ? null : new ListenerRest(poller, listener, TAG_LISTENER, TAG_REST, "the vhost-user socket");
+        this.rest = listener < 0 ? null : new ListenerRest(poller, listener, TAG_LISTENER, TAG_REST, name);
         poller.add(timer.fd(), Epoll.IN, TAG_TIMER);
     }
 
@@ -135,7 +136,7 @@ public final class VhostUserLink implements Link {
     /** As {@link #listenUnix(String, String, LongSupplier)}, taking front-ends with accept (a test's, to make it fail). */
     static VhostUserLink listenUnix(String path, String role, LongSupplier clock, IntUnaryOperator accept) {
         UnixListener l = UnixListener.listen(path, role, false, 4);
-        return new VhostUserLink(l.fd(), l.file(), clock, accept);
+        return new VhostUserLink(l.fd(), "the vhost-user socket " + path, l.file(), clock, accept);
     }
 
     /**
@@ -144,7 +145,7 @@ public final class VhostUserLink implements Link {
      */
     public static VhostUserLink connected(int fd) {
         Libc.setNonBlocking(fd);
-        VhostUserLink link = new VhostUserLink(-1, null, System::nanoTime, null);
+        VhostUserLink link = new VhostUserLink(-1, null, null, System::nanoTime, null);
         link.attach(fd);
         return link;
     }
@@ -238,7 +239,7 @@ public final class VhostUserLink implements Link {
         session = null;
         rings.clear();
         uso.clear();
-        if (listener >= 0) poller.add(listener, Epoll.IN, TAG_LISTENER);
+        if (listener >= 0 && !rest.resting()) poller.add(listener, Epoll.IN, TAG_LISTENER);
     }
 
     /**
