@@ -1,10 +1,10 @@
 package io.jslirp.stack;
 
+import io.jslirp.wire.Bytes;
 import io.jslirp.wire.IpHeader;
 import io.jslirp.wire.IpVersion;
 import io.jslirp.wire.Ipv4;
 import io.jslirp.wire.Ipv6;
-import io.jslirp.wire.Udp;
 
 import java.lang.foreign.MemorySegment;
 
@@ -154,7 +154,8 @@ public final class TxFrame {
         int protocol = fragment && v == IpVersion.V6 ? Ipv6.FRAGMENT : h.protocol();
         int key = ((int) a ^ (int) (a >>> 32)) * 0x9E3779B1 + protocol;
         if (!fragment && (protocol == Ipv4.PROTO_TCP || protocol == Ipv4.PROTO_UDP)) {
-            key = (key ^ (Udp.sourcePort(frame, l4) ^ Udp.destinationPort(frame, l4))) * 0x85EBCA6B;
+            int ports = Bytes.u32(frame, l4); // TCP's and UDP's both start with the two ports
+            key = (key ^ ((ports >>> 16) ^ (ports & 0xffff))) * 0x85EBCA6B;
         }
         key ^= key >>> 15;
         return key == 0 ? 1 : key;

@@ -39,6 +39,16 @@ public final class Checksum {
         return fold(sum);
     }
 
+    /** The sum of the four 16-bit words of a 64-bit big-endian word (a partial sum, not folded). */
+    public static int words(long w) {
+        return (int) ((w >>> 48) + ((w >>> 32) & 0xffff) + ((w >>> 16) & 0xffff) + (w & 0xffff));
+    }
+
+    /** The sum of the two 16-bit words of a 32-bit big-endian word (a partial sum, not folded). */
+    public static int words(int w) {
+        return (w >>> 16) + (w & 0xffff);
+    }
+
     /** The two bytes of a 16-bit value swapped. */
     private static int swap16(int v) {
         return ((v & 0xff) << 8) | (v >>> 8);

@@ -42,8 +42,10 @@ public final class Ethernet {
     }
 
     public static void write(MemorySegment s, long off, long destination, long source, int type) {
-        Bytes.mac(s, off + DESTINATION, destination);
-        Bytes.mac(s, off + SOURCE, source);
+        // three writes for the five fields' worth: the destination and the source's first two bytes,
+        // the source's last four, the type (see Bytes)
+        Bytes.u64(s, off + DESTINATION, (destination << 16) | ((source >>> 32) & 0xffff));
+        Bytes.u32(s, off + SOURCE + 2, (int) source);
         Bytes.u16(s, off + TYPE, type);
     }
 

@@ -56,13 +56,22 @@ public final class Ipv4 {
     /** {@link #check}s the header at off and describes it in h (addresses IPv4-mapped); null when valid, else the reason. */
     public static Drop read(MemorySegment s, long off, int len, IpHeader h) {
         h.noProblem();
-        Drop error = check(s, off, len);
-        if (error != null) return error;
-        int ihl = headerLength(s, off);
-        h.source4(source(s, off)).destination4(destination(s, off)).protocol(protocol(s, off)).ttl(ttl(s, off))
-                .headerLength(ihl).payloadLength(totalLength(s, off) - ihl).id(identification(s, off))
-                .protocolPointer(PROTOCOL);
-        if (isFragment(s, off)) h.fragment(fragmentOffset(s, off), moreFragments(s, off));
+        if (len < MIN_HEADER_LENGTH) return Drop.TRUNCATED;
+        // The fixed header in three reads (see Bytes), checked as check() checks it: version, IHL
+        // and total length, identification and fragment; TTL, protocol and checksum; the addresses.
+        long first = Bytes.u64(s, off + VERSION_IHL), addresses = Bytes.u64(s, off + SOURCE);
+        int middle = Bytes.u32(s, off + TTL);
+        int high = (int) (first >>> 32), low = (int) first;
+        if (high >>> 28 != 4) return Drop.BAD_VERSION;
+        int ihl = ((high >>> 24) & 0x0f) * 4, total = high & 0xffff;
+        if (ihl < MIN_HEADER_LENGTH || ihl > len) return Drop.BAD_HEADER_LENGTH;
+        if (total < ihl || total > len) return Drop.BAD_LENGTH;
+        int sum = ihl == MIN_HEADER_LENGTH ? Checksum.finish(Checksum.words(first) + Checksum.words(middle) + Checksum.words(addresses))
+                : Checksum.of(s, off, ihl);
+        if (sum != 0) return Drop.BAD_CHECKSUM;
+        h.source4((int) (addresses >>> 32)).destination4((int) addresses).protocol((middle >>> 16) & 0xff).ttl(middle >>> 24)
+                .headerLength(ihl).payloadLength(total - ihl).id(low >>> 16).protocolPointer(PROTOCOL);
+        if ((low & (MORE_FRAGMENTS | FRAGMENT_OFFSET_MASK)) != 0) h.fragment((low & FRAGMENT_OFFSET_MASK) * 8, (low & MORE_FRAGMENTS) != 0);
         else h.whole();
         return null;
     }
@@ -122,16 +131,16 @@ public final class Ipv4 {
      */
     public static int write(MemorySegment s, long off, IpHeader h) {
         int flags = h.isFragment() ? (h.fragmentOffset() / 8) | (h.moreFragments() ? MORE_FRAGMENTS : 0) : DONT_FRAGMENT;
-        Bytes.u16(s, off + VERSION_IHL, 0x4500);
-        Bytes.u16(s, off + TOTAL_LENGTH, MIN_HEADER_LENGTH + h.payloadLength());
-        Bytes.u16(s, off + IDENTIFICATION, h.id());
-        Bytes.u16(s, off + FLAGS_FRAGMENT, flags);
-        Bytes.u8(s, off + TTL, h.ttl());
-        Bytes.u8(s, off + PROTOCOL, h.protocol());
-        Bytes.u16(s, off + CHECKSUM, 0);
-        Bytes.u32(s, off + SOURCE, h.source4());
-        Bytes.u32(s, off + DESTINATION, h.destination4());
-        Bytes.u16(s, off + CHECKSUM, Checksum.of(s, off, MIN_HEADER_LENGTH));
+        int versionIhl = 0x4500, total = (MIN_HEADER_LENGTH + h.payloadLength()) & 0xffff, id = h.id() & 0xffff;
+        int ttlProtocol = ((h.ttl() & 0xff) << 8) | (h.protocol() & 0xff);
+        int source = h.source4(), destination = h.destination4();
+        // The checksum from the fields' own 16-bit words (RFC 1071), not read back from the frame;
+        // the header in three writes rather than ten (see Bytes).
+        int checksum = Checksum.finish(versionIhl + total + id + flags + ttlProtocol
+                + (source >>> 16) + (source & 0xffff) + (destination >>> 16) + (destination & 0xffff));
+        Bytes.u64(s, off + VERSION_IHL, Bytes.pack((versionIhl << 16) | total, (id << 16) | flags));
+        Bytes.u32(s, off + TTL, (ttlProtocol << 16) | checksum);
+        Bytes.u64(s, off + SOURCE, Bytes.pack(source, destination));
         return MIN_HEADER_LENGTH;
     }
 

@@ -17,8 +17,7 @@ public final class TcpSegment extends Inbound {
     /** Fills the header's fields from the checked header at off (length bytes with the payload) of s. */
     void fill(MemorySegment s, long off, int len) {
         place(s, off, len);
-        header.ports(Tcp.sourcePort(s, off), Tcp.destinationPort(s, off)).seq(Tcp.seq(s, off)).ack(Tcp.ack(s, off))
-                .flags(Tcp.flags(s, off)).window(Tcp.window(s, off)).length(Tcp.headerLength(s, off));
+        Tcp.fill(s, off, header);
     }
 
     /** The header's fields (the window as sent, not scaled), as {@link Tcp#write} takes them. */
