@@ -263,10 +263,9 @@ public final class Ipv6 {
      */
     public static int write(MemorySegment s, long off, IpHeader h) {
         int extra = h.isFragment() ? FRAGMENT_HEADER_LENGTH : 0;
-        Bytes.u32(s, off + VERSION, 6 << 28);
-        Bytes.u16(s, off + PAYLOAD_LENGTH, extra + h.payloadLength());
-        Bytes.u8(s, off + NEXT_HEADER, h.isFragment() ? FRAGMENT : h.protocol());
-        Bytes.u8(s, off + HOP_LIMIT, h.ttl());
+        // version to hop limit in one write (see Bytes)
+        int next = h.isFragment() ? FRAGMENT : h.protocol();
+        Bytes.u64(s, off + VERSION, Bytes.pack(6 << 28, ((extra + h.payloadLength()) << 16) | ((next & 0xff) << 8) | (h.ttl() & 0xff)));
         address(s, off + SOURCE, h.sourceHi(), h.sourceLo());
         address(s, off + DESTINATION, h.destinationHi(), h.destinationLo());
         if (extra == 0) return HEADER_LENGTH;

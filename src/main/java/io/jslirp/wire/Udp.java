@@ -71,10 +71,7 @@ public final class Udp {
      */
     public static void write(MemorySegment s, long off, int sourcePort, int destinationPort, int payloadLength, int pseudo) {
         int len = HEADER_LENGTH + payloadLength;
-        Bytes.u16(s, off + SOURCE_PORT, sourcePort);
-        Bytes.u16(s, off + DESTINATION_PORT, destinationPort);
-        Bytes.u16(s, off + LENGTH, len);
-        Bytes.u16(s, off + CHECKSUM, 0);
+        header(s, off, sourcePort, destinationPort, len, 0);
         int sum = Checksum.finish(Checksum.sum(s, off, len, pseudo));
         Bytes.u16(s, off + CHECKSUM, sum == 0 ? 0xffff : sum);
     }
@@ -84,9 +81,11 @@ public final class Udp {
      * completes: the field holds pseudo, the pseudo-header's sum for {@link #HEADER_LENGTH} + payloadLength.
      */
     public static void writePartial(MemorySegment s, long off, int sourcePort, int destinationPort, int payloadLength, int pseudo) {
-        Bytes.u16(s, off + SOURCE_PORT, sourcePort);
-        Bytes.u16(s, off + DESTINATION_PORT, destinationPort);
-        Bytes.u16(s, off + LENGTH, HEADER_LENGTH + payloadLength);
-        Bytes.u16(s, off + CHECKSUM, pseudo);
+        header(s, off, sourcePort, destinationPort, HEADER_LENGTH + payloadLength, pseudo);
+    }
+
+    /** The whole header in one write (see Bytes). */
+    private static void header(MemorySegment s, long off, int sourcePort, int destinationPort, int length, int checksum) {
+        Bytes.u64(s, off + SOURCE_PORT, Bytes.pack((sourcePort << 16) | (destinationPort & 0xffff), (length << 16) | (checksum & 0xffff)));
     }
 }
