@@ -258,6 +258,17 @@ final class TcpFlow extends Flow implements Handler, HostSink {
     }
 
     /**
+     * The JVM option (the launcher passes it) that makes {@link #segment} a compilation of its own,
+     * a boundary between a frame's way in (link, IP, the flow's lookup: Stack.receive's compilation)
+     * and the TCP flow it reaches. Without it, whether C2 compiled the two apart or as one followed
+     * from the order the methods got hot in; as one, its scratch memory peaked at 19-23 MB while a
+     * fresh instance took its first burst of connections, against 8-10 MB for each part
+     * (docs/benchmarks.md, "Headers in wide words"). The price is one ordinary call per segment;
+     * nothing it passes is allocated for the call (bench/alloc.sh).
+     */
+    static final String DONT_INLINE = "dontinline,io.jslirp.nat.TcpFlow::segment";
+
+    /**
      * A segment from the guest (read once): the connection takes it, and writes a large in-order
      * payload (or an iteration's first) straight to the host socket.
      */
