@@ -44,31 +44,37 @@ public final class Ipv4 {
      */
     public static Drop check(MemorySegment s, long off, int len) {
         if (len < MIN_HEADER_LENGTH) return Drop.TRUNCATED;
-        if (version(s, off) != 4) return Drop.BAD_VERSION;
-        int ihl = headerLength(s, off);
+        return check(s, off, len, Bytes.u64(s, off + VERSION_IHL), Bytes.u32(s, off + TTL), Bytes.u64(s, off + SOURCE));
+    }
+
+    /**
+     * {@link #check(MemorySegment, long, int)} of a header whose fixed part was read in three words
+     * (see Bytes): version to fragment offset, TTL to checksum, the addresses. The checksum of a
+     * header without options is summed from those words; options are read from the frame.
+     */
+    private static Drop check(MemorySegment s, long off, int len, long first, int middle, long addresses) {
+        int high = (int) (first >>> 32);
+        if (high >>> 28 != 4) return Drop.BAD_VERSION;
+        int ihl = ((high >>> 24) & 0x0f) * 4, total = high & 0xffff;
         if (ihl < MIN_HEADER_LENGTH || ihl > len) return Drop.BAD_HEADER_LENGTH;
-        int total = totalLength(s, off);
         if (total < ihl || total > len) return Drop.BAD_LENGTH;
-        if (Checksum.of(s, off, ihl) != 0) return Drop.BAD_CHECKSUM;
-        return null;
+        int checksum = ihl == MIN_HEADER_LENGTH
+                ? Checksum.finish(Checksum.words(first) + Checksum.words(middle) + Checksum.words(addresses))
+                : Checksum.of(s, off, ihl);
+        return checksum == 0 ? null : Drop.BAD_CHECKSUM;
     }
 
     /** {@link #check}s the header at off and describes it in h (addresses IPv4-mapped); null when valid, else the reason. */
     public static Drop read(MemorySegment s, long off, int len, IpHeader h) {
         h.noProblem();
         if (len < MIN_HEADER_LENGTH) return Drop.TRUNCATED;
-        // The fixed header in three reads (see Bytes), checked as check() checks it: version, IHL
-        // and total length, identification and fragment; TTL, protocol and checksum; the addresses.
+        // the fixed header in three reads (see Bytes), checked and then taken apart
         long first = Bytes.u64(s, off + VERSION_IHL), addresses = Bytes.u64(s, off + SOURCE);
         int middle = Bytes.u32(s, off + TTL);
+        Drop error = check(s, off, len, first, middle, addresses);
+        if (error != null) return error;
         int high = (int) (first >>> 32), low = (int) first;
-        if (high >>> 28 != 4) return Drop.BAD_VERSION;
         int ihl = ((high >>> 24) & 0x0f) * 4, total = high & 0xffff;
-        if (ihl < MIN_HEADER_LENGTH || ihl > len) return Drop.BAD_HEADER_LENGTH;
-        if (total < ihl || total > len) return Drop.BAD_LENGTH;
-        int sum = ihl == MIN_HEADER_LENGTH ? Checksum.finish(Checksum.words(first) + Checksum.words(middle) + Checksum.words(addresses))
-                : Checksum.of(s, off, ihl);
-        if (sum != 0) return Drop.BAD_CHECKSUM;
         h.source4((int) (addresses >>> 32)).destination4((int) addresses).protocol((middle >>> 16) & 0xff).ttl(middle >>> 24)
                 .headerLength(ihl).payloadLength(total - ihl).id(low >>> 16).protocolPointer(PROTOCOL);
         if ((low & (MORE_FRAGMENTS | FRAGMENT_OFFSET_MASK)) != 0) h.fragment((low & FRAGMENT_OFFSET_MASK) * 8, (low & MORE_FRAGMENTS) != 0);
