@@ -680,7 +680,7 @@ fw_session() {
         [[ $res == "{"*"}" ]] || res='{"error": "client failed"}'
         record "{\"family\": \"forwards\", \"test\": \"rr\", \"stack\": \"$stack\", \"mtu\": $mtu, \"fwd\": \"$kind\", \"res\": $res}"
       done
-      if ((FW_BURST > 0)) && stack_alive; then  # (whatever cell failed before)
+      if ((FW_BURST > 0)) && stack_alive; then  # (also when a cell above failed)
         fw_burst "$stack" "$mtu" "$kind" "$sb" "$cb" "$guest" || SESSION_FAILED=1
       fi
     fi
@@ -698,7 +698,7 @@ fw_session() {
 # came intact, the seconds it took, and the TCP counters of GUEST, the namespace the stack serves
 # (tcp_counters: the server's for -t and add_hostfwd, the clients' for -T and veth).
 fw_burst() {
-  local stack=$1 mtu=$2 kind=$3 sport=$4 cport=$5 guest=$6 pre=() sp out c0 c1 tcp=null o0 r0 t0 d0 o1 r1 t1 d1 s0 s1 res
+  local stack=$1 mtu=$2 kind=$3 sport=$4 cport=$5 guest=$6 pre=() sp out c0 c1 tcp=null o0 r0 t0 d0 o1 r1 t1 d1 s0 s1 secs res
   [[ -n $SRV_NS ]] && pre=(ip netns exec "$SRV_NS")
   "${pre[@]}" "$PY" "$BURST_PY" serve "$FW_BURST" "$FW_BURST_BYTES" "$sport" "$SRV_ADDR" >"$workdir/burst-$sport.log" 2>&1 &
   sp=$!; track "$sp"
@@ -715,8 +715,9 @@ fw_burst() {
     tcp="{\"out_segs\": $((o1 - o0)), \"retrans_segs\": $((r1 - r0)), \"timeouts\": $((t1 - t0)), \"tap_tx_dropped\": $((d1 - d0))}"
   fi
   if [[ $out == "ok $FW_BURST" ]]; then
-    res="{\"ok\": true, \"n\": $FW_BURST, \"seconds\": $(awk -v a="$s0" -v b="$s1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')}"
-    log "    all intact after $(awk -v a="$s0" -v b="$s1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }') s"
+    secs=$(awk -v a="$s0" -v b="$s1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
+    res="{\"ok\": true, \"n\": $FW_BURST, \"seconds\": $secs}"
+    log "    all intact after $secs s"
   else
     [[ -n $out ]] || out="timed out"
     res="{\"ok\": false, \"n\": $FW_BURST, \"error\": \"$(printf '%s' "$out" | tr -d '"\\' | cut -c1-200)\"}"
